@@ -1,0 +1,1 @@
+"""The scheduling framework: extension points, runtime and state. Knows no concrete plugin."""

@@ -1,0 +1,79 @@
+"""One small interface per extension point, as kube-scheduler's ``framework/interface.go``.
+
+A plugin implements only the points it needs; the runtime finds them with ``isinstance``.
+Optional extras (score normalisation, PreScore skip, capacity) are plain methods the
+runtime looks up once when it builds the framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.status import Status
+from tasplan.framework.types import CycleState, GroupContext, Placement, ProposedAssignment, Scope
+from tasplan.model.pod import Pod
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    name: str
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    """Runs per pod and node. Returns ``None`` when the node fits, else an UNSCHEDULABLE or
+    UNSCHEDULABLE_AND_UNRESOLVABLE status with upstream's reason text. Any other code is
+    turned into an ERROR for the whole group by the runtime. ``scope`` says what it reads."""
+
+    scope: Scope
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    """Scores a feasible node in [0, 100] after optional normalisation over all feasible nodes.
+
+    Optional methods: ``pre_score(state, pod) -> bool`` (False = skip this plugin for the pod,
+    upstream's PreScore Skip) and ``normalize_score(state, pod, scores: list[int]) -> None``
+    (in place)."""
+
+    scope: Scope
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int: ...
+
+
+@runtime_checkable
+class PlacementGeneratePlugin(Plugin, Protocol):
+    """Splits the parent placement into candidates. Returning ``[parent]`` means "no
+    constraint"; an empty list means nothing can be generated. A status with code ERROR is
+    a problem of this group's input (e.g. its running pods span two domains)."""
+
+    def generate_placements(
+        self, ctx: GroupContext, parent: Placement, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[Placement], Status | None]: ...
+
+
+@runtime_checkable
+class PlacementFeasiblePlugin(Plugin, Protocol):
+    """Re-evaluated before and after each pod of a placement: SUCCESS, WAIT (not yet) or
+    UNSCHEDULABLE (the placement can no longer succeed - stop simulating it)."""
+
+    def placement_feasible(self, ctx: GroupContext, remaining: int, scheduled: int) -> Status: ...
+
+
+@runtime_checkable
+class PlacementScorePlugin(Plugin, Protocol):
+    """Scores a feasible placement from its proposed assignments; the node state passed in
+    is the state before the proposals. Optional ``normalize_placement_scores(scores) ->
+    list[int]`` maps raw scores of all feasible placements into [0, 100]."""
+
+    def score_placement(
+        self,
+        ctx: GroupContext,
+        placement: Placement,
+        nodes: Sequence[NodeInfo],
+        proposed: Sequence[ProposedAssignment],
+    ) -> int: ...

@@ -1,0 +1,182 @@
+"""The framework built from a registry and a profile: plugins per extension point and the
+``run_*`` helpers that combine their answers (upstream ``runtime/framework.go``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from tasplan.errors import InternalError, ProfileError
+from tasplan.framework.interfaces import (
+    FilterPlugin,
+    PlacementFeasiblePlugin,
+    PlacementGeneratePlugin,
+    PlacementScorePlugin,
+    Plugin,
+    ScorePlugin,
+)
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.profile import PluginRef, Profile
+from tasplan.framework.registry import Registry
+from tasplan.framework.status import Code, Status, error
+from tasplan.framework.types import MAX_NODE_SCORE, GroupContext, Placement, ProposedAssignment
+
+MAX_TOTAL_WEIGHT = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedScore:
+    plugin: ScorePlugin
+    weight: int
+    normalize: Callable | None
+    pre_score: Callable | None
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPlacementScore:
+    plugin: PlacementScorePlugin
+    weight: int
+    normalize: Callable | None
+
+
+class Framework:
+    """Plugins are created once per profile, even when one serves several points
+    (NodeResourcesFit filters, scores nodes and scores placements)."""
+
+    def __init__(self, profile: Profile, registry: Registry) -> None:
+        self.profile = profile
+        self._registry = registry
+        self._instances: dict[str, Plugin] = {}
+        self.filters: list[FilterPlugin] = [
+            self._plugin(n, FilterPlugin, "filter") for n in profile.filter
+        ]
+        self.scores: list[WeightedScore] = [
+            WeightedScore(
+                p := self._plugin(ref.name, ScorePlugin, "score"),
+                _weight(ref),
+                getattr(p, "normalize_score", None),
+                getattr(p, "pre_score", None),
+            )
+            for ref in profile.score
+        ]
+        self.placement_generators: list[PlacementGeneratePlugin] = [
+            self._plugin(n, PlacementGeneratePlugin, "placementGenerate")
+            for n in profile.placement_generate
+        ]
+        self.placement_feasible: list[PlacementFeasiblePlugin] = [
+            self._plugin(n, PlacementFeasiblePlugin, "placementFeasible")
+            for n in profile.placement_feasible
+        ]
+        self.placement_scores: list[WeightedPlacementScore] = [
+            WeightedPlacementScore(
+                p := self._plugin(ref.name, PlacementScorePlugin, "placementScore"),
+                _weight(ref),
+                getattr(p, "normalize_placement_scores", None),
+            )
+            for ref in profile.placement_score
+        ]
+        total = sum(s.weight for s in self.scores) * MAX_NODE_SCORE
+        if total > MAX_TOTAL_WEIGHT:
+            raise ProfileError("<profile>", f"total score weight {total} would overflow")
+
+    def _plugin(self, name: str, interface: type, point: str):
+        if name not in self._registry:
+            known = ", ".join(self._registry)
+            raise ProfileError(
+                "<profile>",
+                f'unknown plugin "{name}" at extension point {point} (known: {known})',
+                field=f"plugins.{point}",
+            )
+        plugin = self._instances.get(name)
+        if plugin is None:
+            args = self.profile.plugin_args.get(name, {})
+            plugin = self._instances[name] = self._registry.create(name, args)
+        if not isinstance(plugin, interface):
+            raise ProfileError(
+                "<profile>",
+                f'plugin "{name}" does not extend {point}',
+                field=f"plugins.{point}",
+            )
+        return plugin
+
+    def plugin(self, name: str) -> Plugin | None:
+        return self._instances.get(name)
+
+    # -- placement extension points -------------------------------------------------------
+
+    def run_placement_generate(
+        self, ctx: GroupContext, parent: Placement, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[Placement], Status | None]:
+        """Every generator sees the parent; generators returning it unchanged are ignored;
+        two or more constraining ones are combined by node-set intersection, names joined
+        with "/" (upstream ``RunPlacementGeneratePlugins``)."""
+        constraining: list[list[Placement]] = []
+        for plugin in self.placement_generators:
+            placements, status = plugin.generate_placements(ctx, parent, nodes)
+            if status is not None and not status.success:
+                return [], status.with_plugin(plugin.name)
+            if len(placements) == 1 and placements[0].nodes == parent.nodes:
+                continue
+            for p in placements:
+                if not p.name or "/" in p.name:
+                    return [], error(f"plugin {plugin.name} returned invalid placement name "
+                                     f"{p.name!r}").with_plugin(plugin.name)
+            if len({p.name for p in placements}) != len(placements):
+                return [], error(f"plugin {plugin.name} returned duplicate placement names"
+                                 ).with_plugin(plugin.name)
+            constraining.append(placements)
+        if not constraining:
+            return [parent], None
+        if len(constraining) == 1:
+            return constraining[0], None
+        merged = []
+        for combo in product(*constraining):
+            common = set(combo[0].nodes).intersection(*(p.nodes for p in combo[1:]))
+            if common:
+                merged.append(Placement("/".join(p.name for p in combo), tuple(sorted(common))))
+        return merged, None
+
+    def run_placement_feasible(self, ctx: GroupContext, remaining: int, scheduled: int) -> Status:
+        waiting = None
+        for plugin in self.placement_feasible:
+            status = plugin.placement_feasible(ctx, remaining, scheduled)
+            if status.code == Code.UNSCHEDULABLE:
+                return status.with_plugin(plugin.name)
+            if status.code == Code.WAIT:
+                waiting = status.with_plugin(plugin.name)
+            elif not status.success:
+                return error(f"unexpected status {status.code.name}").with_plugin(plugin.name)
+        return waiting or Status(Code.SUCCESS)
+
+    def run_placement_score(
+        self,
+        ctx: GroupContext,
+        candidates: Sequence[tuple[Placement, Sequence[ProposedAssignment]]],
+        nodes: Sequence[NodeInfo],
+    ) -> list[dict[str, int]]:
+        """Weighted, normalised score parts per candidate placement, keyed by plugin name.
+        raw -> optional normalise -> range check [0, 100] -> x weight."""
+        parts: list[dict[str, int]] = [{} for _ in candidates]
+        for entry in self.placement_scores:
+            raw = [
+                entry.plugin.score_placement(ctx, placement, [nodes[i] for i in placement.nodes],
+                                             proposed)
+                for placement, proposed in candidates
+            ]
+            scores = entry.normalize(raw) if entry.normalize else raw
+            for i, value in enumerate(scores):
+                if not 0 <= value <= MAX_NODE_SCORE:
+                    raise InternalError(
+                        f"plugin {entry.plugin.name} scored placement "
+                        f"{candidates[i][0].name} {value}, outside [0, {MAX_NODE_SCORE}]"
+                    )
+                parts[i][entry.plugin.name] = value * entry.weight
+        return parts
+
+
+def _weight(ref: PluginRef) -> int:
+    """Upstream ``getValidScoreWeights``: an unset or zero weight counts as 1."""
+    if ref.weight < 0:
+        raise ProfileError("<profile>", f"plugin {ref.name} has negative weight {ref.weight}")
+    return ref.weight or 1

@@ -1,0 +1,58 @@
+"""Values that flow between the framework and plugins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.model.group import PodGroup
+from tasplan.model.pod import Pod
+
+MAX_NODE_SCORE = 100
+UNCONSTRAINED = "*"
+
+
+class Scope(IntEnum):
+    """What a per-pod filter or score reads besides the pod itself; decides how long a
+    result may be reused.
+
+    STATIC: the node object only (labels, taints, cordon) - computed once per pod class and node.
+    NODE: the node's own usage - recomputed when that node changes.
+    CLUSTER: pods on other nodes too - recomputed whenever anything changes.
+    """
+
+    STATIC = 0
+    NODE = 1
+    CLUSTER = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A candidate set of nodes (indexes into the cluster's name-sorted node list)."""
+
+    name: str
+    nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupContext:
+    """What placement plugins need to know about the group being planned.
+
+    ``scheduled`` are the group's pods that already hold a node (bound in the snapshot or
+    assumed earlier), with that node's name; ``pending`` are the pods to place, in order.
+    """
+
+    group: PodGroup
+    pending: tuple[Pod, ...]
+    scheduled: tuple[tuple[Pod, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedAssignment:
+    pod: Pod
+    node: NodeInfo
+
+
+class CycleState(dict):
+    """Scratch data of one pod class in one placement, keyed per plugin (upstream CycleState)."""

@@ -1,0 +1,1 @@
+"""The only package that knows file formats and API versions."""

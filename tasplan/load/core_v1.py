@@ -1,0 +1,242 @@
+"""core/v1 Node and Pod, and scheduling.k8s.io/v1 PriorityClass -> model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from tasplan.load.fields import ObjectFields
+from tasplan.model.node import Node
+from tasplan.model.pod import DEFAULT_SCHEDULER, HostPort, Pod
+from tasplan.model.quantity import QuantityError, parse_milli, parse_value
+from tasplan.model.requests import RequestError, pod_requests_and_non_zero
+from tasplan.model.selectors import OPERATORS, NodeSelectorTerm, PreferredTerm, Requirement
+from tasplan.model.snapshot import PriorityClass
+from tasplan.model.source import Source
+from tasplan.model.taints import EFFECTS, Taint, Toleration
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def decode_node(source: Source, obj: Mapping[str, Any]) -> Node:
+    f = ObjectFields(source, obj)
+    meta = f.mapping(obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    labels = f.string_map(meta.get("labels"), "metadata.labels")
+    spec = f.mapping(obj.get("spec"), "spec")
+    status = f.mapping(obj.get("status"), "status")
+    taints = []
+    for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
+        path = f"spec.taints[{i}]"
+        raw = f.mapping(raw, path)
+        effect = f.string(raw.get("effect"), f"{path}.effect", required=True)
+        if effect not in EFFECTS:
+            raise f.expected(f"{path}.effect", " or ".join(EFFECTS), effect)
+        taints.append(Taint(f.string(raw.get("key"), f"{path}.key", required=True),
+                            f.string(raw.get("value"), f"{path}.value"), effect))
+    unschedulable = spec.get("unschedulable", False)
+    if not isinstance(unschedulable, bool):
+        raise f.expected("spec.unschedulable", "true or false", unschedulable)
+    field = "status.allocatable" if "allocatable" in status else "status.capacity"
+    allocatable = {}
+    for resource, qty in f.mapping(status.get(field.split(".")[1]), field).items():
+        try:
+            allocatable[resource] = parse_milli(qty) if resource == "cpu" else parse_value(qty)
+        except QuantityError as exc:
+            raise f.error(f"{field}.{resource}", str(exc)) from None
+    return Node(name, labels, tuple(taints), unschedulable, allocatable, source)
+
+
+def decode_priority_class(source: Source, obj: Mapping[str, Any]) -> PriorityClass:
+    f = ObjectFields(source, obj)
+    meta = f.mapping(obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    value = f.integer(obj.get("value"), "value")
+    default = obj.get("globalDefault", False)
+    if not isinstance(default, bool):
+        raise f.expected("globalDefault", "true or false", default)
+    policy = f.string(obj.get("preemptionPolicy"), "preemptionPolicy") or "PreemptLowerPriority"
+    return PriorityClass(name, value, default, policy)
+
+
+class PriorityResolver:
+    """``priorityClassName`` -> value, as the Priority admission plugin does: the built-in
+    system classes always exist, a global default class applies to pods naming none."""
+
+    SYSTEM: ClassVar[dict[str, int]] = {
+        "system-cluster-critical": 2_000_000_000,
+        "system-node-critical": 2_000_001_000,
+    }
+
+    def __init__(self, classes: Mapping[str, PriorityClass]) -> None:
+        self.classes = classes
+        defaults = [c for c in classes.values() if c.global_default]
+        self.default = min(defaults, key=lambda c: c.value).value if defaults else 0
+
+    def resolve(self, f: ObjectFields, name: str, field: str) -> int:
+        if not name:
+            return self.default
+        cls = self.classes.get(name)
+        if cls is not None:
+            return cls.value
+        if name in self.SYSTEM:
+            return self.SYSTEM[name]
+        raise f.error(field, f"no PriorityClass with name {name} was found (the API server "
+                      "would reject this pod; add the PriorityClass to the inputs)")
+
+
+def decode_pod(
+    source: Source,
+    obj: Mapping[str, Any],
+    order: int,
+    priorities: PriorityResolver,
+    *,
+    group: str | None = None,
+    spec_path: str = "spec",
+    synthesised: bool = False,
+) -> Pod:
+    """``group`` overrides the group reference (Job pods); ``spec_path`` is where the pod
+    spec sits in the source object, for error messages (``spec.template.spec`` for Jobs)."""
+    f = ObjectFields(source, obj)
+    meta = obj.get("metadata") or _EMPTY
+    spec = obj.get("spec") or _EMPTY
+    status = obj.get("status") or _EMPTY
+    if type(meta) is not dict:
+        meta = f.mapping(meta, "metadata")
+    if type(spec) is not dict:
+        spec = f.mapping(spec, spec_path)
+    name = meta.get("name")
+    if not name or type(name) is not str:
+        name = f.string(name, "metadata.name", required=True)
+    namespace = meta.get("namespace") or "default"
+    labels = meta.get("labels") or _EMPTY
+    try:
+        requests, non_zero = pod_requests_and_non_zero(spec)
+    except RequestError as exc:
+        raise f.error(exc.path.replace("spec", spec_path, 1), exc.message) from None
+    node_name = spec.get("nodeName") or ""
+    phase = status.get("phase") or ("Running" if node_name else "Pending")
+
+    priority = spec.get("priority")
+    class_name = spec.get("priorityClassName") or ""
+    if priority is None:
+        priority = priorities.resolve(f, class_name, f"{spec_path}.priorityClassName")
+    elif type(priority) is not int:
+        priority = f.integer(priority, f"{spec_path}.priority")
+
+    if group is None:
+        group = _group_ref(f, namespace, spec, spec_path)
+    host_ports = _host_ports(f, spec, spec_path)
+    pod = Pod(
+        namespace=namespace, name=name, node_name=node_name, phase=phase, priority=priority,
+        requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
+        group=group, priority_class_name=class_name, host_ports=host_ports,
+        deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
+    )
+    if node_name:
+        return pod  # bound: only its usage matters, the rest is never read
+    return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Mapping,
+                            path: str) -> Pod:
+    from dataclasses import replace
+
+    tolerations = []
+    for i, raw in enumerate(f.sequence(spec.get("tolerations"), f"{path}.tolerations")):
+        tpath = f"{path}.tolerations[{i}]"
+        raw = f.mapping(raw, tpath)
+        operator = f.string(raw.get("operator"), f"{tpath}.operator") or "Equal"
+        if operator not in ("Equal", "Exists"):
+            raise f.expected(f"{tpath}.operator", "Equal or Exists", operator)
+        effect = f.string(raw.get("effect"), f"{tpath}.effect")
+        if effect and effect not in EFFECTS:
+            raise f.expected(f"{tpath}.effect", " or ".join(EFFECTS), effect)
+        tolerations.append(Toleration(f.string(raw.get("key"), f"{tpath}.key"), operator,
+                                      f.string(raw.get("value"), f"{tpath}.value"), effect))
+    affinity = f.mapping(f.mapping(spec.get("affinity"), f"{path}.affinity").get("nodeAffinity"),
+                         f"{path}.affinity.nodeAffinity")
+    apath = f"{path}.affinity.nodeAffinity"
+    required = None
+    req = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is not None:
+        rpath = f"{apath}.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = f.mapping(req, rpath).get("nodeSelectorTerms")
+        required = tuple(_term(f, t, f"{rpath}.nodeSelectorTerms[{i}]")
+                         for i, t in enumerate(f.sequence(terms, f"{rpath}.nodeSelectorTerms")))
+    preferred = []
+    ppath = f"{apath}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, raw in enumerate(f.sequence(
+            affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), ppath)):
+        raw = f.mapping(raw, f"{ppath}[{i}]")
+        weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1)
+        if weight > 100:
+            raise f.error(f"{ppath}[{i}].weight", f"expected 1..100, got {weight}")
+        preferred.append(PreferredTerm(weight, _term(f, raw.get("preference"),
+                                                     f"{ppath}[{i}].preference")))
+    return replace(
+        pod,
+        scheduler_name=f.string(spec.get("schedulerName"), f"{path}.schedulerName")
+        or DEFAULT_SCHEDULER,
+        preemption_policy=f.string(spec.get("preemptionPolicy"), f"{path}.preemptionPolicy")
+        or "PreemptLowerPriority",
+        node_selector=f.string_map(spec.get("nodeSelector"), f"{path}.nodeSelector"),
+        required_terms=required,
+        preferred_terms=tuple(preferred),
+        tolerations=tuple(tolerations),
+        nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+    )
+
+
+def _term(f: ObjectFields, raw: object, path: str) -> NodeSelectorTerm:
+    raw = f.mapping(raw, path)
+
+    def requirements(key: str) -> tuple[Requirement, ...]:
+        out = []
+        for i, r in enumerate(f.sequence(raw.get(key), f"{path}.{key}")):
+            rp = f"{path}.{key}[{i}]"
+            r = f.mapping(r, rp)
+            op = f.string(r.get("operator"), f"{rp}.operator", required=True)
+            if op not in OPERATORS:
+                raise f.expected(f"{rp}.operator", ", ".join(OPERATORS), op)
+            values = f.sequence(r.get("values"), f"{rp}.values")
+            for k, v in enumerate(values):
+                f.string(v, f"{rp}.values[{k}]")
+            out.append(Requirement(f.string(r.get("key"), f"{rp}.key", required=True), op,
+                                   tuple(values)))
+        return tuple(out)
+
+    return NodeSelectorTerm(requirements("matchExpressions"), requirements("matchFields"))
+
+
+def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str | None:
+    sg = spec.get("schedulingGroup")
+    if sg is not None:
+        sg = f.mapping(sg, f"{path}.schedulingGroup")
+        name = f.string(sg.get("podGroupName"), f"{path}.schedulingGroup.podGroupName",
+                        required=True)
+        return f"{namespace}/{name}"
+    wr = spec.get("workloadRef")  # v1.35 (scheduling.k8s.io/v1alpha1)
+    if wr is not None:
+        wr = f.mapping(wr, f"{path}.workloadRef")
+        parts = [namespace,
+                 f.string(wr.get("name"), f"{path}.workloadRef.name", required=True),
+                 f.string(wr.get("podGroup"), f"{path}.workloadRef.podGroup", required=True)]
+        replica = f.string(wr.get("podGroupReplicaKey"), f"{path}.workloadRef.podGroupReplicaKey")
+        if replica:
+            parts.append(replica)
+        return "/".join(parts)
+    return None
+
+
+def _host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
+    ports = []
+    for i, c in enumerate(spec.get("containers") or ()):
+        for k, p in enumerate(c.get("ports") or () if isinstance(c, dict) else ()):
+            if not isinstance(p, dict) or not p.get("hostPort"):
+                continue
+            field = f"{path}.containers[{i}].ports[{k}]"
+            port = f.integer(p["hostPort"], f"{field}.hostPort", minimum=1)
+            ports.append(HostPort(port, f.string(p.get("protocol"), f"{field}.protocol") or "TCP",
+                                  f.string(p.get("hostIP"), f"{field}.hostIP") or "0.0.0.0"))
+    return tuple(ports)

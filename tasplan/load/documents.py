@@ -1,0 +1,217 @@
+"""Files and directories -> Kubernetes objects (dicts), with limits and error positions.
+
+JSON goes through orjson, YAML through libyaml's CSafeLoader when available. YAML that
+defines anchors is read by a guarded pure-Python loader that caps alias expansion, so an
+alias bomb is an error instead of an out-of-memory kill. Line numbers are looked up only
+when an error needs one, by composing the file again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from tasplan.errors import InputError
+from tasplan.model.source import Source
+
+try:
+    _FastLoader: type = yaml.CSafeLoader
+except AttributeError:  # libyaml missing: still correct, only slower
+    _FastLoader = yaml.SafeLoader
+
+SUFFIXES = (".yaml", ".yml", ".json")
+DEFAULT_MAX_BYTES = 4 * 1024**3
+MAX_ALIAS_NODES = 1_000_000
+_ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
+
+
+def max_input_bytes() -> int:
+    raw = os.environ.get("TASPLAN_MAX_INPUT_BYTES")
+    return int(raw) if raw and raw.isdigit() else DEFAULT_MAX_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    source: Source
+    obj: dict[str, Any]
+
+
+def expand_paths(path: str | os.PathLike) -> list[Path]:
+    """A file as is; a directory's YAML/JSON files, recursively, in name order."""
+    p = Path(path)
+    if p.is_dir():
+        return sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES)
+    if p.is_file() or str(p) == "-":
+        return [p]
+    raise InputError(str(p), "no such file or directory")
+
+
+def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
+    """Every object in the file; ``kind: *List`` documents are flattened into their items."""
+    label = str(path)
+    for index, obj in enumerate(_parse(path)):
+        if obj is None:
+            continue
+        source = Source(label, index, None, workload)
+        if not isinstance(obj, dict):
+            raise InputError(label, f"expected a Kubernetes object (a mapping with apiVersion "
+                             f"and kind), got {_type_name(obj)}",
+                             line=locate(label, index, ""))
+        kind = obj.get("kind")
+        if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
+            items = obj["items"]
+            if items is None:
+                continue
+            if not isinstance(items, list):
+                raise InputError(label, f"expected a list, got {_type_name(items)}",
+                                 field="items", line=locate(label, index, "items"))
+            item_kind = kind[: -len("List")] if kind != "List" else None
+            for k, item in enumerate(items):
+                item_source = Source(label, index, k, workload)
+                if not isinstance(item, dict):
+                    raise InputError(label, f"expected a Kubernetes object, got "
+                                     f"{_type_name(item)}", field=f"items[{k}]",
+                                     line=locate(label, index, f"items[{k}]"))
+                if item_kind and "kind" not in item:  # NodeList items may omit kind
+                    item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
+                yield Document(item_source, item)
+        else:
+            yield Document(source, obj)
+
+
+def _read_bytes(path: Path) -> bytes:
+    limit = max_input_bytes()
+    try:
+        if str(path) == "-":
+            import sys
+
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            size = path.stat().st_size
+            if size > limit:
+                raise InputError(str(path), f"file is {size} bytes, larger than the limit of "
+                                 f"{limit} bytes (set TASPLAN_MAX_INPUT_BYTES to raise it)")
+            data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise InputError(str(path), f"input is larger than the limit of {limit} bytes")
+    return data
+
+
+def _parse(path: Path) -> list[Any]:
+    data = _read_bytes(path)
+    label = str(path)
+    head = data.lstrip()[:1]
+    if head in (b"{", b"["):
+        try:
+            return [orjson.loads(data)]
+        except orjson.JSONDecodeError as exc:
+            raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",
+                             line=exc.lineno) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
+    loader = _GuardedLoader if _ANCHOR.search(data) else _FastLoader
+    try:
+        return list(yaml.load_all(text, Loader=loader))
+    except _AliasBomb as exc:
+        raise InputError(label, str(exc), line=exc.line) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise InputError(label, f"invalid YAML: {problem}",
+                         line=mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise InputError(label, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise InputError(label, "YAML nesting is too deep") from None
+
+
+class _AliasBomb(ValueError):
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _GuardedLoader(yaml.SafeLoader):
+    """SafeLoader that counts the nodes aliases would expand to and stops past a limit."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._expanded = 0
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                self._expanded += self._size(node)
+                if self._expanded > MAX_ALIAS_NODES:
+                    raise _AliasBomb(
+                        f"YAML aliases expand to more than {MAX_ALIAS_NODES} nodes "
+                        "(possible alias bomb); refusing to load", event.start_mark.line + 1)
+        return super().compose_node(parent, index)
+
+    def _size(self, node: yaml.Node) -> int:
+        known = self._sizes.get(id(node))
+        if known is not None:
+            return known
+        if isinstance(node, yaml.MappingNode):
+            size = 1 + sum(self._size(k) + self._size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            size = 1 + sum(self._size(v) for v in node.value)
+        else:
+            size = 1
+        self._sizes[id(node)] = size
+        return size
+
+
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def locate(path: str, document: int, field: str) -> int | None:
+    """1-based line of ``field`` (``items[2].spec.containers[0].name``) in a document, or
+    of the deepest part of it that exists; None when the file cannot be composed again."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+        loader = _GuardedLoader(text)
+        try:
+            node = None
+            for _ in range(document + 1):
+                node = loader.get_node()
+        finally:
+            loader.dispose()
+    except Exception:
+        return None
+    if node is None:
+        return None
+    for name, number in _TOKEN.findall(field):
+        child = None
+        if name and isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if getattr(k, "value", None) == name), None)
+        elif number and isinstance(node, yaml.SequenceNode) and int(number) < len(node.value):
+            child = node.value[int(number)]
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+type_name = _type_name

@@ -1,0 +1,73 @@
+"""Typed access to fields of a raw object, with errors that say where and what."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tasplan.errors import InputError
+from tasplan.load.documents import locate, type_name
+from tasplan.model.source import Source
+
+
+class ObjectFields:
+    """Wraps one raw object so decoders can ask for typed fields and fail precisely."""
+
+    __slots__ = ("kind", "name", "obj", "source")
+
+    def __init__(self, source: Source, obj: Mapping[str, Any]) -> None:
+        self.source = source
+        self.obj = obj
+        self.kind = obj.get("kind", "object")
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        ns = meta.get("namespace") if isinstance(meta, dict) else None
+        self.name = f"{ns}/{name}" if ns and name else (name or "")
+
+    def error(self, field: str, message: str) -> InputError:
+        prefix = self.source.field_prefix()
+        full = f"{prefix}.{field}" if prefix and field else (prefix or field)
+        line = locate(self.source.path, self.source.document, full)
+        what = f"{self.kind} {self.name}".strip()
+        return InputError(str(self.source.path), message, line=line, field=full, obj=what)
+
+    def expected(self, field: str, what: str, got: object) -> InputError:
+        shown = type_name(got) if not isinstance(got, str) else repr(got)
+        return self.error(field, f"expected {what}, got {shown}")
+
+    def mapping(self, value: object, field: str) -> Mapping[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.expected(field, "a mapping", value)
+        return value
+
+    def sequence(self, value: object, field: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.expected(field, "a list", value)
+        return value
+
+    def string(self, value: object, field: str, *, required: bool = False) -> str:
+        if value is None or value == "":
+            if required:
+                raise self.error(field, "required field is missing")
+            return ""
+        if not isinstance(value, str):
+            raise self.expected(field, "a string", value)
+        return value
+
+    def integer(self, value: object, field: str, *, minimum: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.expected(field, "an integer", value)
+        if minimum is not None and value < minimum:
+            raise self.error(field, f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    def string_map(self, value: object, field: str) -> dict[str, str]:
+        m = self.mapping(value, field)
+        for k, v in m.items():
+            if not isinstance(v, str):
+                raise self.expected(f"{field}.{k}", "a string", v)
+        return m  # type: ignore[return-value]

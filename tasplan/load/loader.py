@@ -1,0 +1,288 @@
+"""Workload and cluster inputs -> one ClusterSnapshot.
+
+Cluster inputs are read first and workload inputs after them, so an object in a workload
+file replaces a cluster object of the same kind and name (a what-if edit).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+from tasplan.load import scheduling
+from tasplan.load.batch import (
+    JOB_NAME_LABEL,
+    LEGACY_JOB_NAME_LABEL,
+    JobDef,
+    JobOverrides,
+    decode_job,
+    job_pod,
+)
+from tasplan.load.core_v1 import PriorityResolver, decode_node, decode_pod, decode_priority_class
+from tasplan.load.documents import Document, expand_paths, read_documents
+from tasplan.load.fields import ObjectFields
+from tasplan.model.group import PodGroup, Policy
+from tasplan.model.node import Node
+from tasplan.model.pod import Pod
+from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+
+Progress = Callable[[str], None]
+
+_KINDS = {
+    ("v1", "Node"): "Node",
+    ("v1", "Pod"): "Pod",
+    ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
+    ("batch/v1", "Job"): "Job",
+    (scheduling.LEGACY, "Workload"): "Workload",
+    **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
+    **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+}
+_USED_KINDS = {kind for _, kind in _KINDS}
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Loading allocates millions of small containers that all survive; the cyclic GC would
+    rescan them again and again for nothing (5-6x slower loads)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        gc.freeze()  # what was loaded lives as long as the snapshot: keep it out of GC scans
+
+
+def load_inputs(
+    workloads: Iterable[str | os.PathLike],
+    clusters: Iterable[str | os.PathLike] = (),
+    *,
+    jobs: JobOverrides | None = None,
+    progress: Progress | None = None,
+) -> ClusterSnapshot:
+    with _gc_paused():
+        docs: list[Document] = []
+        for role, paths in ((False, clusters), (True, workloads)):
+            for path in paths:
+                for file in expand_paths(path):
+                    if progress:
+                        progress(f"reading {file}")
+                    docs.extend(read_documents(file, workload=role))
+        return _assemble(docs, jobs or JobOverrides())
+
+
+def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
+    """Documents by kind, ignored kinds counted, and the input position of every object that
+    defines a group (groups of equal priority are planned in input order)."""
+    by_kind: dict[str, list[Document]] = {k: [] for k in _USED_KINDS}
+    ignored: Counter = Counter()
+    positions: dict = {}
+    for position, doc in enumerate(docs):
+        obj = doc.obj
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(kind, str) or not kind or not isinstance(api_version, str):
+            f = ObjectFields(doc.source, obj)
+            missing = "kind" if not isinstance(kind, str) or not kind else "apiVersion"
+            raise f.error(missing, "required field is missing (every object needs apiVersion "
+                          "and kind)")
+        used = _KINDS.get((api_version, kind))
+        if used is not None:
+            by_kind[used].append(doc)
+            if used in ("Workload", "PodGroup", "Job"):
+                positions[doc.source] = position
+        elif kind in _USED_KINDS:
+            supported = sorted(v for v, k in _KINDS if k == kind)
+            raise ObjectFields(doc.source, obj).error(
+                "apiVersion", f"unsupported apiVersion {api_version!r} for {kind} "
+                f"(supported: {', '.join(supported)})")
+        else:
+            ignored[kind] += 1
+    return by_kind, ignored, positions
+
+
+def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
+            warnings: list[str]) -> dict:
+    out: dict = {}
+    where: dict = {}
+    for key, value, source in items:
+        if key in out:
+            warnings.append(f"{kind} {'/'.join(key)} is defined more than once; using the one "
+                            f"from {source} over {where[key]}")
+        out[key] = value
+        where[key] = source
+    return out
+
+
+def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+    by_kind, ignored, positions = _classify(docs)
+    warnings: list[str] = []
+
+    classes: dict[str, PriorityClass] = {}
+    for d in by_kind["PriorityClass"]:
+        pc = decode_priority_class(d.source, d.obj)
+        classes[pc.name] = pc
+    priorities = PriorityResolver(classes)
+
+    nodes: dict[tuple, Node] = _unique("Node", [
+        ((n.name,), n, d.source) for d in by_kind["Node"]
+        for n in [decode_node(d.source, d.obj)]], warnings)
+    for node in nodes.values():
+        if node.allocatable.get("pods", 0) == 0:
+            warnings.append(f"node {node.name} has no allocatable pods (status.allocatable.pods);"
+                            " no pod fits on it")
+    workloads = _unique("Workload", [
+        ((w.namespace, w.name), w, d.source) for d in by_kind["Workload"]
+        for w in [scheduling.decode_workload(d.source, d.obj)]], warnings)
+    pod_groups = _unique("PodGroup", [
+        ((g.namespace, g.name), g, d.source) for d in by_kind["PodGroup"]
+        for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
+    jobs: dict[tuple, JobDef] = _unique("Job", [
+        ((j.namespace, j.name), j, d.source) for d in by_kind["Job"]
+        for j in [decode_job(d.source, d.obj, overrides)]], warnings)
+
+    order = 0
+    pods: dict[tuple[str, str], Pod] = {}
+    for d in by_kind["Pod"]:
+        pod = decode_pod(d.source, d.obj, order, priorities)
+        order += 1
+        key = (pod.namespace, pod.name)
+        if key in pods:
+            warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
+                            f"{pod.source} over {pods[key].source}")
+        pods[key] = pod
+
+    groups: list[PodGroup] = []
+    _job_groups(jobs, pods, priorities, groups, order, positions)
+    for pg in pod_groups.values():
+        groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
+    _legacy_groups(workloads, pods, groups, warnings, positions)
+
+    known = {g.key for g in groups}
+    pending_from_workload: set[str] = set()
+    dangling: Counter = Counter()
+    for pod in pods.values():
+        if pod.group is None:
+            continue
+        if pod.group not in known:
+            dangling[pod.group] += 1
+        elif not pod.node_name and not pod.terminal and pod.source.workload:
+            pending_from_workload.add(pod.group)
+    for key, n in sorted(dangling.items()):
+        warnings.append(f"{n} pod(s) reference pod group {key}, which is not in the inputs; "
+                        "upstream keeps them pending until it exists")
+    groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
+              for g in groups]
+    groups.sort(key=lambda g: g.order)
+    return ClusterSnapshot(
+        nodes=tuple(sorted(nodes.values(), key=lambda n: n.name)),
+        pods=tuple(pods.values()),
+        groups=tuple(groups),
+        priority_classes=classes,
+        ignored=dict(sorted(ignored.items())),
+        warnings=tuple(warnings),
+    )
+
+
+def _group_priority(spec: scheduling.GroupSpec, f: ObjectFields, field: str,
+                    priorities: PriorityResolver) -> int | None:
+    if spec.priority is not None:
+        return spec.priority
+    if spec.priority_class_name:
+        return priorities.resolve(f, spec.priority_class_name, field)
+    return None
+
+
+def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: PriorityResolver,
+               order: int) -> PodGroup:
+    spec = pg.spec
+    f = ObjectFields(pg.source, {"kind": "PodGroup",
+                                 "metadata": {"name": pg.name, "namespace": pg.namespace}})
+    if pg.workload is not None:
+        wl = workloads.get((pg.namespace, pg.workload))
+        template = wl.groups.get(pg.template) if wl is not None else None
+        if template is not None:
+            # Controllers copy the template; a PodGroup without its own fields inherits them.
+            spec = scheduling.GroupSpec(
+                spec.policy or template.policy,
+                spec.min_count if spec.policy else template.min_count,
+                spec.topology_key or template.topology_key,
+                spec.priority if spec.priority is not None else template.priority,
+                spec.priority_class_name or template.priority_class_name,
+            )
+        elif spec.policy is None:
+            raise f.error("spec.schedulingPolicy", "required field is missing, and the "
+                          f"referenced Workload template {pg.workload}/{pg.template} is not in "
+                          "the inputs")
+    return PodGroup(
+        key=f"{pg.namespace}/{pg.name}", namespace=pg.namespace, policy=spec.policy,
+        min_count=spec.min_count or 1, topology_key=spec.topology_key, kind="PodGroup",
+        api_version=pg.api_version, source=pg.source, order=order,
+        priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
+        priority_class_name=spec.priority_class_name,
+    )
+
+
+def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
+                   warnings: list[str], positions: dict) -> None:
+    """v1alpha1: one group per (workload, podGroup, replicaKey) the pods name, plus one per
+    declared podGroup no pod names yet."""
+    referenced: dict[str, None] = {}
+    for pod in pods.values():
+        if pod.group and pod.group.count("/") >= 2:
+            referenced.setdefault(pod.group)
+    for (ns, name), wl in workloads.items():
+        if wl.api_version != scheduling.LEGACY:
+            continue
+        for pg_name in wl.groups:
+            base = f"{ns}/{name}/{pg_name}"
+            if not any(k == base or k.startswith(base + "/") for k in referenced):
+                referenced.setdefault(base)
+    for key in referenced:
+        ns, wl_name, pg_name, *_ = key.split("/")
+        wl = workloads.get((ns, wl_name))
+        if wl is None or wl.api_version != scheduling.LEGACY:
+            continue  # reported as dangling
+        spec = wl.groups.get(pg_name)
+        if spec is None:
+            warnings.append(f"pods reference podGroup {pg_name!r}, which Workload {ns}/{wl_name} "
+                            "does not declare")
+            continue
+        groups.append(PodGroup(
+            key=key, namespace=ns, policy=spec.policy, min_count=spec.min_count or 1,
+            topology_key=None, kind="Workload", api_version=wl.api_version, source=wl.source,
+            order=positions[wl.source]))
+
+
+def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: list[PodGroup],
+                order: int, positions: dict) -> None:
+    for (ns, name), job in jobs.items():
+        key = f"{ns}/{name}"
+        existing = []
+        for pkey, pod in pods.items():
+            if pod.namespace != ns or pod.group is not None:
+                continue
+            if name in (pod.labels.get(JOB_NAME_LABEL), pod.labels.get(LEGACY_JOB_NAME_LABEL)):
+                pods[pkey] = pod = replace(pod, group=key)
+                existing.append(pod)
+        active = sum(1 for p in existing if not p.terminal)
+        taken = {p.name for p in existing}
+        index = 0
+        for _ in range(max(job.pods - active, 0)):
+            while f"{name}-{index}" in taken:
+                index += 1
+            raw = job_pod(job, index)
+            index += 1
+            pod = decode_pod(job.source, raw, order, priorities, group=key,
+                             spec_path="spec.template.spec", synthesised=True)
+            order += 1
+            pods[(ns, pod.name)] = replace(pod, source=job.source)
+        spec = job.spec
+        groups.append(PodGroup(
+            key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
+            min_count=spec.min_count or 1, topology_key=spec.topology_key, kind="Job",
+            api_version="batch/v1", source=job.source, order=positions[job.source]))

@@ -1,0 +1,157 @@
+"""scheduling.k8s.io Workload and PodGroup, every served version, -> group definitions.
+
+v1alpha1 (v1.35): Workload ``spec.podGroups[] {name, policy}``; pods point at it with
+``spec.workloadRef``. v1alpha2 (v1.36), v1alpha3 and v1beta1 (v1.37): Workload
+``spec.podGroupTemplates[]`` plus standalone PodGroups (``podGroupTemplateRef.workload`` in
+v1alpha2, ``workloadRef`` later); pods point at a PodGroup with ``spec.schedulingGroup``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tasplan.load.fields import ObjectFields
+from tasplan.model.group import Policy
+from tasplan.model.source import Source
+
+GROUP = "scheduling.k8s.io"
+LEGACY = f"{GROUP}/v1alpha1"
+TEMPLATED = (f"{GROUP}/v1alpha2", f"{GROUP}/v1alpha3", f"{GROUP}/v1beta1")
+MAX_TEMPLATES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpec:
+    """Policy, constraint and priority of a group or template; None = not given here."""
+
+    policy: Policy | None
+    min_count: int | None
+    topology_key: str | None
+    priority: int | None = None
+    priority_class_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadDef:
+    namespace: str
+    name: str
+    api_version: str
+    groups: Mapping[str, GroupSpec]  # podGroups (v1alpha1) or podGroupTemplates
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class PodGroupDef:
+    namespace: str
+    name: str
+    api_version: str
+    spec: GroupSpec
+    workload: str | None  # referenced Workload name
+    template: str | None
+    source: Source
+
+
+def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
+    meta = f.mapping(obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    return f.string(meta.get("namespace"), "metadata.namespace") or "default", name
+
+
+def policy_of(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, int | None]:
+    """Exactly one of ``basic: {}`` / ``gang: {minCount}`` (a union upstream)."""
+    if raw is None:
+        return None, None
+    raw = f.mapping(raw, path)
+    chosen = [k for k in ("basic", "gang") if raw.get(k) is not None]
+    if len(chosen) != 1:
+        raise f.error(path, "expected exactly one of basic or gang")
+    if chosen[0] == "basic":
+        return Policy.BASIC, 1
+    gang = f.mapping(raw["gang"], f"{path}.gang")
+    if gang.get("minCount") is None:
+        return Policy.GANG, None  # only Jobs may omit it (defaults to parallelism)
+    return Policy.GANG, f.integer(gang["minCount"], f"{path}.gang.minCount", minimum=1)
+
+
+def topology_key_of(f: ObjectFields, raw: object, path: str) -> str | None:
+    constraints = f.mapping(raw, path)
+    topology = f.sequence(constraints.get("topology"), f"{path}.topology")
+    if not topology:
+        return None
+    if len(topology) > 1:
+        raise f.error(f"{path}.topology", f"expected at most 1 item, got {len(topology)}")
+    item = f.mapping(topology[0], f"{path}.topology[0]")
+    return f.string(item.get("key"), f"{path}.topology[0].key", required=True)
+
+
+def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str) -> GroupSpec:
+    policy, min_count = policy_of(f, raw.get(policy_field), f"{path}.{policy_field}")
+    if policy == Policy.GANG and min_count is None:
+        raise f.error(f"{path}.{policy_field}.gang.minCount", "required field is missing")
+    key = topology_key_of(f, raw.get("schedulingConstraints"), f"{path}.schedulingConstraints")
+    priority = raw.get("priority")
+    if priority is not None:
+        priority = f.integer(priority, f"{path}.priority")
+    pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
+    return GroupSpec(policy, min_count, key, priority, pcn)
+
+
+def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
+    f = ObjectFields(source, obj)
+    namespace, name = _meta(f, obj)
+    spec = f.mapping(obj.get("spec"), "spec")
+    version = obj["apiVersion"]
+    legacy = version == LEGACY
+    field = "spec.podGroups" if legacy else "spec.podGroupTemplates"
+    items = f.sequence(spec.get(field.split(".")[1]), field)
+    if not items and not (not legacy and spec.get("compositePodGroupTemplates")):
+        raise f.error(field, "required field is missing")
+    if len(items) > MAX_TEMPLATES:
+        raise f.error(field, f"expected at most {MAX_TEMPLATES} items, got {len(items)}")
+    groups: dict[str, GroupSpec] = {}
+    for i, raw in enumerate(items):
+        path = f"{field}[{i}]"
+        raw = f.mapping(raw, path)
+        gname = f.string(raw.get("name"), f"{path}.name", required=True)
+        if gname in groups:
+            raise f.error(f"{path}.name", f"duplicate name {gname!r}")
+        if legacy:
+            policy, min_count = policy_of(f, raw.get("policy"), f"{path}.policy")
+            if policy is None:
+                raise f.error(f"{path}.policy", "required field is missing")
+            if min_count is None:
+                raise f.error(f"{path}.policy.gang.minCount", "required field is missing")
+            groups[gname] = GroupSpec(policy, min_count, None)
+        else:
+            groups[gname] = _spec(f, raw, path, "schedulingPolicy")
+    return WorkloadDef(namespace, name, version, groups, source)
+
+
+def decode_pod_group(source: Source, obj: Mapping[str, Any]) -> PodGroupDef:
+    f = ObjectFields(source, obj)
+    namespace, name = _meta(f, obj)
+    spec = f.mapping(obj.get("spec"), "spec")
+    version = obj["apiVersion"]
+    workload = template = None
+    if version == f"{GROUP}/v1alpha2":
+        ref = f.mapping(spec.get("podGroupTemplateRef"), "spec.podGroupTemplateRef")
+        wl = f.mapping(ref.get("workload"), "spec.podGroupTemplateRef.workload")
+        if wl:
+            workload = f.string(wl.get("workloadName"),
+                                "spec.podGroupTemplateRef.workload.workloadName", required=True)
+            template = f.string(wl.get("podGroupTemplateName"),
+                                "spec.podGroupTemplateRef.workload.podGroupTemplateName",
+                                required=True)
+    else:
+        ref = f.mapping(spec.get("workloadRef"), "spec.workloadRef")
+        if ref:
+            workload = f.string(ref.get("workloadName"), "spec.workloadRef.workloadName",
+                                required=True)
+            template = f.string(ref.get("templateName"), "spec.workloadRef.templateName",
+                                required=True)
+    group_spec = _spec(f, spec, "spec", "schedulingPolicy")
+    if group_spec.policy is None and workload is None:
+        raise f.error("spec.schedulingPolicy", "required field is missing")
+    return PodGroupDef(namespace, name, version, group_spec, workload, template, source)

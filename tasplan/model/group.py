@@ -1,0 +1,42 @@
+"""Pod groups: the unit of gang scheduling and of topology-aware placement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tasplan.model.source import Source
+
+
+class Policy(StrEnum):
+    GANG = "gang"
+    BASIC = "basic"
+
+
+@dataclass(frozen=True, slots=True)
+class PodGroup:
+    """One schedulable group, whatever API it came from.
+
+    ``key`` is what reports print: ``<ns>/<podgroup>`` for PodGroups and Jobs,
+    ``<ns>/<workload>/<podGroup>[/<replicaKey>]`` for v1alpha1 Workloads.
+    ``min_count`` is 1 for basic groups, as upstream's PlacementFeasible treats them.
+    ``kind`` names the object that defined it (PodGroup, Workload, Job).
+    """
+
+    key: str
+    namespace: str
+    policy: Policy
+    min_count: int
+    topology_key: str | None
+    kind: str
+    api_version: str
+    source: Source
+    order: int
+    priority: int | None = None
+    priority_class_name: str = ""
+    # Planned groups are those the user asked about: defined in, or with pending pods in, a
+    # workload input. Groups that only appear in --cluster inputs are part of the world.
+    planned: bool = False
+
+    def __str__(self) -> str:
+        return self.key

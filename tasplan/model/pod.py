@@ -1,0 +1,93 @@
+"""Pods, reduced to what scheduling reads, plus the group they belong to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
+from tasplan.model.source import Source
+from tasplan.model.taints import Toleration
+
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A requested host port; ``ip`` ``0.0.0.0`` conflicts with every address."""
+
+    port: int
+    protocol: str = "TCP"
+    ip: str = "0.0.0.0"
+
+    def conflicts(self, other: HostPort) -> bool:
+        if self.port != other.port or self.protocol != other.protocol:
+            return False
+        return self.ip == other.ip or "0.0.0.0" in (self.ip, other.ip)
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    """A pod in the snapshot or synthesised from a Job template.
+
+    ``requests`` are upstream ``PodRequests`` in canonical integers (no ``pods`` slot);
+    ``non_zero`` is (milli_cpu, memory_bytes) with the scoring defaults for missing requests.
+    ``group`` is the key of the pod group it belongs to, if any. ``order`` is the position in
+    the input, standing in for the scheduler's first-seen timestamp.
+    """
+
+    namespace: str
+    name: str
+    node_name: str
+    phase: str
+    priority: int
+    requests: Mapping[str, int]
+    non_zero: tuple[int, int]
+    source: Source
+    order: int
+    labels: Mapping[str, str] = field(default_factory=dict)
+    group: str | None = None
+    priority_class_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER
+    preemption_policy: str = "PreemptLowerPriority"
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    required_terms: tuple[NodeSelectorTerm, ...] | None = None
+    preferred_terms: tuple[PreferredTerm, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
+    nominated_node_name: str = ""
+    deleting: bool = False
+    synthesised: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in TERMINAL_PHASES
+
+    @property
+    def bound(self) -> bool:
+        return bool(self.node_name)
+
+    def signature(self) -> tuple:
+        """Everything a per-pod filter or score reads: pods with equal signatures are
+        interchangeable for scheduling, so they are simulated as one equivalence class
+        (upstream's ``SignPlugin`` / opportunistic batching)."""
+        return (
+            self.namespace,
+            tuple(sorted(self.requests.items())),
+            self.non_zero,
+            self.priority,
+            self.scheduler_name,
+            tuple(sorted(self.node_selector.items())),
+            self.required_terms,
+            self.preferred_terms,
+            self.tolerations,
+            self.host_ports,
+        )
+
+    def __str__(self) -> str:
+        return self.key

@@ -1,0 +1,32 @@
+"""Where an object came from, so every error and report can point back at the input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A document in an input file: ``path``, its index in a multi-document stream and,
+    for ``kind: List`` documents, the item index. ``workload`` marks positional inputs
+    (the things to plan) as opposed to ``--cluster`` inputs (the world they land in)."""
+
+    path: str
+    document: int = 0
+    item: int | None = None
+    workload: bool = False
+
+    def field_prefix(self) -> str:
+        """Field path of the object inside its document (``items[3]`` for list items)."""
+        return "" if self.item is None else f"items[{self.item}]"
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.document:
+            where += f" (document {self.document + 1})"
+        if self.item is not None:
+            where += f" items[{self.item}]"
+        return where
+
+
+SYNTHETIC = Source("<synthesised>")

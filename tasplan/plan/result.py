@@ -1,0 +1,66 @@
+"""What planning produced: the only thing renderers read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tasplan.framework.diagnosis import Diagnosis
+from tasplan.model.group import PodGroup
+
+
+@dataclass(frozen=True)
+class PlacementResult:
+    """One candidate domain after simulation.
+
+    ``assignments`` pod key -> node for the pods that fit; ``unplaced`` pod key -> reason
+    (upstream wording) for those that did not, with the node-level ``diagnoses`` behind it.
+    ``score``/``scores`` are None/empty unless the placement was feasible; ``scores`` holds
+    each placement scorer's weighted part. ``free`` is what the domain has left after the
+    proposed assignments (allocatable minus requested, summed over its nodes).
+    """
+
+    name: str
+    nodes: tuple[str, ...]
+    feasible: bool
+    status: str
+    assignments: Mapping[str, str]
+    unplaced: Mapping[str, str]
+    diagnoses: Mapping[str, Diagnosis] = field(default_factory=dict)
+    score: int | None = None
+    scores: Mapping[str, int] = field(default_factory=dict)
+    free: Mapping[str, int] = field(default_factory=dict)
+    tied: bool = False
+
+    @property
+    def placed(self) -> int:
+        return len(self.assignments)
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    group: PodGroup
+    pending: int
+    scheduled: int
+    schedulable: bool
+    message: str
+    placements: tuple[PlacementResult, ...] = ()
+    selected: str | None = None
+    tied_with: tuple[str, ...] = ()
+    error: bool = False
+
+    @property
+    def selected_placement(self) -> PlacementResult | None:
+        return next((p for p in self.placements if p.name == self.selected), None)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    groups: tuple[GroupResult, ...]
+    nodes: int
+    pods: int
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def schedulable(self) -> bool:
+        return all(g.schedulable for g in self.groups)

@@ -1,0 +1,1 @@
+"""In-tree plugins, one module per upstream plugin, named after it."""

@@ -1,0 +1,12 @@
+"""Plugin names as KubeSchedulerConfiguration spells them."""
+
+NODE_UNSCHEDULABLE = "NodeUnschedulable"
+NODE_NAME = "NodeName"
+TAINT_TOLERATION = "TaintToleration"
+NODE_AFFINITY = "NodeAffinity"
+NODE_PORTS = "NodePorts"
+NODE_RESOURCES_FIT = "NodeResourcesFit"
+NODE_RESOURCES_BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation"
+TOPOLOGY_PLACEMENT_GENERATOR = "TopologyPlacementGenerator"
+GANG_SCHEDULING = "GangScheduling"
+POD_GROUP_PODS_COUNT = "PodGroupPodsCount"

@@ -1,0 +1,44 @@
+"""NodeAffinity: nodeSelector and required node affinity filter; preferred terms score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.status import Status, unschedulable
+from tasplan.framework.types import CycleState, Scope
+from tasplan.model.pod import Pod
+from tasplan.plugins import names
+from tasplan.plugins.normalize import default_normalize
+
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+
+
+class NodeAffinity:
+    name = names.NODE_AFFINITY
+    scope = Scope.STATIC
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        labels = node.node.labels
+        for key, value in pod.node_selector.items():
+            if labels.get(key) != value:
+                return unschedulable(ERR_REASON_POD, unresolvable=True)
+        terms = pod.required_terms
+        if terms is not None and not any(t.matches(node.node.name, labels) for t in terms):
+            return unschedulable(ERR_REASON_POD, unresolvable=True)
+        return None
+
+    def pre_score(self, state: CycleState, pod: Pod) -> bool:
+        return bool(pod.preferred_terms)
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
+        name, labels = node.node.name, node.node.labels
+        return sum(p.weight for p in pod.preferred_terms if p.term.matches(name, labels))
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int]) -> None:
+        default_normalize(scores)
+
+
+def new(args: Mapping[str, Any]) -> NodeAffinity:
+    return NodeAffinity()

@@ -1,0 +1,34 @@
+"""PodGroupPodsCount: prefer the placement that schedules the most pods of the group."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tasplan.errors import InternalError
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.types import MAX_NODE_SCORE, GroupContext, Placement, ProposedAssignment
+from tasplan.plugins import names
+
+
+class PodGroupPodsCount:
+    name = names.POD_GROUP_PODS_COUNT
+
+    def score_placement(
+        self,
+        ctx: GroupContext,
+        placement: Placement,
+        nodes: Sequence[NodeInfo],
+        proposed: Sequence[ProposedAssignment],
+    ) -> int:
+        return len(ctx.scheduled) + len(proposed)
+
+    def normalize_placement_scores(self, scores: list[int]) -> list[int]:
+        top = max(scores, default=0)
+        if top == 0:
+            raise InternalError("no pods from pod group are assigned to any candidate placement")
+        return [s * MAX_NODE_SCORE // top for s in scores]
+
+
+def new(args: Mapping[str, Any]) -> PodGroupPodsCount:
+    return PodGroupPodsCount()

@@ -1,0 +1,85 @@
+"""Maths shared by NodeResourcesFit and NodeResourcesBalancedAllocation scoring
+(upstream ``noderesources/resource_allocation.go``, ``least_allocated.go``,
+``most_allocated.go``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.types import MAX_NODE_SCORE
+from tasplan.model.pod import Pod
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str
+    weight: int = 1
+
+
+DEFAULT_RESOURCES = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+
+
+def is_extended(resource: str) -> bool:
+    return resource not in NATIVE
+
+
+def pod_request(pod: Pod, resource: str, *, non_zero: bool) -> int:
+    """The pod's request for scoring: non-zero defaults for cpu and memory unless the
+    scorer works on raw requests (BalancedAllocation)."""
+    if non_zero:
+        if resource == CPU:
+            return pod.non_zero[0]
+        if resource == MEMORY:
+            return pod.non_zero[1]
+    return pod.requests.get(resource, 0)
+
+
+def node_requested(node: NodeInfo, resource: str, *, non_zero: bool) -> int:
+    if non_zero:
+        if resource == CPU:
+            return node.non_zero_cpu
+        if resource == MEMORY:
+            return node.non_zero_memory
+    return node.requested.get(resource, 0)
+
+
+def allocatable_and_requested(
+    node: NodeInfo, resource: str, request: int, *, non_zero: bool
+) -> tuple[int, int]:
+    """(allocatable, requested-after-this-pod) for one resource; (0, 0) means "skip":
+    extended resources the pod does not request are not scored."""
+    if request == 0 and is_extended(resource):
+        return 0, 0
+    alloc = node.node.allocatable.get(resource, 0)
+    if alloc == 0:
+        return 0, 0
+    return alloc, node_requested(node, resource, non_zero=non_zero) + request
+
+
+def least_allocated(requested: Sequence[int], allocatable: Sequence[int],
+                    weights: Sequence[int]) -> int:
+    score = weight_sum = 0
+    for req, alloc, w in zip(requested, allocatable, weights, strict=True):
+        if alloc == 0:
+            continue
+        score += (0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc) * w
+        weight_sum += w
+    return score // weight_sum if weight_sum else 0
+
+
+def most_allocated(requested: Sequence[int], allocatable: Sequence[int],
+                   weights: Sequence[int]) -> int:
+    score = weight_sum = 0
+    for req, alloc, w in zip(requested, allocatable, weights, strict=True):
+        if alloc == 0:
+            continue
+        score += min(req, alloc) * MAX_NODE_SCORE // alloc * w
+        weight_sum += w
+    return score // weight_sum if weight_sum else 0
