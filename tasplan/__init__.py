@@ -1,0 +1,32 @@
+"""tasplan: what-if planning of Kubernetes topology-aware workload scheduling (KEP-5732).
+
+The supported library API; the CLI is a thin shell over these names::
+
+    snapshot = tasplan.load_inputs(["train.yaml"], ["cluster.json"])
+    result = tasplan.plan(snapshot)
+"""
+
+from tasplan.errors import InputError, TasplanError, UsageError
+from tasplan.load.batch import JobOverrides
+from tasplan.load.loader import load_inputs
+from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.planner import plan
+from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.report.document import plan_document
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ClusterSnapshot",
+    "GroupResult",
+    "InputError",
+    "JobOverrides",
+    "PlacementResult",
+    "PlanResult",
+    "TasplanError",
+    "UsageError",
+    "__version__",
+    "load_inputs",
+    "plan",
+    "plan_document",
+]

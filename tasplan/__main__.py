@@ -1,0 +1,3 @@
+from tasplan.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""The command line: a thin Typer shell over the library."""

@@ -1,0 +1,98 @@
+"""Typer app and the one place where exceptions become exit codes (httpie's pattern)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from tasplan import __version__
+from tasplan.cli.exit_status import ExitStatus
+from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+
+app = typer.Typer(
+    name="tasplan",
+    help="What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Output(StrEnum):
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+
+
+def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
+    """Run a command body; bad input is one line on stderr and exit 2, never a traceback."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        code = body()
+    except (InputError, UsageError) as exc:
+        if traceback:
+            raise
+        err.print(f"error: {exc}", markup=False)
+        code = ExitStatus.INVALID
+    except KeyboardInterrupt:
+        code = ExitStatus.INTERRUPTED
+    except (InternalError, TasplanError, Exception) as exc:
+        if traceback:
+            raise
+        err.print(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for "
+                  "details and report it)", markup=False)
+        code = ExitStatus.INTERNAL
+    raise typer.Exit(int(code))
+
+
+WorkloadArgs = Annotated[list[Path], typer.Argument(
+    help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
+    show_default=False)]
+ClusterOpt = Annotated[list[Path], typer.Option(
+    "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
+    "repeatable.", show_default=False)]
+OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
+TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
+                                            hidden=True)]
+
+
+@app.command()
+def check(
+    workloads: WorkloadArgs,
+    cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    output: OutputOpt = Output.table,
+    all_placements: Annotated[bool, typer.Option(
+        "--all", help="Show assignments for every feasible placement.")] = False,
+    gang: Annotated[int | None, typer.Option(
+        "--gang", min=1, metavar="MINCOUNT",
+        help="Plan Jobs without .spec.scheduling as a gang with this minCount.")] = None,
+    topology_key: Annotated[str | None, typer.Option(
+        "--topology-key", metavar="KEY",
+        help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
+    traceback: TracebackOpt = False,
+) -> None:
+    """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
+
+    Exit status: 0 every group schedulable, 1 some group is not, 2 invalid input.
+    """
+    from tasplan.cli.check import run_check
+
+    run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
+                                  topology_key), traceback=traceback)
+
+
+@app.command()
+def version() -> None:
+    """Print the tasplan version."""
+    typer.echo(f"tasplan {__version__}")
+
+
+def main() -> None:
+    app(prog_name=Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan")

@@ -1,0 +1,54 @@
+"""``tasplan check``: load, plan, render; writes its output in one piece."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from tasplan.cli.exit_status import ExitStatus
+from tasplan.errors import UsageError
+from tasplan.load.batch import JobOverrides
+from tasplan.load.loader import load_inputs
+from tasplan.plan.planner import plan
+from tasplan.report.document import plan_document
+from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.table import render_plan
+
+
+def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
+              gang: int | None, topology_key: str | None) -> int:
+    if not workloads:
+        raise UsageError("give at least one workload file or directory")
+    err = Console(stderr=True)
+    with err.status("loading inputs…") if err.is_terminal else _nothing():
+        snapshot = load_inputs(workloads, clusters, jobs=JobOverrides(gang, topology_key))
+    if not any(g.planned for g in snapshot.groups):
+        hints = "; ".join(snapshot.warnings)
+        raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
+                         "Workloads, Jobs or pods that reference a pod group)"
+                         + (f"; {hints}" if hints else ""))
+    with err.status("planning…") if err.is_terminal else _nothing():
+        result = plan(snapshot)
+    if output in ("json", "yaml"):
+        document = plan_document(result)
+        text = to_json(document) if output == "json" else to_yaml(document)
+        sys.stdout.write(text)
+    else:
+        out = Console(highlight=False)
+        with out.capture() as captured:
+            for renderable in render_plan(result, wide=output == "wide",
+                                          all_assignments=all_placements):
+                out.print(renderable)
+        sys.stdout.write(captured.get())
+    sys.stdout.flush()
+    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -1,0 +1,11 @@
+"""Exit codes, in one place."""
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    OK = 0  # every group schedulable
+    UNSCHEDULABLE = 1  # some group is not
+    INVALID = 2  # bad input or usage
+    INTERNAL = 3  # a bug in tasplan
+    INTERRUPTED = 130

@@ -1,0 +1,1 @@
+"""Renderers: they select and format results, never compute them."""

@@ -1,0 +1,63 @@
+"""PlanResult -> the ``tasplan/v1`` PlanReport document shared by JSON and YAML output.
+
+The contract: keys may be added, never renamed. Dict insertion order is fixed here, so the
+same result always serialises to the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tasplan.model.quantity import format_quantity
+from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+
+API_VERSION = "tasplan/v1"
+
+
+def plan_document(result: PlanResult) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "PlanReport",
+        "summary": {
+            "nodes": result.nodes,
+            "pods": result.pods,
+            "groups": len(result.groups),
+            "schedulable": sum(1 for g in result.groups if g.schedulable),
+        },
+        "warnings": list(result.warnings),
+        "groups": [_group(g) for g in result.groups],
+    }
+
+
+def _group(g: GroupResult) -> dict[str, Any]:
+    return {
+        "name": g.group.key,
+        "kind": g.group.kind,
+        "policy": g.group.policy.value,
+        "minCount": g.group.min_count,
+        "topologyKey": g.group.topology_key,
+        "pendingPods": g.pending,
+        "scheduledPods": g.scheduled,
+        "schedulable": g.schedulable,
+        "selected": g.selected,
+        "tiedWith": list(g.tied_with),
+        "message": g.message,
+        "error": g.error,
+        "placements": [_placement(p) for p in g.placements],
+    }
+
+
+def _placement(p: PlacementResult) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "nodes": len(p.nodes),
+        "feasible": p.feasible,
+        "score": p.score,
+        "scores": dict(p.scores),
+        "tied": p.tied,
+        "placed": p.placed,
+        "status": p.status,
+        "free": {r: format_quantity(r, v) for r, v in p.free.items()},
+        "assignments": dict(p.assignments),
+        "unplaced": dict(p.unplaced),
+    }

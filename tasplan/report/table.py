@@ -1,0 +1,90 @@
+"""Rich renderables for ``check``: a ranked placement table and assignments per group."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.report.formatting import human, short_resource
+
+
+def render_plan(result: PlanResult, *, wide: bool = False,
+                all_assignments: bool = False) -> Iterator[RenderableType]:
+    for warning in result.warnings:
+        yield Text(f"warning: {warning}", style="yellow")
+    for group in result.groups:
+        yield from render_group(group, wide=wide, all_assignments=all_assignments)
+
+
+def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterator[RenderableType]:
+    key = g.group.topology_key or "(none)"
+    title = Text.assemble(
+        (g.group.key, "bold"),
+        f"  {g.group.kind} · {g.group.policy.value} minCount={g.group.min_count} · "
+        f"topology={key} · pending={g.pending} scheduled={g.scheduled}",
+    )
+    parts: list[RenderableType] = [Text(""), title]
+    if g.placements:
+        parts.append(_placements_table(g, wide=wide))
+    shown = [p for p in g.placements if p.feasible] if all_assignments else \
+        [p for p in g.placements if p.name == g.selected]
+    for placement in shown:
+        parts.append(_assignments_table(placement, wide=wide))
+    verdict_style = "bold green" if g.schedulable else "bold red"
+    verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
+    parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
+    yield Group(*parts)
+
+
+def _placements_table(g: GroupResult, *, wide: bool) -> Table:
+    scorers = sorted({name for p in g.placements for name in p.scores})
+    resources = list(dict.fromkeys(r for p in g.placements for r in p.free))
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("PLACEMENT")
+    table.add_column("NODES", justify="right")
+    table.add_column("FEASIBLE")
+    table.add_column("PODS", justify="right")
+    table.add_column("SCORE", justify="right")
+    for name in scorers:
+        table.add_column(name, justify="right")
+    table.add_column("FREE AFTER")
+    if wide:
+        table.add_column("STATUS")
+        table.add_column("NODE NAMES")
+    needed = max(g.group.min_count - g.scheduled, 0)
+    for rank, p in enumerate(g.placements, 1):
+        selected = p.name == g.selected
+        marker = "▶" if selected else ("=" if p.tied else "")
+        style = "bold green" if selected else ("" if p.feasible else "dim")
+        row = [
+            f"{marker}{rank}",
+            p.name if p.name else '""',
+            str(len(p.nodes)),
+            "yes" if p.feasible else "no",
+            f"{p.placed}/{g.pending} (min {needed})",
+            "-" if p.score is None else str(p.score),
+            *[str(p.scores[s]) if s in p.scores else "-" for s in scorers],
+            " ".join(f"{short_resource(r)}={human(r, p.free[r])}" for r in resources
+                     if r in p.free),
+        ]
+        if wide:
+            row += [p.status or "-", ",".join(p.nodes)]
+        table.add_row(*row, style=style)
+    return table
+
+
+def _assignments_table(p: PlacementResult, *, wide: bool) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold",
+                  title=f"assignments in {p.name!r}", title_justify="left", title_style="italic")
+    table.add_column("POD")
+    table.add_column("NODE")
+    for pod, node in p.assignments.items():
+        table.add_row(pod, node)
+    for pod, reason in p.unplaced.items():
+        table.add_row(pod, Text(f"<none>: {reason}", style="red"))
+    return table
