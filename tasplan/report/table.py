@@ -33,7 +33,8 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     shown = [p for p in g.placements if p.feasible] if all_assignments else \
         [p for p in g.placements if p.name == g.selected]
     for placement in shown:
-        parts.append(_assignments_table(placement, wide=wide))
+        parts.append(Text(f"assignments in {placement.name!r}:", style="italic"))
+        parts.append(_assignments_table(placement))
     verdict_style = "bold green" if g.schedulable else "bold red"
     verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
     parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
@@ -78,9 +79,8 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Table:
     return table
 
 
-def _assignments_table(p: PlacementResult, *, wide: bool) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold",
-                  title=f"assignments in {p.name!r}", title_justify="left", title_style="italic")
+def _assignments_table(p: PlacementResult) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold")
     table.add_column("POD")
     table.add_column("NODE")
     for pod, node in p.assignments.items():
