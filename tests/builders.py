@@ -52,7 +52,7 @@ def make_group(name: str = "pg", *, min_count: int | None = 3, key: str | None =
                namespace: str = "default", priority: int | None = None) -> PodGroup:
     policy = Policy.GANG if min_count is not None else Policy.BASIC
     return PodGroup(f"{namespace}/{name}", namespace, policy, min_count or 1, key, "PodGroup",
-                    "scheduling.k8s.io/v1beta1", WORKLOAD, next(_order), priority)
+                    "scheduling.k8s.io/v1beta1", WORKLOAD, next(_order), priority, planned=True)
 
 
 def gang_pods(group: PodGroup, n: int, cpu: float = 1, prefix: str | None = None,

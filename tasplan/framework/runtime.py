@@ -111,13 +111,20 @@ class Framework:
         """Every generator sees the parent; generators returning it unchanged are ignored;
         two or more constraining ones are combined by node-set intersection, names joined
         with "/" (upstream ``RunPlacementGeneratePlugins``)."""
-        constraining: list[list[Placement]] = []
+        constraining: list[tuple[PlacementGeneratePlugin, list[Placement]]] = []
         for plugin in self.placement_generators:
             placements, status = plugin.generate_placements(ctx, parent, nodes)
             if status is not None and not status.success:
                 return [], status.with_plugin(plugin.name)
             if len(placements) == 1 and placements[0].nodes == parent.nodes:
                 continue
+            constraining.append((plugin, placements))
+        if not constraining:
+            return [parent], None
+        if len(constraining) == 1:  # one generator's placements are used verbatim
+            return constraining[0][1], None
+        # Names are joined with "/" when merging, so they must be non-empty, "/"-free, unique.
+        for plugin, placements in constraining:
             for p in placements:
                 if not p.name or "/" in p.name:
                     return [], error(f"plugin {plugin.name} returned invalid placement name "
@@ -125,13 +132,8 @@ class Framework:
             if len({p.name for p in placements}) != len(placements):
                 return [], error(f"plugin {plugin.name} returned duplicate placement names"
                                  ).with_plugin(plugin.name)
-            constraining.append(placements)
-        if not constraining:
-            return [parent], None
-        if len(constraining) == 1:
-            return constraining[0], None
         merged = []
-        for combo in product(*constraining):
+        for combo in product(*(placements for _, placements in constraining)):
             common = set(combo[0].nodes).intersection(*(p.nodes for p in combo[1:]))
             if common:
                 merged.append(Placement("/".join(p.name for p in combo), tuple(sorted(common))))
