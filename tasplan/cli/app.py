@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -31,6 +32,11 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
+# Set by main(): a real process may skip interpreter teardown (freeing a multi-GB snapshot
+# object by object takes seconds); in-process callers such as tests keep normal exits.
+_FAST_EXIT = False
+
+
 def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     """Run a command body; bad input is one line on stderr and exit 2, never a traceback."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -49,6 +55,10 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
         err.print(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for "
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
+    if _FAST_EXIT:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(code))
     raise typer.Exit(int(code))
 
 
@@ -95,4 +105,6 @@ def version() -> None:
 
 
 def main() -> None:
+    global _FAST_EXIT
+    _FAST_EXIT = True
     app(prog_name=Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan")

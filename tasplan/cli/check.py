@@ -30,7 +30,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
                          "Workloads, Jobs or pods that reference a pod group)"
                          + (f"; {hints}" if hints else ""))
     with err.status("planning…") if err.is_terminal else _nothing():
-        result = plan(snapshot)
+        # Machine-readable output lists assignments for every feasible placement.
+        result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"))
     if output in ("json", "yaml"):
         document = plan_document(result)
         text = to_json(document) if output == "json" else to_yaml(document)

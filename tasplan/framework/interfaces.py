@@ -58,8 +58,13 @@ class PlacementGeneratePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PlacementFeasiblePlugin(Plugin, Protocol):
-    """Re-evaluated before and after each pod of a placement: SUCCESS, WAIT (not yet) or
-    UNSCHEDULABLE (the placement can no longer succeed - stop simulating it)."""
+    """SUCCESS, WAIT (not yet) or UNSCHEDULABLE (the placement can no longer succeed - stop
+    simulating it), from the number of pods still to try and already scheduled.
+
+    Contract (upstream's GangScheduling keeps it): the answer depends only on ``remaining``
+    and ``scheduled``, and a pod that fits never turns it into UNSCHEDULABLE. So the planner
+    asks before the first pod, after every pod that does not fit, and once at the end,
+    instead of after every pod."""
 
     def placement_feasible(self, ctx: GroupContext, remaining: int, scheduled: int) -> Status: ...
 
@@ -68,7 +73,10 @@ class PlacementFeasiblePlugin(Plugin, Protocol):
 class PlacementScorePlugin(Plugin, Protocol):
     """Scores a feasible placement from its proposed assignments; the node state passed in
     is the state before the proposals. Optional ``normalize_placement_scores(scores) ->
-    list[int]`` maps raw scores of all feasible placements into [0, 100]."""
+    list[int]`` maps raw scores of all feasible placements into [0, 100]. A plugin whose
+    score reads only the proposed pods, never their nodes, sets ``reads_assigned_nodes =
+    False``; the planner may then score placements of identical pods from exact counts
+    without choosing their nodes one by one."""
 
     def score_placement(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tasplan.model.node import Node
 from tasplan.model.pod import HostPort, Pod
+from tasplan.model.snapshot import EMPTY_USAGE, NodeUsage
 
 
 class NodeInfo:
@@ -16,14 +17,14 @@ class NodeInfo:
     __slots__ = ("generation", "index", "node", "non_zero_cpu", "non_zero_memory", "pods",
                  "ports", "requested")
 
-    def __init__(self, node: Node, index: int) -> None:
+    def __init__(self, node: Node, index: int, usage: NodeUsage = EMPTY_USAGE) -> None:
         self.node = node
         self.index = index
-        self.requested: dict[str, int] = {}
-        self.non_zero_cpu = 0
-        self.non_zero_memory = 0
-        self.pods: list[Pod] = []
-        self.ports: list[HostPort] = []
+        self.requested: dict[str, int] = dict(usage.requested)
+        self.non_zero_cpu = usage.non_zero_cpu
+        self.non_zero_memory = usage.non_zero_memory
+        self.pods: list[Pod] = list(usage.pods)
+        self.ports: list[HostPort] = list(usage.ports)
         self.generation = 0
 
     @property
@@ -57,6 +58,19 @@ class NodeInfo:
         for port in pod.host_ports:
             self.ports.remove(port)
         self.generation += 1
+
+    def with_copies(self, pod: Pod, copies: int) -> NodeInfo:
+        """A detached copy of this node with ``copies`` more copies of ``pod`` on it: what a
+        filter would see after that many identical pods were assumed."""
+        clone = NodeInfo(self.node, self.index)
+        clone.requested = dict(self.requested)
+        for name, value in pod.requests.items():
+            clone.requested[name] = clone.requested.get(name, 0) + value * copies
+        clone.non_zero_cpu = self.non_zero_cpu + pod.non_zero[0] * copies
+        clone.non_zero_memory = self.non_zero_memory + pod.non_zero[1] * copies
+        clone.pods = self.pods + [pod] * copies
+        clone.ports = self.ports + list(pod.host_ports) * copies
+        return clone
 
     def free(self, resource: str) -> int:
         return self.node.allocatable.get(resource, 0) - self.requested.get(resource, 0)

@@ -76,6 +76,8 @@ class Framework:
             )
             for ref in profile.placement_score
         ]
+        self.placement_scores_read_nodes = any(
+            getattr(e.plugin, "reads_assigned_nodes", True) for e in self.placement_scores)
         total = sum(s.weight for s in self.scores) * MAX_NODE_SCORE
         if total > MAX_TOTAL_WEIGHT:
             raise ProfileError("<profile>", f"total score weight {total} would overflow")
@@ -116,7 +118,7 @@ class Framework:
             placements, status = plugin.generate_placements(ctx, parent, nodes)
             if status is not None and not status.success:
                 return [], status.with_plugin(plugin.name)
-            if len(placements) == 1 and placements[0].nodes == parent.nodes:
+            if len(placements) == 1 and placements[0] is parent:  # "no constraint"
                 continue
             constraining.append((plugin, placements))
         if not constraining:

@@ -6,7 +6,7 @@ allocate nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -53,7 +53,9 @@ class Status:
         return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def with_plugin(self, name: str) -> Status:
-        return replace(self, plugin=name)
+        if self.plugin == name:
+            return self
+        return Status(self.code, self.reasons, self.details, name)
 
 
 def unschedulable(*reasons: str, unresolvable: bool = False, details: tuple = ()) -> Status:

@@ -50,8 +50,12 @@ class GroupContext:
 
 @dataclass(frozen=True, slots=True)
 class ProposedAssignment:
+    """A pod the simulation placed. ``node`` is None when the placement's outcome was
+    counted rather than simulated node by node; that only happens when every placement
+    scorer declares ``reads_assigned_nodes = False``."""
+
     pod: Pod
-    node: NodeInfo
+    node: NodeInfo | None
 
 
 class CycleState(dict):

@@ -232,7 +232,10 @@ def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str
 def _host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
     ports = []
     for i, c in enumerate(spec.get("containers") or ()):
-        for k, p in enumerate(c.get("ports") or () if isinstance(c, dict) else ()):
+        declared = c.get("ports") if isinstance(c, dict) else None
+        if not declared:
+            continue
+        for k, p in enumerate(declared):
             if not isinstance(p, dict) or not p.get("hostPort"):
                 continue
             field = f"{path}.containers[{i}].ports[{k}]"

@@ -13,16 +13,28 @@ from tasplan.model.source import Source
 class ObjectFields:
     """Wraps one raw object so decoders can ask for typed fields and fail precisely."""
 
-    __slots__ = ("kind", "name", "obj", "source")
+    __slots__ = ("obj", "source")
 
     def __init__(self, source: Source, obj: Mapping[str, Any]) -> None:
+        # Cheap on purpose: one is made per object on the load path; names are derived
+        # only when an error needs them.
         self.source = source
         self.obj = obj
-        self.kind = obj.get("kind", "object")
-        meta = obj.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
-        ns = meta.get("namespace") if isinstance(meta, dict) else None
-        self.name = f"{ns}/{name}" if ns and name else (name or "")
+
+    @property
+    def kind(self) -> str:
+        kind = self.obj.get("kind")
+        return kind if isinstance(kind, str) and kind else "object"
+
+    @property
+    def name(self) -> str:
+        meta = self.obj.get("metadata")
+        if not isinstance(meta, dict):
+            return ""
+        name, ns = meta.get("name"), meta.get("namespace")
+        if not isinstance(name, str):
+            return ""
+        return f"{ns}/{name}" if isinstance(ns, str) and ns else name
 
     def error(self, field: str, message: str) -> InputError:
         prefix = self.source.field_prefix()

@@ -185,6 +185,7 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         priority_classes=classes,
         ignored=dict(sorted(ignored.items())),
         warnings=tuple(warnings),
+        documents=tuple(docs),
     )
 
 

@@ -27,9 +27,14 @@ class HostPort:
         return self.ip == other.ip or "0.0.0.0" in (self.ip, other.ip)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Pod:
     """A pod in the snapshot or synthesised from a Job template.
+
+    Not frozen, unlike the rest of the model, on purpose: one is built per pod of the
+    snapshot (150k in a 5k-node cluster) and a frozen dataclass's ``__init__`` costs 2-3x as
+    much. Treat it as immutable: derive changed copies with ``dataclasses.replace``.
+    Identity equality: two pod objects are the same pod only if they are the same object.
 
     ``requests`` are upstream ``PodRequests`` in canonical integers (no ``pods`` slot);
     ``non_zero`` is (milli_cpu, memory_bytes) with the scoring defaults for missing requests.

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
-from tasplan.model.pod import Pod
+from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,12 +20,57 @@ class PriorityClass:
     preemption_policy: str = "PreemptLowerPriority"
 
 
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    """What the bound, non-terminal pods of a node hold: upstream NodeInfo's starting point."""
+
+    requested: Mapping[str, int]
+    non_zero_cpu: int
+    non_zero_memory: int
+    pods: tuple[Pod, ...]
+    ports: tuple[HostPort, ...]
+
+
+EMPTY_USAGE = NodeUsage({}, 0, 0, (), ())
+
+
+def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[dict, dict]:
+    """Node name -> NodeUsage for the nodes that have pods, and node name -> count of pods
+    bound to nodes missing from the snapshot (their requests cannot be counted)."""
+    names = {n.name for n in nodes}
+    acc: dict[str, tuple[dict, list, list, list]] = {}
+    missing: dict[str, int] = {}
+    for pod in pods:
+        name = pod.node_name
+        if not name or pod.phase in TERMINAL_PHASES:
+            continue
+        if name not in names:
+            missing[name] = missing.get(name, 0) + 1
+            continue
+        entry = acc.get(name)
+        if entry is None:
+            entry = acc[name] = ({}, [0, 0], [], [])
+        requested, non_zero, on_node, ports = entry
+        for resource, value in pod.requests.items():
+            requested[resource] = requested.get(resource, 0) + value
+        cpu, mem = pod.non_zero
+        non_zero[0] += cpu
+        non_zero[1] += mem
+        on_node.append(pod)
+        if pod.host_ports:
+            ports.extend(pod.host_ports)
+    usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports))
+             for name, (req, nz, on, ports) in acc.items()}
+    return usage, missing
+
+
 @dataclass(frozen=True)
 class ClusterSnapshot:
     """Nodes sorted by name, pods and groups in input order.
 
     ``ignored`` counts objects of kinds tasplan does not use (Services, Deployments, ...),
-    so reports can say what was skipped instead of dropping it silently.
+    so reports can say what was skipped instead of dropping it silently. ``usage`` (node
+    name -> NodeUsage) is derived from nodes and pods when not given.
     """
 
     nodes: tuple[Node, ...]
@@ -34,6 +79,21 @@ class ClusterSnapshot:
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
     ignored: Mapping[str, int] = field(default_factory=Counter)
     warnings: tuple[str, ...] = ()
+    usage: Mapping[str, NodeUsage] | None = None
+    unknown_nodes: Mapping[str, int] = field(default_factory=dict)
+    # The parsed input objects. Kept so their (large) memory is released together with the
+    # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
+    # as long as parsing it, and a one-shot CLI run never needs to pay that.
+    documents: tuple = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.usage is None:
+            usage, missing = index_usage(self.nodes, self.pods)
+            object.__setattr__(self, "usage", usage)
+            object.__setattr__(self, "unknown_nodes", missing)
+
+    def node_usage(self, name: str) -> NodeUsage:
+        return self.usage.get(name, EMPTY_USAGE)
 
     @cached_property
     def node_index(self) -> dict[str, int]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tasplan.errors import InternalError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
-from tasplan.plan.placement_cycle import Simulation, simulate_placement
+from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
 
@@ -19,8 +20,15 @@ NO_POD_SCHEDULED = "no pods were schedulable"
 
 
 def schedule_group(
-    fw: Framework, ctx: GroupContext, nodes: Sequence[NodeInfo], statement: Statement
+    fw: Framework,
+    ctx: GroupContext,
+    nodes: Sequence[NodeInfo],
+    statement: Statement,
+    *,
+    all_assignments: bool = False,
 ) -> GroupResult:
+    """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
+    the selected one (what ``--all`` and JSON output show)."""
     group = ctx.group
     pending, scheduled = len(ctx.pending), len(ctx.scheduled)
 
@@ -45,24 +53,37 @@ def schedule_group(
 
     signatures = [pod.signature() for pod in ctx.pending]
     static_cache: dict = {}
+    count = Count.NEVER
+    if len(set(signatures)) == 1:
+        count = Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
+
+    def simulate(placement: Placement, mode: Count) -> Simulation:
+        return simulate_placement(fw, ctx, placement, nodes, statement, static_cache,
+                                  signatures, count=mode)
+
     try:
-        sims = [simulate_placement(fw, ctx, p, nodes, statement, static_cache, signatures)
-                for p in placements]
+        sims = [simulate(p, count) for p in placements]
+        feasible = [s for s in sims if s.feasible]
+        if not feasible:
+            ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
+            first = sims[0].status.message
+            return result(False, f"0/{len(sims)} placements are available, first placement "
+                          f"status: {first}", placements=ranked)
+
+        parts = fw.run_placement_score(ctx, [(s.placement, s.proposed) for s in feasible],
+                                       nodes)
+        totals = [sum(p.values()) for p in parts]
+        order = sorted(range(len(feasible)),
+                       key=lambda i: (-totals[i], feasible[i].placement.name))
+        best = order[0]
+        # Counted placements get their nodes chosen pod by pod only where they are shown.
+        for i in order if all_assignments else [best]:
+            if not feasible[i].simulated:
+                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER),
+                                         feasible[i])
     except PluginError as exc:
         return result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
 
-    feasible = [s for s in sims if s.feasible]
-    if not feasible:
-        ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
-        first = sims[0].status.message
-        return result(False, f"0/{len(sims)} placements are available, first placement "
-                      f"status: {first}", placements=ranked)
-
-    parts = fw.run_placement_score(ctx, [(s.placement, s.proposed) for s in feasible], nodes)
-    totals = [sum(p.values()) for p in parts]
-    order = sorted(range(len(feasible)),
-                   key=lambda i: (-totals[i], feasible[i].placement.name))
-    best = order[0]
     tied = tuple(feasible[i].placement.name for i in order[1:] if totals[i] == totals[best])
     winner = feasible[best]
     ranked = [
@@ -86,8 +107,18 @@ def schedule_group(
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 
 
+def _simulated(sim: Simulation, counted: Simulation) -> Simulation:
+    """The pod-by-pod run must agree with the count it replaces, or the count is wrong."""
+    if (sim.placed, sim.feasible) != (counted.placed, counted.feasible):
+        raise InternalError(
+            f"placement {sim.placement.name!r}: simulation placed {sim.placed} pods "
+            f"(feasible={sim.feasible}) but capacity counting said {counted.placed} "
+            f"(feasible={counted.feasible})")
+    return sim
+
+
 def _infeasible_rank(sim: Simulation) -> tuple[int, str]:
-    return -len(sim.proposed), sim.placement.name
+    return -sim.placed, sim.placement.name
 
 
 def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = None,
@@ -97,11 +128,13 @@ def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = N
         nodes=tuple(nodes[i].node.name for i in sim.placement.nodes),
         feasible=sim.feasible,
         status=sim.status.message,
-        assignments={a.pod.key: a.node.node.name for a in sim.proposed},
+        placed=sim.placed,
+        assignments={a.pod.key: a.node.node.name for a in sim.proposed if a.node is not None},
         unplaced=sim.unplaced,
         diagnoses=sim.diagnoses,
         score=score,
         scores=scores or {},
         free=sim.free,
         tied=tied,
+        simulated=sim.simulated,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from tasplan.framework.diagnosis import Diagnosis
 from tasplan.framework.node_info import NodeInfo
@@ -15,18 +16,33 @@ from tasplan.framework.status import Code, Status
 from tasplan.framework.types import GroupContext, Placement, ProposedAssignment
 from tasplan.plan.pod_cycle import ClassCursor, StaticResult
 
+
+class Count(Enum):
+    """When a placement may be decided from capacity counts (groups of identical pods)."""
+
+    NEVER = 0  # always choose nodes pod by pod
+    INFEASIBLE = 1  # counts may reject a placement; feasible ones are simulated
+    ALWAYS = 2  # counts decide and score; the caller simulates the placements it shows
+
+
 # Resources shown as "free" for a domain, besides any extended resource its nodes offer.
 SUMMARY_RESOURCES = ("cpu", "memory")
 
 
 @dataclass(frozen=True)
 class Simulation:
+    """``placed`` counts the pods that got a node. ``simulated`` is False when the outcome
+    was counted from exact capacities without choosing nodes pod by pod: then the proposals
+    carry no node."""
+
     placement: Placement
     status: Status
     proposed: tuple[ProposedAssignment, ...]
+    placed: int
     unplaced: dict[str, str]
     diagnoses: dict[str, Diagnosis]
     free: dict[str, int]
+    simulated: bool = True
 
     @property
     def feasible(self) -> bool:
@@ -41,17 +57,30 @@ def simulate_placement(
     statement: Statement,
     static_cache: dict[tuple, dict[int, StaticResult]],
     signatures: Sequence[tuple],
+    *,
+    count: Count = Count.NEVER,
 ) -> Simulation:
-    """``static_cache`` (class signature -> node index -> static filter result) is shared by
-    all placements of the group: static results do not depend on what is assumed."""
-    checkpoint = statement.checkpoint()
+    """Evaluate one placement from the current state and leave that state unchanged.
+
+    ``static_cache`` (class signature -> node index -> static filter result) is shared by
+    all placements of the group: static results do not depend on what is assumed.
+    ``count`` says when a group of identical pods may be decided from exact capacity counts
+    instead of pod-by-pod node choice (see ``_count``).
+    """
     members = [nodes[i] for i in placement.nodes]
+    cursors: dict[tuple, ClassCursor] = {}
+    if count != Count.NEVER:
+        counted = _count(fw, ctx, placement, members, statement, static_cache, signatures[0],
+                         cursors)
+        if counted is not None and (count == Count.ALWAYS or not counted.feasible):
+            return counted
+
+    checkpoint = statement.checkpoint()
     remaining, scheduled = len(ctx.pending), len(ctx.scheduled)
     status = fw.run_placement_feasible(ctx, remaining, scheduled)
     proposed: list[ProposedAssignment] = []
     unplaced: dict[str, str] = {}
     diagnoses: dict[str, Diagnosis] = {}
-    cursors: dict[tuple, ClassCursor] = {}
     for k, pod in enumerate(ctx.pending):
         if status.code == Code.UNSCHEDULABLE:
             unplaced[pod.key] = f"not attempted: {status.message}"
@@ -70,15 +99,77 @@ def simulate_placement(
         else:
             unplaced[pod.key] = diagnosis.message
             diagnoses[pod.key] = diagnosis
+            status = fw.run_placement_feasible(ctx, remaining, scheduled)
+    if status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
-    if status.code == Code.WAIT:  # a trailing Wait means minCount was never reached
-        status = Status(Code.UNSCHEDULABLE, status.reasons, plugin=status.plugin)
+    status = _final(status)
     free = _free(members)
     statement.rollback(checkpoint)
-    return Simulation(placement, status, tuple(proposed), unplaced, diagnoses, free)
+    return Simulation(placement, status, tuple(proposed), len(proposed), unplaced, diagnoses,
+                      free)
 
 
-def _free(members: Sequence[NodeInfo]) -> dict[str, int]:
+def _final(status: Status) -> Status:
+    """A trailing Wait means minCount was never reached."""
+    if status.code == Code.WAIT:
+        return Status(Code.UNSCHEDULABLE, status.reasons, plugin=status.plugin)
+    return status
+
+
+def _count(
+    fw: Framework,
+    ctx: GroupContext,
+    placement: Placement,
+    members: list[NodeInfo],
+    statement: Statement,
+    static_cache: dict,
+    signature: tuple,
+    cursors: dict,
+) -> Simulation | None:
+    """For a group of identical pods the outcome sequence is known without choosing nodes:
+    the greedy loop fills nodes until none can take another pod, so the first
+    ``min(sum(capacity), pods)`` pods fit and every later one fails with the same diagnosis.
+    Replaying PlacementFeasible over that sequence gives upstream's exact verdict; the
+    proposals carry no node. None when a dynamic filter cannot state its capacity."""
+    first = ctx.pending[0]
+    cursor = cursors[signature] = ClassCursor(fw, first, members, statement,
+                                              static_cache.setdefault(signature, {}))
+    capacity = cursor.capacity()
+    if capacity is None:
+        return None
+    fit = min(sum(capacity), len(ctx.pending))
+    remaining, scheduled = len(ctx.pending), len(ctx.scheduled)
+    status = fw.run_placement_feasible(ctx, remaining, scheduled)
+    unplaced: dict[str, str] = {}
+    diagnoses: dict[str, Diagnosis] = {}
+    failure: Diagnosis | None = None
+    if status.code == Code.UNSCHEDULABLE:
+        fit = 0
+    else:
+        remaining, scheduled = remaining - fit, scheduled + fit
+    for pod in ctx.pending[fit:]:
+        if status.code == Code.UNSCHEDULABLE:
+            unplaced[pod.key] = f"not attempted: {status.message}"
+            continue
+        if failure is None:
+            failure = cursor.saturated_diagnosis(capacity)
+        unplaced[pod.key] = failure.message
+        diagnoses[pod.key] = failure
+        remaining -= 1
+        status = fw.run_placement_feasible(ctx, remaining, scheduled)
+    if status.code != Code.UNSCHEDULABLE:
+        status = fw.run_placement_feasible(ctx, remaining, scheduled)
+    status = _final(status)
+    # Scorers only see feasible placements: skip building proposals for the others.
+    proposed = tuple(ProposedAssignment(pod, None) for pod in ctx.pending[:fit]) \
+        if status.success else ()
+    return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
+                      _free(members, (first, fit)), simulated=False)
+
+
+def _free(members: Sequence[NodeInfo], unassumed: tuple | None = None) -> dict[str, int]:
+    """Allocatable minus requested over the domain; ``unassumed`` = (pod, copies) placed but
+    not assumed on any node."""
     resources = list(SUMMARY_RESOURCES)
     extra = sorted({r for n in members for r in n.node.allocatable
                     if "/" in r and not r.startswith("hugepages")})
@@ -86,4 +177,7 @@ def _free(members: Sequence[NodeInfo]) -> dict[str, int]:
     for resource in resources + extra:
         free[resource] = sum(n.node.allocatable.get(resource, 0) - n.requested.get(resource, 0)
                              for n in members)
+        if unassumed is not None:
+            pod, copies = unassumed
+            free[resource] -= pod.requests.get(resource, 0) * copies
     return free

@@ -18,20 +18,13 @@ from tasplan.plugins.registry import in_tree_registry
 
 
 def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[str]]:
-    """Node usage from bound, non-terminal pods. Pods on nodes missing from the snapshot
-    are reported, not counted."""
-    infos = [NodeInfo(node, i) for i, node in enumerate(snapshot.nodes)]
-    index = snapshot.node_index
-    missing: dict[str, int] = {}
-    for pod in snapshot.pods:
-        if pod.node_name and not pod.terminal:
-            i = index.get(pod.node_name)
-            if i is None:
-                missing[pod.node_name] = missing.get(pod.node_name, 0) + 1
-            else:
-                infos[i].add_pod(pod)
+    """Mutable node state starting from the snapshot's usage index. Pods on nodes missing
+    from the snapshot are reported, not counted."""
+    infos = [NodeInfo(node, i, snapshot.node_usage(node.name))
+             for i, node in enumerate(snapshot.nodes)]
     warnings = [f"{n} pod(s) are bound to node {name}, which is not in the snapshot; "
-                "their requests are not counted" for name, n in sorted(missing.items())]
+                "their requests are not counted"
+                for name, n in sorted(snapshot.unknown_nodes.items())]
     return infos, warnings
 
 
@@ -45,9 +38,14 @@ def plan(
     snapshot: ClusterSnapshot,
     profile: Profile | None = None,
     registry: Registry | None = None,
+    *,
+    all_assignments: bool = False,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
-    order; each group's selected assignments are assumed before the next group."""
+    order; each group's selected assignments are assumed before the next group.
+
+    Pod -> node assignments are worked out for the selected placement of each group; with
+    ``all_assignments`` for every feasible placement too (slower on large groups)."""
     fw = Framework(profile or default_profile(), registry or in_tree_registry())
     infos, warnings = build_node_infos(snapshot)
     statement = Statement()
@@ -60,6 +58,7 @@ def plan(
         pending = sorted((p for p in pods if not p.node_name), key=lambda p: (-p.priority, p.order))
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
         ctx = GroupContext(group, tuple(pending), scheduled)
-        results.append(schedule_group(fw, ctx, infos, statement))
+        results.append(schedule_group(fw, ctx, infos, statement,
+                                      all_assignments=all_assignments))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings))

@@ -3,12 +3,14 @@
 Pods of a group are usually identical, so the per-pod algorithm runs per equivalence class
 (pods with equal ``Pod.signature()``): static filter results are computed once per class
 and node, and after each assumption only the nodes that changed are re-filtered and
-re-scored (found through the Statement's log). The result is the same node, pod for pod,
-as running the full filter/score loop for every pod.
+re-scored (found through the Statement's log). Node totals live in a heap with lazy
+invalidation, so picking the best node costs O(log n). The node chosen is the same, pod for
+pod, as running the full filter/score loop over every node for every pod.
 """
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, insort
 from collections.abc import Sequence
 
@@ -18,7 +20,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import Status
-from tasplan.framework.types import CycleState, Scope
+from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.pod import Pod
 
 # Static filter outcome of one node for one class: None, or (filter position, status).
@@ -72,16 +74,22 @@ class ClassCursor:
         self._dyn_scores = [(s.plugin, s.weight, s.normalize) for s in active
                             if s.plugin.scope != Scope.STATIC]
         self._cluster_scope |= any(s.plugin.scope == Scope.CLUSTER for s in active)
+        # With a normalising dynamic score a node's total depends on every other node, so
+        # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
+        self._static_scores = self._prepare_static_scores(active)
 
         n = len(nodes)
         self._fail: list[Status | None] = [None] * n
-        self._dyn_raw: list[list[int]] = [[0] * len(self._dyn_scores) for _ in range(n)]
         self._feasible: list[int] = []
+        self._dyn_raw: list[list[int]] = [[] for _ in range(n)]
+        self._dyn_total = [0] * n
+        self._static_total = [0] * n
+        self._static_stale = bool(self._static_scores)
+        self._version = [0] * n
+        self._heap: list[tuple[int, int, int]] = []
         for i in range(n):
             self._refresh(i)
-        self._static_scores = self._prepare_static_scores(active)
-        self._static_total: list[int] | None = None
         self._position = statement.checkpoint()
         self._last_failure: Diagnosis | None = None
 
@@ -95,10 +103,10 @@ class ClassCursor:
                     return pos, _stamp(status, plugin.name)
         return None
 
-    def _node_status(self, i: int) -> Status | None:
+    def _node_status(self, i: int, info: NodeInfo) -> Status | None:
         static = self._static[i]
         limit = static[0] if static is not None else self._filter_count
-        info, state, pod = self._nodes[i], self._state, self._pod
+        state, pod = self._state, self._pod
         for pos, plugin in self._dyn_filters:
             if pos >= limit:
                 break
@@ -107,32 +115,43 @@ class ClassCursor:
                 return _stamp(status, plugin.name)
         return static[1] if static is not None else None
 
+    def _fixed(self, i: int) -> bool:
+        """True when a static filter rejects node ``i`` before any dynamic filter runs."""
+        static = self._static[i]
+        return static is not None and (not self._dyn_filters or
+                                       self._dyn_filters[0][0] >= static[0])
+
     def _refresh(self, i: int) -> None:
         """Re-filter and re-score node ``i`` after its state changed."""
-        static = self._static[i]
-        if static is not None and (not self._dyn_filters or self._dyn_filters[0][0] >= static[0]):
-            self._fail[i] = static[1]  # no dynamic filter runs before the static rejection
+        self._version[i] += 1
+        if self._fixed(i):
+            self._fail[i] = self._static[i][1]
             return
-        was_feasible = self._fail[i] is None and self._is_listed(i)
-        status = self._fail[i] = self._node_status(i)
+        was_feasible = self._fail[i] is None and self._listed(i)
+        status = self._fail[i] = self._node_status(i, self._nodes[i])
         if status is None:
             state, pod, info = self._state, self._pod, self._nodes[i]
-            self._dyn_raw[i] = [p.score(state, pod, info) for p, _, _ in self._dyn_scores]
+            raw = self._dyn_raw[i] = [p.score(state, pod, info) for p, _, _ in self._dyn_scores]
+            self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
+                                                                    strict=True))
             if not was_feasible:
                 insort(self._feasible, i)
-                self._static_total = None
+                self._static_stale = bool(self._static_scores)
+            if not self._static_stale:
+                heapq.heappush(self._heap, (-(self._dyn_total[i] + self._static_total[i]), i,
+                                            self._version[i]))
         elif was_feasible:
             del self._feasible[bisect_left(self._feasible, i)]
-            self._static_total = None
+            self._static_stale = bool(self._static_scores)
 
-    def _is_listed(self, i: int) -> bool:
+    def _listed(self, i: int) -> bool:
         k = bisect_left(self._feasible, i)
         return k < len(self._feasible) and self._feasible[k] == i
 
     # -- scoring -----------------------------------------------------------------------------
 
     def _prepare_static_scores(self, active) -> list[tuple[int, object, list[int]]]:
-        """Raw static scores per candidate node. A plugin whose raw score is the same on every
+        """Raw static scores per node. A plugin whose raw score is the same on every
         candidate adds the same amount to every node, so it cannot change the choice and is
         dropped (after normalisation equal inputs stay equal)."""
         out = []
@@ -148,36 +167,36 @@ class ClassCursor:
                 out.append((entry.weight, entry.normalize, raw))
         return out
 
-    def _static_totals(self) -> list[int]:
-        if self._static_total is None:
-            total = [0] * len(self._nodes)
-            feasible = self._feasible
-            for weight, normalize, raw in self._static_scores:
-                scores = [raw[i] for i in feasible]
-                if normalize is not None:
-                    normalize(self._state, self._pod, scores)
-                for i, value in zip(feasible, scores, strict=True):
-                    total[i] += weight * value
-            self._static_total = total
-        return self._static_total
-
-    def _totals(self) -> list[int]:
-        total = list(self._static_totals()) if self._static_scores else [0] * len(self._nodes)
+    def _restatic(self) -> None:
+        """Static scores are normalised over the feasible nodes: recompute them when that set
+        changed, and rebuild the heap from the new totals."""
+        total = [0] * len(self._nodes)
         feasible = self._feasible
-        if not self._dyn_normalized:
-            weights = [w for _, w, _ in self._dyn_scores]
-            for i in feasible:
-                total[i] += sum(w * r for w, r in zip(weights, self._dyn_raw[i], strict=True))
-            return total
+        for weight, normalize, raw in self._static_scores:
+            scores = [raw[i] for i in feasible]
+            if normalize is not None:
+                normalize(self._state, self._pod, scores)
+            for i, value in zip(feasible, scores, strict=True):
+                total[i] += weight * value
+        self._static_total = total
+        self._heap = [(-(self._dyn_total[i] + total[i]), i, self._version[i]) for i in feasible]
+        heapq.heapify(self._heap)
+        self._static_stale = False
+
+    def _best_normalized(self) -> int:
+        """Every feasible node's total from scratch (dynamic scores normalise over all)."""
+        feasible = self._feasible
+        total = {i: self._static_total[i] for i in feasible}
         for k, (plugin, weight, normalize) in enumerate(self._dyn_scores):
             scores = [self._dyn_raw[i][k] for i in feasible]
             if normalize is not None:
                 normalize(self._state, self._pod, scores)
             for i, value in zip(feasible, scores, strict=True):
-                if not 0 <= value <= 100:
+                if not 0 <= value <= MAX_NODE_SCORE:
                     raise InternalError(f"{plugin.name} scored {value}, outside [0, 100]")
                 total[i] += weight * value
-        return total
+        # max() keeps the first maximum: feasible is in node-name order.
+        return max(feasible, key=total.__getitem__)
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -197,20 +216,60 @@ class ClassCursor:
         return True
 
     def next(self) -> tuple[NodeInfo | None, Diagnosis | None]:
-        """The node the next pod of this class would get, or why there is none."""
+        """The node the next pod of this class would get, or why there is none.
+
+        Ties go to the smallest node name (upstream picks one of the tied nodes at random).
+        """
         changed = self._sync()
         if not self._feasible:
             if self._last_failure is None or changed:
-                names = [info.node.name for info in self._nodes]
-                self._last_failure = Diagnosis(
-                    len(self._nodes),
-                    {names[i]: s for i, s in enumerate(self._fail) if s is not None},
-                )
+                self._last_failure = self._diagnosis(self._fail)
             return None, self._last_failure
         if len(self._feasible) == 1:  # upstream skips scoring for a single feasible node
             return self._nodes[self._feasible[0]], None
-        total = self._totals()
-        # max() keeps the first maximum: feasible is in node-name order, so ties go to the
-        # smallest name (upstream picks one of the tied nodes at random).
-        best = max(self._feasible, key=total.__getitem__)
-        return self._nodes[best], None
+        if self._static_stale:
+            self._restatic()
+        if self._dyn_normalized:
+            return self._nodes[self._best_normalized()], None
+        heap, version, fail = self._heap, self._version, self._fail
+        while True:
+            _, i, stamp = heap[0]
+            if stamp == version[i] and fail[i] is None:
+                return self._nodes[i], None
+            heapq.heappop(heap)
+
+    def _diagnosis(self, statuses: Sequence[Status | None]) -> Diagnosis:
+        nodes = self._nodes
+        return Diagnosis(len(nodes), {nodes[i].node.name: s for i, s in enumerate(statuses)
+                                      if s is not None})
+
+    # -- capacity ----------------------------------------------------------------------------
+
+    def capacity(self) -> list[int] | None:
+        """Per node, how many more pods of this class fit; None when a dynamic filter cannot
+        say (it reads other nodes, or has no ``capacity`` method).
+
+        For a class of identical pods the greedy loop places pods until every node is full,
+        so the number placed is ``min(sum(capacity), pods)`` whatever nodes it picks.
+        """
+        if self._cluster_scope or self._dyn_normalized:
+            return None
+        plugins = [f for _, f in self._dyn_filters]
+        if not all(hasattr(f, "capacity") for f in plugins):
+            return None
+        out = []
+        for i, info in enumerate(self._nodes):
+            if self._static[i] is not None or self._fail[i] is not None:
+                out.append(0)
+            else:
+                out.append(min(f.capacity(self._pod, info) for f in plugins))
+        return out
+
+    def saturated_diagnosis(self, capacity: Sequence[int]) -> Diagnosis:
+        """Why the next pod fails once every node holds ``capacity[i]`` more pods."""
+        statuses = [
+            self._fail[i] if self._fail[i] is not None or not capacity[i]
+            else self._node_status(i, info.with_copies(self._pod, capacity[i]))
+            for i, info in enumerate(self._nodes)
+        ]
+        return self._diagnosis(statuses)

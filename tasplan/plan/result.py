@@ -15,6 +15,7 @@ class PlacementResult:
 
     ``assignments`` pod key -> node for the pods that fit; ``unplaced`` pod key -> reason
     (upstream wording) for those that did not, with the node-level ``diagnoses`` behind it.
+    ``placed`` counts pods that got a node (also when ``assignments`` is not listed).
     ``score``/``scores`` are None/empty unless the placement was feasible; ``scores`` holds
     each placement scorer's weighted part. ``free`` is what the domain has left after the
     proposed assignments (allocatable minus requested, summed over its nodes).
@@ -24,6 +25,7 @@ class PlacementResult:
     nodes: tuple[str, ...]
     feasible: bool
     status: str
+    placed: int
     assignments: Mapping[str, str]
     unplaced: Mapping[str, str]
     diagnoses: Mapping[str, Diagnosis] = field(default_factory=dict)
@@ -31,10 +33,8 @@ class PlacementResult:
     scores: Mapping[str, int] = field(default_factory=dict)
     free: Mapping[str, int] = field(default_factory=dict)
     tied: bool = False
-
-    @property
-    def placed(self) -> int:
-        return len(self.assignments)
+    # False when rejected from exact capacity counts: ``assignments`` is then empty.
+    simulated: bool = True
 
 
 @dataclass(frozen=True)

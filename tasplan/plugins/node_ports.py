@@ -11,6 +11,7 @@ from tasplan.framework.types import CycleState, Scope
 from tasplan.model.pod import Pod
 from tasplan.plugins import names
 
+UNBOUNDED = 2**62
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
@@ -25,6 +26,13 @@ class NodePorts:
             if any(wanted.conflicts(used) for used in node.ports):
                 return unschedulable(ERR_REASON)
         return None
+
+
+    def capacity(self, pod: Pod, node: NodeInfo) -> int:
+        """Copies of ``pod`` that still fit: a host port can be taken once."""
+        if not pod.host_ports:
+            return UNBOUNDED
+        return 0 if self.filter(CycleState(), pod, node) is not None else 1
 
 
 def new(args: Mapping[str, Any]) -> NodePorts:

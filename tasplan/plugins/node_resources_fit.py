@@ -35,6 +35,7 @@ def insufficient_reason(resource: str) -> str:
 class NodeResourcesFit:
     name = names.NODE_RESOURCES_FIT
     scope = Scope.NODE
+    reads_assigned_nodes = False
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ from tasplan.plugins import names
 
 class PodGroupPodsCount:
     name = names.POD_GROUP_PODS_COUNT
+    reads_assigned_nodes = False
 
     def score_placement(
         self,

@@ -56,6 +56,7 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "scores": dict(p.scores),
         "tied": p.tied,
         "placed": p.placed,
+        "simulated": p.simulated,
         "status": p.status,
         "free": {r: format_quantity(r, v) for r, v in p.free.items()},
         "assignments": dict(p.assignments),
