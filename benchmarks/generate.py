@@ -90,8 +90,18 @@ BLOCK_KEY = "topology.example.com/block"
 GPU_TAINT = {"effect": "NoSchedule", "key": "nvidia.com/gpu", "value": "present"}
 GPU_TOLERATION = {"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Exists"}
 DEFAULT_TOLERATIONS = [
-    {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
-    {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300},
+    {
+        "effect": "NoExecute",
+        "key": "node.kubernetes.io/not-ready",
+        "operator": "Exists",
+        "tolerationSeconds": 300,
+    },
+    {
+        "effect": "NoExecute",
+        "key": "node.kubernetes.io/unreachable",
+        "operator": "Exists",
+        "tolerationSeconds": 300,
+    },
 ]
 DS_TOLERATIONS = [
     {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists"},
@@ -102,31 +112,97 @@ DS_TOLERATIONS = [
     {"effect": "NoSchedule", "key": "node.kubernetes.io/unschedulable", "operator": "Exists"},
 ]
 
-# name, namespace, image, cpu (m), memory (bytes), memory limit (bytes|None), tolerate-all, hostNetwork
+# name, namespace, image, cpu (m), memory (bytes), memory limit (bytes|None),
+# tolerate-all, hostNetwork
 DAEMONSETS = [
-    ("kube-proxy", "kube-system", "registry.k8s.io/kube-proxy:v1.37.0", 100, 128 * MI, None, True, True),
-    ("node-exporter", "monitoring", "quay.io/prometheus/node-exporter:v1.9.1", 50, 64 * MI, 128 * MI, True, True),
-    ("nvidia-device-plugin-daemonset", "gpu-operator", "nvcr.io/nvidia/k8s-device-plugin:v0.17.2",
-     50, 128 * MI, 256 * MI, False, False),
-    ("fluent-bit", "logging", "cr.fluentbit.io/fluent/fluent-bit:4.0.3", 100, 256 * MI, 512 * MI, True, False),
+    (
+        "kube-proxy",
+        "kube-system",
+        "registry.k8s.io/kube-proxy:v1.37.0",
+        100,
+        128 * MI,
+        None,
+        True,
+        True,
+    ),
+    (
+        "node-exporter",
+        "monitoring",
+        "quay.io/prometheus/node-exporter:v1.9.1",
+        50,
+        64 * MI,
+        128 * MI,
+        True,
+        True,
+    ),
+    (
+        "nvidia-device-plugin-daemonset",
+        "gpu-operator",
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.2",
+        50,
+        128 * MI,
+        256 * MI,
+        False,
+        False,
+    ),
+    (
+        "fluent-bit",
+        "logging",
+        "cr.fluentbit.io/fluent/fluent-bit:4.0.3",
+        100,
+        256 * MI,
+        512 * MI,
+        True,
+        False,
+    ),
 ]
 
 # service size menus: (cpu millicores, memory bytes)
 SVC_CPU_ALL = [100, 250, 500, 1000, 1500, 2000]
-SVC_CPU_W_BUSY = [10, 15, 20, 25, 15, 15]   # mean ~1.0 cpu
-SVC_CPU_W_LIGHT = [25, 30, 25, 20, 0, 0]    # mean ~0.45 cpu
+SVC_CPU_W_BUSY = [10, 15, 20, 25, 15, 15]  # mean ~1.0 cpu
+SVC_CPU_W_LIGHT = [25, 30, 25, 20, 0, 0]  # mean ~0.45 cpu
 SVC_CPU_W_TRAIN = [30, 30, 25, 15, 0, 0]
 SVC_MEM_ALL = [256 * MI, 512 * MI, 1 * GI, 2 * GI, 4 * GI, 8 * GI]
 SVC_MEM_W = [15, 25, 25, 20, 10, 5]
 
-WORDS = ("alpha amber apex atlas aurora beacon birch blaze bolt cedar cinder comet coral cosmos crest delta "
-         "drift ember falcon fern flint forge frost garnet glacier harbor hazel helix horizon iris jade juniper "
-         "kestrel lagoon lark lotus lumen maple meadow mesa mist nebula nimbus nova oak onyx orbit osprey pebble "
-         "pine pixel prism pulse quartz quill raven reef ridge river rune sage sequoia shadow sierra slate solar "
-         "spark spruce stellar summit tango tempest thistle tide timber topaz tundra vapor vertex willow zephyr").split()
-SVC_KINDS = ("api", "web", "worker", "cache", "gateway", "indexer", "scheduler", "ingest", "auth", "search",
-             "billing", "notifier", "proxy", "exporter", "sync")
-TEAMS = ("payments", "search", "ads", "platform", "data", "ml-serving", "identity", "growth", "infra", "media")
+_WORDS = (
+    "alpha amber apex atlas aurora beacon birch blaze bolt cedar cinder comet coral cosmos "
+    "crest delta drift ember falcon fern flint forge frost garnet glacier harbor hazel helix "
+    "horizon iris jade juniper kestrel lagoon lark lotus lumen maple meadow mesa mist nebula "
+    "nimbus nova oak onyx orbit osprey pebble pine pixel prism pulse quartz quill raven reef "
+    "ridge river rune sage sequoia shadow sierra slate solar spark spruce stellar summit "
+    "tango tempest thistle tide timber topaz tundra vapor vertex willow zephyr"
+)
+WORDS = tuple(_WORDS.split())
+SVC_KINDS = (
+    "api",
+    "web",
+    "worker",
+    "cache",
+    "gateway",
+    "indexer",
+    "scheduler",
+    "ingest",
+    "auth",
+    "search",
+    "billing",
+    "notifier",
+    "proxy",
+    "exporter",
+    "sync",
+)
+TEAMS = (
+    "payments",
+    "search",
+    "ads",
+    "platform",
+    "data",
+    "ml-serving",
+    "identity",
+    "growth",
+    "infra",
+    "media",
+)
 ALNUM = "bcdfghjklmnpqrstvwxz2456789"
 BASE_TS = 1_777_593_600  # 2026-05-01T00:00:00Z
 
@@ -176,18 +252,38 @@ class Gen:
 
 NODE_IMAGES = [
     ("nvcr.io/nvidia/cuda@sha256:", "nvcr.io/nvidia/cuda:12.8.1-base-ubuntu24.04", 91_234_113),
-    ("registry.example.com/ml/megatron-train@sha256:", "registry.example.com/ml/megatron-train:2026.04.2", 12_884_901_888),
+    (
+        "registry.example.com/ml/megatron-train@sha256:",
+        "registry.example.com/ml/megatron-train:2026.04.2",
+        12_884_901_888,
+    ),
     ("registry.k8s.io/kube-proxy@sha256:", "registry.k8s.io/kube-proxy:v1.37.0", 30_815_412),
-    ("nvcr.io/nvidia/k8s-device-plugin@sha256:", "nvcr.io/nvidia/k8s-device-plugin:v0.17.2", 156_322_101),
-    ("quay.io/prometheus/node-exporter@sha256:", "quay.io/prometheus/node-exporter:v1.9.1", 12_116_203),
-    ("cr.fluentbit.io/fluent/fluent-bit@sha256:", "cr.fluentbit.io/fluent/fluent-bit:4.0.3", 40_112_554),
+    (
+        "nvcr.io/nvidia/k8s-device-plugin@sha256:",
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.2",
+        156_322_101,
+    ),
+    (
+        "quay.io/prometheus/node-exporter@sha256:",
+        "quay.io/prometheus/node-exporter:v1.9.1",
+        12_116_203,
+    ),
+    (
+        "cr.fluentbit.io/fluent/fluent-bit@sha256:",
+        "cr.fluentbit.io/fluent/fluent-bit:4.0.3",
+        40_112_554,
+    ),
 ]
 
 
 def make_node(g: Gen, idx: int, name: str, rack: str, block: str, cordoned: bool) -> dict:
     r = g.r
     ip = host_ip(idx)
-    cidr = f"10.{(idx >> 8) & 255}.{idx & 255}.0/24" if idx < 65536 else f"11.{(idx >> 8) & 255}.{idx & 255}.0/24"
+    cidr = (
+        f"10.{(idx >> 8) & 255}.{idx & 255}.0/24"
+        if idx < 65536
+        else f"11.{(idx >> 8) & 255}.{idx & 255}.0/24"
+    )
     created = fmt_ts(BASE_TS - 86400 * 60 + r.randint(0, 86400 * 30))
     hb = fmt_ts(BASE_TS + 86400 * 10 + r.randint(0, 40))
     taints = [dict(GPU_TAINT)]
@@ -198,17 +294,26 @@ def make_node(g: Gen, idx: int, name: str, rack: str, block: str, cordoned: bool
     }
     if cordoned:
         spec["unschedulable"] = True
-        taints.append({"effect": "NoSchedule", "key": "node.kubernetes.io/unschedulable",
-                       "timeAdded": fmt_ts(BASE_TS + 86400 * 9 + r.randint(0, 86400))})
+        taints.append(
+            {
+                "effect": "NoSchedule",
+                "key": "node.kubernetes.io/unschedulable",
+                "timeAdded": fmt_ts(BASE_TS + 86400 * 9 + r.randint(0, 86400)),
+            }
+        )
     spec["taints"] = taints
-    images = [{"names": [f"{a}{r.getrandbits(256):064x}", b], "sizeBytes": c} for a, b, c in NODE_IMAGES]
+    images = [
+        {"names": [f"{a}{r.getrandbits(256):064x}", b], "sizeBytes": c} for a, b, c in NODE_IMAGES
+    ]
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {
             "annotations": {
                 "alpha.kubernetes.io/provided-node-ip": ip,
-                "csi.volume.kubernetes.io/nodeid": f'{{"ebs.csi.aws.com":"{spec["providerID"][-19:]}"}}',
+                "csi.volume.kubernetes.io/nodeid": orjson.dumps(
+                    {"ebs.csi.aws.com": spec["providerID"][-19:]}
+                ).decode(),
                 "node.alpha.kubernetes.io/ttl": "0",
                 "volumes.kubernetes.io/controller-managed-attach-detach": "true",
             },
@@ -235,30 +340,67 @@ def make_node(g: Gen, idx: int, name: str, rack: str, block: str, cordoned: bool
         },
         "spec": spec,
         "status": {
-            "addresses": [{"address": ip, "type": "InternalIP"}, {"address": name, "type": "Hostname"}],
+            "addresses": [
+                {"address": ip, "type": "InternalIP"},
+                {"address": name, "type": "Hostname"},
+            ],
             "allocatable": {
-                "cpu": "128", "ephemeral-storage": "7073478850470", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
-                "memory": "2048Gi", "nvidia.com/gpu": "8", "pods": "110",
+                "cpu": "128",
+                "ephemeral-storage": "7073478850470",
+                "hugepages-1Gi": "0",
+                "hugepages-2Mi": "0",
+                "memory": "2048Gi",
+                "nvidia.com/gpu": "8",
+                "pods": "110",
             },
             "capacity": {
-                "cpu": "128", "ephemeral-storage": "7675012124Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
-                "memory": f"{(2048 + 9) * 1024 * 1024}Ki", "nvidia.com/gpu": "8", "pods": "110",
+                "cpu": "128",
+                "ephemeral-storage": "7675012124Ki",
+                "hugepages-1Gi": "0",
+                "hugepages-2Mi": "0",
+                "memory": f"{(2048 + 9) * 1024 * 1024}Ki",
+                "nvidia.com/gpu": "8",
+                "pods": "110",
             },
             "conditions": [
-                {"lastHeartbeatTime": hb, "lastTransitionTime": created, "message": "kubelet has sufficient memory available",
-                 "reason": "KubeletHasSufficientMemory", "status": "False", "type": "MemoryPressure"},
-                {"lastHeartbeatTime": hb, "lastTransitionTime": created, "message": "kubelet has no disk pressure",
-                 "reason": "KubeletHasNoDiskPressure", "status": "False", "type": "DiskPressure"},
-                {"lastHeartbeatTime": hb, "lastTransitionTime": created, "message": "kubelet is posting ready status",
-                 "reason": "KubeletReady", "status": "True", "type": "Ready"},
+                {
+                    "lastHeartbeatTime": hb,
+                    "lastTransitionTime": created,
+                    "message": "kubelet has sufficient memory available",
+                    "reason": "KubeletHasSufficientMemory",
+                    "status": "False",
+                    "type": "MemoryPressure",
+                },
+                {
+                    "lastHeartbeatTime": hb,
+                    "lastTransitionTime": created,
+                    "message": "kubelet has no disk pressure",
+                    "reason": "KubeletHasNoDiskPressure",
+                    "status": "False",
+                    "type": "DiskPressure",
+                },
+                {
+                    "lastHeartbeatTime": hb,
+                    "lastTransitionTime": created,
+                    "message": "kubelet is posting ready status",
+                    "reason": "KubeletReady",
+                    "status": "True",
+                    "type": "Ready",
+                },
             ],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "images": images,
             "nodeInfo": {
-                "architecture": "amd64", "bootID": g.uid(), "containerRuntimeVersion": "containerd://2.1.4",
-                "kernelVersion": "6.8.0-1031-aws", "kubeProxyVersion": "", "kubeletVersion": "v1.37.0",
-                "machineID": f"{r.getrandbits(128):032x}", "operatingSystem": "linux",
-                "osImage": "Ubuntu 24.04.2 LTS", "systemUUID": g.uid(),
+                "architecture": "amd64",
+                "bootID": g.uid(),
+                "containerRuntimeVersion": "containerd://2.1.4",
+                "kernelVersion": "6.8.0-1031-aws",
+                "kubeProxyVersion": "",
+                "kubeletVersion": "v1.37.0",
+                "machineID": f"{r.getrandbits(128):032x}",
+                "operatingSystem": "linux",
+                "osImage": "Ubuntu 24.04.2 LTS",
+                "systemUUID": g.uid(),
             },
         },
     }
@@ -266,7 +408,10 @@ def make_node(g: Gen, idx: int, name: str, rack: str, block: str, cordoned: bool
 
 # ----------------------------------------------------------------------------- pods
 
-def resources(cpu_m: int, mem: int, gpu: int = 0, cpu_limit: bool = False, mem_limit: int | None = None) -> dict:
+
+def resources(
+    cpu_m: int, mem: int, gpu: int = 0, cpu_limit: bool = False, mem_limit: int | None = None
+) -> dict:
     req = {"cpu": fmt_cpu(cpu_m), "memory": fmt_mem(mem)}
     lim = {}
     if cpu_limit:
@@ -290,8 +435,13 @@ def container(g: Gen, name: str, image: str, res: dict, ports=None, env=None) ->
         "resources": res,
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",
-        "volumeMounts": [{"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
-                          "name": "kube-api-access-" + g.sfx(5), "readOnly": True}],
+        "volumeMounts": [
+            {
+                "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                "name": "kube-api-access-" + g.sfx(5),
+                "readOnly": True,
+            }
+        ],
     }
     if ports:
         c["ports"] = ports
@@ -300,10 +450,29 @@ def container(g: Gen, name: str, image: str, res: dict, ports=None, env=None) ->
     return c
 
 
-def pod(g: Gen, *, name: str, generate_name: str, ns: str, node: str, host_ip: str, pod_ip: str, labels: dict,
-        owner: dict, containers: list, tolerations: list, created: int, qos: str, priority: int = 0,
-        priority_class: str | None = None, restart: str = "Always", sa: str = "default",
-        affinity: dict | None = None, annotations: dict | None = None, host_network: bool = False) -> dict:
+def pod(
+    g: Gen,
+    *,
+    name: str,
+    generate_name: str,
+    ns: str,
+    node: str,
+    host_ip: str,
+    pod_ip: str,
+    labels: dict,
+    owner: dict,
+    containers: list,
+    tolerations: list,
+    created: int,
+    qos: str,
+    priority: int = 0,
+    priority_class: str | None = None,
+    restart: str = "Always",
+    sa: str = "default",
+    affinity: dict | None = None,
+    annotations: dict | None = None,
+    host_network: bool = False,
+) -> dict:
     vol = containers[0]["volumeMounts"][0]["name"]
     for c in containers[1:]:
         c["volumeMounts"][0]["name"] = vol
@@ -335,12 +504,36 @@ def pod(g: Gen, *, name: str, generate_name: str, ns: str, node: str, host_ip: s
         "serviceAccountName": sa,
         "terminationGracePeriodSeconds": 30,
         "tolerations": tolerations,
-        "volumes": [{"name": vol, "projected": {"defaultMode": 420, "sources": [
-            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-            {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
-            {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
-                                        "path": "namespace"}]}},
-        ]}}],
+        "volumes": [
+            {
+                "name": vol,
+                "projected": {
+                    "defaultMode": 420,
+                    "sources": [
+                        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                        {
+                            "configMap": {
+                                "items": [{"key": "ca.crt", "path": "ca.crt"}],
+                                "name": "kube-root-ca.crt",
+                            }
+                        },
+                        {
+                            "downwardAPI": {
+                                "items": [
+                                    {
+                                        "fieldRef": {
+                                            "apiVersion": "v1",
+                                            "fieldPath": "metadata.namespace",
+                                        },
+                                        "path": "namespace",
+                                    }
+                                ]
+                            }
+                        },
+                    ],
+                },
+            }
+        ],
     }
     if priority_class:
         spec["priorityClassName"] = priority_class
@@ -356,16 +549,43 @@ def pod(g: Gen, *, name: str, generate_name: str, ns: str, node: str, host_ip: s
         "spec": spec,
         "status": {
             "conditions": [
-                {"lastProbeTime": None, "lastTransitionTime": ready_ts, "status": "True", "type": "Initialized"},
-                {"lastProbeTime": None, "lastTransitionTime": ready_ts, "status": "True", "type": "Ready"},
-                {"lastProbeTime": None, "lastTransitionTime": ready_ts, "status": "True", "type": "ContainersReady"},
-                {"lastProbeTime": None, "lastTransitionTime": ts, "status": "True", "type": "PodScheduled"},
+                {
+                    "lastProbeTime": None,
+                    "lastTransitionTime": ready_ts,
+                    "status": "True",
+                    "type": "Initialized",
+                },
+                {
+                    "lastProbeTime": None,
+                    "lastTransitionTime": ready_ts,
+                    "status": "True",
+                    "type": "Ready",
+                },
+                {
+                    "lastProbeTime": None,
+                    "lastTransitionTime": ready_ts,
+                    "status": "True",
+                    "type": "ContainersReady",
+                },
+                {
+                    "lastProbeTime": None,
+                    "lastTransitionTime": ts,
+                    "status": "True",
+                    "type": "PodScheduled",
+                },
             ],
             "containerStatuses": [
-                {"containerID": f"containerd://{g.r.getrandbits(256):064x}", "image": c["image"],
-                 "imageID": c["image"].split(":")[0] + f"@sha256:{g.r.getrandbits(256):064x}",
-                 "lastState": {}, "name": c["name"], "ready": True, "restartCount": 0, "started": True,
-                 "state": {"running": {"startedAt": ready_ts}}}
+                {
+                    "containerID": f"containerd://{g.r.getrandbits(256):064x}",
+                    "image": c["image"],
+                    "imageID": c["image"].split(":")[0] + f"@sha256:{g.r.getrandbits(256):064x}",
+                    "lastState": {},
+                    "name": c["name"],
+                    "ready": True,
+                    "restartCount": 0,
+                    "started": True,
+                    "state": {"running": {"startedAt": ready_ts}},
+                }
                 for c in containers
             ],
             "hostIP": host_ip,
@@ -384,10 +604,18 @@ def owner_ref(g: Gen, kind: str, name: str, api: str, cache: dict) -> dict:
     uid = cache.get(key)
     if uid is None:
         uid = cache[key] = g.uid()
-    return {"apiVersion": api, "blockOwnerDeletion": True, "controller": True, "kind": kind, "name": name, "uid": uid}
+    return {
+        "apiVersion": api,
+        "blockOwnerDeletion": True,
+        "controller": True,
+        "kind": kind,
+        "name": name,
+        "uid": uid,
+    }
 
 
 # ----------------------------------------------------------------------------- cluster
+
 
 def rack_classes(g: Gen, n_full: int) -> list[str]:
     n_train = round(n_full * 0.50)
@@ -398,8 +626,16 @@ def rack_classes(g: Gen, n_full: int) -> list[str]:
     return classes
 
 
-def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32, racks_per_block: int = 8,
-                     seed: int = 0, out: str, indent: bool = True) -> dict:
+def generate_cluster(
+    *,
+    nodes: int,
+    pods_per_node: int = 30,
+    rack_size: int = 32,
+    racks_per_block: int = 8,
+    seed: int = 0,
+    out: str,
+    indent: bool = True,
+) -> dict:
     """Stream the snapshot to ``out``; return bookkeeping for ``--report``."""
     g = Gen(seed)
     r = g.r
@@ -408,8 +644,10 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
     classes = rack_classes(g, n_full) + (["short"] if n_racks > n_full else [])
     owners: dict = {}
     ds_hash = {d[0]: g.sfx(10) for d in DAEMONSETS}
-    services = [(f"{w}-{k}", TEAMS[i % len(TEAMS)]) for i, (w, k) in
-                enumerate((w, k) for w in WORDS for k in SVC_KINDS)]
+    services = [
+        (f"{w}-{k}", TEAMS[i % len(TEAMS)])
+        for i, (w, k) in enumerate((w, k) for w in WORDS for k in SVC_KINDS)
+    ]
     svc_hash = {}
     # kubectl prints unstructured objects, i.e. maps: keys come out sorted.
     opt = orjson.OPT_SORT_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
@@ -418,7 +656,11 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
 
     tmp = out + ".tmp"
     with open(tmp, "wb", buffering=1 << 22) as f:
-        f.write(b'{\n  "apiVersion": "v1",\n  "items": [\n    ' if indent else b'{"apiVersion":"v1","items":[')
+        f.write(
+            b'{\n  "apiVersion": "v1",\n  "items": [\n    '
+            if indent
+            else b'{"apiVersion":"v1","items":['
+        )
         first = [True]
 
         def emit(obj):
@@ -438,18 +680,30 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
             cordoned = r.random() < 0.002
             node_names.append(name)
             node_meta.append((rack_i, cordoned))
-            emit(make_node(g, i, name, f"rack-{rack_i:04d}", f"block-{rack_i // racks_per_block:03d}", cordoned))
+            emit(
+                make_node(
+                    g,
+                    i,
+                    name,
+                    f"rack-{rack_i:04d}",
+                    f"block-{rack_i // racks_per_block:03d}",
+                    cordoned,
+                )
+            )
 
         for i, name in enumerate(node_names):
             rack_i, cordoned = node_meta[i]
             cls = classes[rack_i]
             hip = host_ip(i)
-            pod_net = f"10.{(i >> 8) & 255}.{i & 255}." if i < 65536 else f"11.{(i >> 8) & 255}.{i & 255}."
-            ip_n = [1]
+            pod_net = (
+                f"10.{(i >> 8) & 255}.{i & 255}."
+                if i < 65536
+                else f"11.{(i >> 8) & 255}.{i & 255}."
+            )
+            ip_seq = iter(range(2, 256))
 
-            def next_ip():
-                ip_n[0] += 1
-                return pod_net + str(ip_n[0] % 254 + 1)
+            def next_ip(net=pod_net, seq=ip_seq):
+                return net + str(next(seq))
 
             free_cpu, free_mem, free_gpu, free_pods = NODE_CPU_M, NODE_MEM, NODE_GPU, NODE_PODS
             target = max(4, pods_per_node + r.randint(-3, 3))
@@ -466,22 +720,63 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
             # DaemonSets
             for dsname, ns, image, cpu, mem, mem_lim, tol_all, hn in DAEMONSETS:
                 app = dsname.replace("-daemonset", "")
-                tols = ([{"operator": "Exists"}] if tol_all else [dict(GPU_TOLERATION)]) + DS_TOLERATIONS
+                tols = (
+                    [{"operator": "Exists"}] if tol_all else [dict(GPU_TOLERATION)]
+                ) + DS_TOLERATIONS
                 if hn:
-                    tols = tols + [{"effect": "NoSchedule", "key": "node.kubernetes.io/network-unavailable",
-                                    "operator": "Exists"}]
+                    tols = [
+                        *tols,
+                        {
+                            "effect": "NoSchedule",
+                            "key": "node.kubernetes.io/network-unavailable",
+                            "operator": "Exists",
+                        },
+                    ]
                 created = BASE_TS - 86400 * 20 + r.randint(0, 3600)
-                emit(pod(g, name=f"{dsname}-{g.sfx()}", generate_name=f"{dsname}-", ns=ns, node=name,
-                         host_ip=hip, pod_ip=next_ip(),
-                         labels={"app.kubernetes.io/name": app, "controller-revision-hash": ds_hash[dsname],
-                                 "pod-template-generation": "3"},
-                         owner=owner_ref(g, "DaemonSet", dsname, "apps/v1", owners),
-                         containers=[container(g, app, image, resources(cpu, mem, mem_limit=mem_lim))],
-                         tolerations=tols, created=created, qos="Burstable", priority=2000001000,
-                         priority_class="system-node-critical", sa=app, host_network=hn,
-                         affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                             "nodeSelectorTerms": [{"matchFields": [
-                                 {"key": "metadata.name", "operator": "In", "values": [name]}]}]}}}))
+                emit(
+                    pod(
+                        g,
+                        name=f"{dsname}-{g.sfx()}",
+                        generate_name=f"{dsname}-",
+                        ns=ns,
+                        node=name,
+                        host_ip=hip,
+                        pod_ip=next_ip(),
+                        labels={
+                            "app.kubernetes.io/name": app,
+                            "controller-revision-hash": ds_hash[dsname],
+                            "pod-template-generation": "3",
+                        },
+                        owner=owner_ref(g, "DaemonSet", dsname, "apps/v1", owners),
+                        containers=[
+                            container(g, app, image, resources(cpu, mem, mem_limit=mem_lim))
+                        ],
+                        tolerations=tols,
+                        created=created,
+                        qos="Burstable",
+                        priority=2000001000,
+                        priority_class="system-node-critical",
+                        sa=app,
+                        host_network=hn,
+                        affinity={
+                            "nodeAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [
+                                        {
+                                            "matchFields": [
+                                                {
+                                                    "key": "metadata.name",
+                                                    "operator": "In",
+                                                    "values": [name],
+                                                }
+                                            ]
+                                        }
+                                    ]
+                                }
+                            }
+                        },
+                    )
+                )
                 take(cpu, mem)
 
             # class-specific heavy pods
@@ -489,26 +784,52 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
                 if r.random() < 0.6:
                     gpus_list = [8]
                 else:
-                    gpus_list = r.choice([[4, 4], [4, 2, 2], [2, 2, 2], [1, 2, 4], [4], [2, 1], [1], [2, 2]])
+                    gpus_list = r.choice(
+                        [[4, 4], [4, 2, 2], [2, 2, 2], [1, 2, 4], [4], [2, 1], [1], [2, 2]]
+                    )
                 for gpus in gpus_list:
                     job = f"train-{r.choice(WORDS)}-{r.randint(0, 999):03d}"
                     idx = r.randint(0, 63)
                     cpu, mem = 12_000 * gpus, 160 * GI * gpus
                     created = BASE_TS + r.randint(0, 86400 * 9)
                     cuid = owner_ref(g, "Job", job, "batch/v1", owners)
-                    emit(pod(g, name=f"{job}-{idx}-{g.sfx()}", generate_name=f"{job}-{idx}-", ns="ml-training",
-                             node=name, host_ip=hip, pod_ip=next_ip(),
-                             labels={"batch.kubernetes.io/controller-uid": cuid["uid"],
-                                     "batch.kubernetes.io/job-completion-index": str(idx),
-                                     "batch.kubernetes.io/job-name": job, "controller-uid": cuid["uid"],
-                                     "job-name": job},
-                             owner=cuid,
-                             containers=[container(g, "trainer", "registry.example.com/ml/megatron-train:2026.04.2",
-                                                   resources(cpu, mem, gpus, cpu_limit=True, mem_limit=mem),
-                                                   env=[{"name": "NCCL_DEBUG", "value": "WARN"},
-                                                        {"name": "GPUS_PER_POD", "value": str(gpus)}])],
-                             tolerations=[dict(GPU_TOLERATION)] + DEFAULT_TOLERATIONS, created=created,
-                             qos="Guaranteed", priority=100000, priority_class="training-high", restart="Never"))
+                    emit(
+                        pod(
+                            g,
+                            name=f"{job}-{idx}-{g.sfx()}",
+                            generate_name=f"{job}-{idx}-",
+                            ns="ml-training",
+                            node=name,
+                            host_ip=hip,
+                            pod_ip=next_ip(),
+                            labels={
+                                "batch.kubernetes.io/controller-uid": cuid["uid"],
+                                "batch.kubernetes.io/job-completion-index": str(idx),
+                                "batch.kubernetes.io/job-name": job,
+                                "controller-uid": cuid["uid"],
+                                "job-name": job,
+                            },
+                            owner=cuid,
+                            containers=[
+                                container(
+                                    g,
+                                    "trainer",
+                                    "registry.example.com/ml/megatron-train:2026.04.2",
+                                    resources(cpu, mem, gpus, cpu_limit=True, mem_limit=mem),
+                                    env=[
+                                        {"name": "NCCL_DEBUG", "value": "WARN"},
+                                        {"name": "GPUS_PER_POD", "value": str(gpus)},
+                                    ],
+                                )
+                            ],
+                            tolerations=[dict(GPU_TOLERATION), *DEFAULT_TOLERATIONS],
+                            created=created,
+                            qos="Guaranteed",
+                            priority=100000,
+                            priority_class="training-high",
+                            restart="Never",
+                        )
+                    )
                     take(cpu, mem, gpus)
             elif cls == "busy":
                 for _ in range(r.randint(2, 4)):
@@ -516,19 +837,48 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
                     created = BASE_TS + r.randint(0, 86400 * 9)
                     job = f"{app}-{r.randint(28_000_000, 29_999_999)}"
                     cuid = owner_ref(g, "Job", job, "batch/v1", owners)
-                    emit(pod(g, name=f"{job}-{g.sfx()}", generate_name=f"{job}-", ns="data-batch", node=name,
-                             host_ip=hip, pod_ip=next_ip(),
-                             labels={"app.kubernetes.io/name": app, "batch.kubernetes.io/controller-uid": cuid["uid"],
-                                     "batch.kubernetes.io/job-name": job, "job-name": job},
-                             owner=cuid,
-                             containers=[container(g, "executor", "registry.example.com/data/spark:3.5.5",
-                                                   resources(8000, 64 * GI, mem_limit=72 * GI))],
-                             tolerations=[dict(GPU_TOLERATION)] + DEFAULT_TOLERATIONS, created=created,
-                             qos="Burstable", priority=1000, priority_class="batch-low", restart="Never"))
+                    emit(
+                        pod(
+                            g,
+                            name=f"{job}-{g.sfx()}",
+                            generate_name=f"{job}-",
+                            ns="data-batch",
+                            node=name,
+                            host_ip=hip,
+                            pod_ip=next_ip(),
+                            labels={
+                                "app.kubernetes.io/name": app,
+                                "batch.kubernetes.io/controller-uid": cuid["uid"],
+                                "batch.kubernetes.io/job-name": job,
+                                "job-name": job,
+                            },
+                            owner=cuid,
+                            containers=[
+                                container(
+                                    g,
+                                    "executor",
+                                    "registry.example.com/data/spark:3.5.5",
+                                    resources(8000, 64 * GI, mem_limit=72 * GI),
+                                )
+                            ],
+                            tolerations=[dict(GPU_TOLERATION), *DEFAULT_TOLERATIONS],
+                            created=created,
+                            qos="Burstable",
+                            priority=1000,
+                            priority_class="batch-low",
+                            restart="Never",
+                        )
+                    )
                     take(8000, 64 * GI)
 
             # small services up to the per-node target
-            weights = SVC_CPU_W_LIGHT if cls == "light" else SVC_CPU_W_BUSY if cls == "busy" else SVC_CPU_W_TRAIN
+            weights = (
+                SVC_CPU_W_LIGHT
+                if cls == "light"
+                else SVC_CPU_W_BUSY
+                if cls == "busy"
+                else SVC_CPU_W_TRAIN
+            )
             while n_pods < target:
                 cpu = r.choices(SVC_CPU_ALL, weights)[0]
                 mem = r.choices(SVC_MEM_ALL, SVC_MEM_W)[0]
@@ -542,32 +892,74 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
                 if h is None:
                     h = svc_hash[svc] = g.sfx(10)
                 ns = f"team-{team}"
-                cs = [container(g, "app", f"registry.example.com/{team}/{svc}:{r.randint(1, 9)}.{r.randint(0, 40)}.{r.randint(0, 9)}",
-                                resources(cpu, mem, mem_limit=mem * 2),
-                                ports=[{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
-                                env=[{"name": "SERVICE_NAME", "value": svc},
-                                     {"name": "POD_IP", "valueFrom": {"fieldRef": {"apiVersion": "v1",
-                                                                                   "fieldPath": "status.podIP"}}}])]
+                cs = [
+                    container(
+                        g,
+                        "app",
+                        f"registry.example.com/{team}/{svc}:"
+                        f"{r.randint(1, 9)}.{r.randint(0, 40)}.{r.randint(0, 9)}",
+                        resources(cpu, mem, mem_limit=mem * 2),
+                        ports=[{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+                        env=[
+                            {"name": "SERVICE_NAME", "value": svc},
+                            {
+                                "name": "POD_IP",
+                                "valueFrom": {
+                                    "fieldRef": {"apiVersion": "v1", "fieldPath": "status.podIP"}
+                                },
+                            },
+                        ],
+                    )
+                ]
                 if sidecar:
-                    cs.append(container(g, "istio-proxy", "docker.io/istio/proxyv2:1.26.2",
-                                        resources(100, 128 * MI, mem_limit=1 * GI),
-                                        ports=[{"containerPort": 15090, "name": "http-envoy-prom", "protocol": "TCP"}]))
+                    cs.append(
+                        container(
+                            g,
+                            "istio-proxy",
+                            "docker.io/istio/proxyv2:1.26.2",
+                            resources(100, 128 * MI, mem_limit=1 * GI),
+                            ports=[
+                                {
+                                    "containerPort": 15090,
+                                    "name": "http-envoy-prom",
+                                    "protocol": "TCP",
+                                }
+                            ],
+                        )
+                    )
                 created = BASE_TS + r.randint(0, 86400 * 9)
-                emit(pod(g, name=f"{svc}-{h}-{g.sfx()}", generate_name=f"{svc}-{h}-", ns=ns, node=name,
-                         host_ip=hip, pod_ip=next_ip(),
-                         labels={"app.kubernetes.io/name": svc, "app.kubernetes.io/part-of": team,
-                                 "pod-template-hash": h},
-                         annotations={"prometheus.io/port": "8080", "prometheus.io/scrape": "true"},
-                         owner=owner_ref(g, "ReplicaSet", f"{svc}-{h}", "apps/v1", owners),
-                         containers=cs, tolerations=[dict(GPU_TOLERATION)] + DEFAULT_TOLERATIONS,
-                         created=created, qos="Burstable", sa=svc))
+                emit(
+                    pod(
+                        g,
+                        name=f"{svc}-{h}-{g.sfx()}",
+                        generate_name=f"{svc}-{h}-",
+                        ns=ns,
+                        node=name,
+                        host_ip=hip,
+                        pod_ip=next_ip(),
+                        labels={
+                            "app.kubernetes.io/name": svc,
+                            "app.kubernetes.io/part-of": team,
+                            "pod-template-hash": h,
+                        },
+                        annotations={"prometheus.io/port": "8080", "prometheus.io/scrape": "true"},
+                        owner=owner_ref(g, "ReplicaSet", f"{svc}-{h}", "apps/v1", owners),
+                        containers=cs,
+                        tolerations=[dict(GPU_TOLERATION), *DEFAULT_TOLERATIONS],
+                        created=created,
+                        qos="Burstable",
+                        sa=svc,
+                    )
+                )
                 take(tot_cpu, tot_mem)
 
             stats["pods"] += n_pods
             stats["nodes"].append((rack_i, cordoned, free_cpu, free_mem, free_gpu, free_pods))
 
         if indent:
-            f.write(b'\n  ],\n  "kind": "List",\n  "metadata": {\n    "resourceVersion": ""\n  }\n}\n')
+            f.write(
+                b'\n  ],\n  "kind": "List",\n  "metadata": {\n    "resourceVersion": ""\n  }\n}\n'
+            )
         else:
             f.write(b'],"kind":"List","metadata":{"resourceVersion":""}}')
     os.replace(tmp, out)
@@ -575,6 +967,7 @@ def generate_cluster(*, nodes: int, pods_per_node: int = 30, rack_size: int = 32
 
 
 # ----------------------------------------------------------------------------- gang
+
 
 def write_gang(path: str, pods: int = 1024, cpu: str = "3", memory: str = "40Gi") -> None:
     head = f"""# Benchmark gang: {pods} identical pods that must all land in one rack.
@@ -630,48 +1023,78 @@ spec:
 
 # ----------------------------------------------------------------------------- report
 
+
 def report(stats: dict, gang_pods: int = 1024, per_rack: bool = True, file=sys.stdout) -> int:
     racks: dict[int, list] = {}
     for rack_i, cordoned, fc, fm, fg, fp in stats["nodes"]:
         racks.setdefault(rack_i, []).append((cordoned, fc, fm, fg, fp))
     fits = 0
     if per_rack:
-        print(f"{'rack':<10}{'class':<10}{'nodes':>6}{'free cpu':>10}{'free mem Gi':>13}{'free gpu':>9}"
-              f"{'gang cap':>9}  fits", file=file)
+        print(
+            f"{'rack':<10}{'class':<10}{'nodes':>6}{'free cpu':>10}"
+            f"{'free mem Gi':>13}{'free gpu':>9}"
+            f"{'gang cap':>9}  fits",
+            file=file,
+        )
     for rack_i in sorted(racks):
         ns = racks[rack_i]
         cap = 0
-        for cordoned, fc, fm, fg, fp in ns:
+        for cordoned, fc, fm, _fg, fp in ns:
             if not cordoned:
                 cap += min(fc // GANG_CPU_M, fm // GANG_MEM, fp)
         ok = cap >= gang_pods
         fits += ok
         if per_rack:
-            print(f"rack-{rack_i:04d} {stats['classes'][rack_i]:<10}{len(ns):>6}"
-                  f"{sum(n[1] for n in ns if not n[0]) / 1000:>10.1f}"
-                  f"{sum(n[2] for n in ns if not n[0]) / GI:>13.1f}"
-                  f"{sum(n[3] for n in ns if not n[0]):>9}{cap:>9}  {'YES' if ok else '-'}", file=file)
+            print(
+                f"rack-{rack_i:04d} {stats['classes'][rack_i]:<10}{len(ns):>6}"
+                f"{sum(n[1] for n in ns if not n[0]) / 1000:>10.1f}"
+                f"{sum(n[2] for n in ns if not n[0]) / GI:>13.1f}"
+                f"{sum(n[3] for n in ns if not n[0]):>9}{cap:>9}  {'YES' if ok else '-'}",
+                file=file,
+            )
     n = len(racks)
     cordoned = sum(1 for x in stats["nodes"] if x[1])
-    print(f"racks: {n}, racks with room for the {gang_pods}-pod gang (cpu {GANG_CPU_M // 1000}, "
-          f"memory {GANG_MEM // GI}Gi each): {fits} ({100.0 * fits / max(n, 1):.1f}%); "
-          f"nodes: {len(stats['nodes'])} ({cordoned} cordoned), pods: {stats['pods']}", file=file)
+    print(
+        f"racks: {n}, racks with room for the {gang_pods}-pod gang (cpu {GANG_CPU_M // 1000}, "
+        f"memory {GANG_MEM // GI}Gi each): {fits} ({100.0 * fits / max(n, 1):.1f}%); "
+        f"nodes: {len(stats['nodes'])} ({cordoned} cordoned), pods: {stats['pods']}",
+        file=file,
+    )
     return fits
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=1000, help="GPU node count (presets used by run.py: 1000, 5000, 20000)")
-    ap.add_argument("--pods-per-node", type=int, default=30, help="approx. background pods per node (default 30)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--nodes",
+        type=int,
+        default=1000,
+        help="GPU node count (presets used by run.py: 1000, 5000, 20000)",
+    )
+    ap.add_argument(
+        "--pods-per-node",
+        type=int,
+        default=30,
+        help="approx. background pods per node (default 30)",
+    )
     ap.add_argument("--rack-size", type=int, default=32)
     ap.add_argument("--racks-per-block", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="cluster snapshot JSON path")
     ap.add_argument("--gang-out", help="gang YAML path (PodGroup bench/gang + pods)")
     ap.add_argument("--gang-pods", type=int, default=1024)
-    ap.add_argument("--compact", action="store_true", help="no indentation (kubectl indents; default indents by 2)")
-    ap.add_argument("--report", action="store_true", help="print per-rack free capacity and racks fitting the gang")
+    ap.add_argument(
+        "--compact",
+        action="store_true",
+        help="no indentation (kubectl indents; default indents by 2)",
+    )
+    ap.add_argument(
+        "--report",
+        action="store_true",
+        help="print per-rack free capacity and racks fitting the gang",
+    )
     ap.add_argument("--summary", action="store_true", help="with --report: only the summary line")
     a = ap.parse_args(argv)
     if not a.out and not a.gang_out:
@@ -679,14 +1102,28 @@ def main(argv: list[str] | None = None) -> int:
     if a.gang_out:
         t = time.perf_counter()
         write_gang(a.gang_out, a.gang_pods)
-        print(f"wrote {a.gang_out} ({os.path.getsize(a.gang_out):,} bytes) in {time.perf_counter() - t:.2f}s",
-              file=sys.stderr)
+        print(
+            f"wrote {a.gang_out} ({os.path.getsize(a.gang_out):,} bytes) "
+            f"in {time.perf_counter() - t:.2f}s",
+            file=sys.stderr,
+        )
     if a.out:
         t = time.perf_counter()
-        stats = generate_cluster(nodes=a.nodes, pods_per_node=a.pods_per_node, rack_size=a.rack_size,
-                                 racks_per_block=a.racks_per_block, seed=a.seed, out=a.out, indent=not a.compact)
-        print(f"wrote {a.out} ({os.path.getsize(a.out):,} bytes, {a.nodes} nodes, {stats['pods']} pods) "
-              f"in {time.perf_counter() - t:.2f}s", file=sys.stderr)
+        stats = generate_cluster(
+            nodes=a.nodes,
+            pods_per_node=a.pods_per_node,
+            rack_size=a.rack_size,
+            racks_per_block=a.racks_per_block,
+            seed=a.seed,
+            out=a.out,
+            indent=not a.compact,
+        )
+        print(
+            f"wrote {a.out} ({os.path.getsize(a.out):,} bytes, {a.nodes} nodes, "
+            f"{stats['pods']} pods) "
+            f"in {time.perf_counter() - t:.2f}s",
+            file=sys.stderr,
+        )
         if a.report:
             report(stats, a.gang_pods, per_rack=not a.summary)
     elif a.report:
