@@ -11,6 +11,10 @@ from rich.text import Text
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.formatting import human, short_resource
 
+# Short headers for the in-tree placement scorers; the legend line under the title says
+# which plugin each one is.
+SCORER_HEADERS = {"NodeResourcesFit": "FIT", "PodGroupPodsCount": "PODSCOUNT"}
+
 
 def render_plan(result: PlanResult, *, wide: bool = False,
                 all_assignments: bool = False) -> Iterator[RenderableType]:
@@ -30,6 +34,11 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     parts: list[RenderableType] = [Text(""), title]
     if g.placements:
         parts.append(_placements_table(g, wide=wide))
+        scorers = sorted({name for p in g.placements for name in p.scores})
+        if scorers:
+            legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
+            parts.append(Text(f"SCORE = weighted sum of placement scores: {legend}",
+                              style="dim"))
     shown = [p for p in g.placements if p.feasible] if all_assignments else \
         [p for p in g.placements if p.name == g.selected]
     for placement in shown:
@@ -52,8 +61,10 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Table:
     table.add_column("PODS", justify="right")
     table.add_column("SCORE", justify="right")
     for name in scorers:
-        table.add_column(name, justify="right")
-    table.add_column("FREE AFTER")
+        table.add_column(SCORER_HEADERS.get(name, name), justify="right")
+    for resource in resources:
+        label = {"memory": "MEM"}.get(resource, short_resource(resource).upper())
+        table.add_column(f"FREE {label}", justify="right")
     if wide:
         table.add_column("STATUS")
         table.add_column("NODE NAMES")
@@ -70,8 +81,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Table:
             f"{p.placed}/{g.pending} (min {needed})",
             "-" if p.score is None else str(p.score),
             *[str(p.scores[s]) if s in p.scores else "-" for s in scorers],
-            " ".join(f"{short_resource(r)}={human(r, p.free[r])}" for r in resources
-                     if r in p.free),
+            *[human(r, p.free[r]) if r in p.free else "-" for r in resources],
         ]
         if wide:
             row += [p.status or "-", ",".join(p.nodes)]
