@@ -64,3 +64,30 @@ def gang_pods(group: PodGroup, n: int, cpu: float = 1, prefix: str | None = None
 
 def snapshot(nodes, pods=(), groups=()) -> ClusterSnapshot:
     return ClusterSnapshot(tuple(sorted(nodes, key=lambda n: n.name)), tuple(pods), tuple(groups))
+
+
+# -- helpers added for the plugin / framework tests ---------------------------------------
+
+
+def pod_with(requests: dict, name: str = "p", *, node: str = "",
+             non_zero: tuple[int, int] | None = None, **kw) -> Pod:
+    """A pod with exactly ``requests`` (canonical integers, zero entries kept, keys in the
+    given order). ``non_zero`` defaults to upstream's container defaults (100m / 200Mi) for a
+    missing cpu / memory request; pass ``(0, 0)`` for a pod without containers."""
+    from dataclasses import replace
+
+    if non_zero is None:
+        non_zero = (requests.get("cpu") or 100, requests.get("memory") or 200 * 1024 * 1024)
+    return replace(make_pod(name, 0, node=node, **kw), requests=dict(requests),
+                   non_zero=non_zero)
+
+
+def node_infos(nodes, pods=()) -> list:
+    """Index-aligned NodeInfos, in the order given, with bound ``pods`` added."""
+    from tasplan.framework.node_info import NodeInfo
+
+    infos = [NodeInfo(n, i) for i, n in enumerate(nodes)]
+    by_name = {info.name: info for info in infos}
+    for pod in pods:
+        by_name[pod.node_name].add_pod(pod)
+    return infos

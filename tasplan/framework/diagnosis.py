@@ -39,4 +39,6 @@ def histogram_text(counts: Mapping[str, int]) -> str:
 
 
 def nodes_message(total: int, counts: Mapping[str, int]) -> str:
+    if not counts:
+        return f"0/{total} nodes are available:"
     return f"0/{total} nodes are available: {histogram_text(counts)}."

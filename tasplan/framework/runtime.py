@@ -126,7 +126,14 @@ class Framework:
         if len(constraining) == 1:  # one generator's placements are used verbatim
             return constraining[0][1], None
         # Names are joined with "/" when merging, so they must be non-empty, "/"-free, unique.
+        seen: set[str] = set()
         for plugin, placements in constraining:
+            names = {p.name for p in placements}
+            if names & seen:
+                return [], error(f"plugin {plugin.name} returned placement names another "
+                                 f"generator uses: {sorted(names & seen)}"
+                                 ).with_plugin(plugin.name)
+            seen |= names
             for p in placements:
                 if not p.name or "/" in p.name:
                     return [], error(f"plugin {plugin.name} returned invalid placement name "

@@ -32,6 +32,7 @@ class JobDef:
     template: Mapping[str, Any]
     source: Source
     explicit: bool  # .spec.scheduling was given
+    obj: Mapping[str, Any]  # the Job itself, for error messages about its template
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,8 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: JobOverrides) 
                                                        max(completions - succeeded, 0))
     template = f.mapping(spec.get("template"), "spec.template")
     f.mapping(template.get("spec"), "spec.template.spec")
+    f.string_map(f.mapping(template.get("metadata"), "spec.template.metadata").get("labels"),
+                 "spec.template.metadata.labels")
     indexed = spec.get("completionMode") == "Indexed"
 
     scheduling = spec.get("scheduling")
@@ -77,7 +80,7 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: JobOverrides) 
     else:
         group = GroupSpec(Policy.BASIC, 1, overrides.topology_key)
     return JobDef(namespace, name, group, pods, indexed, template, source,
-                  scheduling is not None)
+                  scheduling is not None, obj)
 
 
 def job_pod(job: JobDef, index: int) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class PriorityResolver:
         defaults = [c for c in classes.values() if c.global_default]
         self.default = min(defaults, key=lambda c: c.value).value if defaults else 0
 
-    def resolve(self, f: ObjectFields, name: str, field: str) -> int:
+    def resolve(self, f: ObjectFields, name: str, field: str, what: str = "pod") -> int:
         if not name:
             return self.default
         cls = self.classes.get(name)
@@ -82,7 +82,7 @@ class PriorityResolver:
         if name in self.SYSTEM:
             return self.SYSTEM[name]
         raise f.error(field, f"no PriorityClass with name {name} was found (the API server "
-                      "would reject this pod; add the PriorityClass to the inputs)")
+                      f"would reject this {what}; add the PriorityClass to the inputs)")
 
 
 def decode_pod(
@@ -94,10 +94,12 @@ def decode_pod(
     group: str | None = None,
     spec_path: str = "spec",
     synthesised: bool = False,
+    owner: ObjectFields | None = None,
 ) -> Pod:
     """``group`` overrides the group reference (Job pods); ``spec_path`` is where the pod
-    spec sits in the source object, for error messages (``spec.template.spec`` for Jobs)."""
-    f = ObjectFields(source, obj)
+    spec sits in the source object and ``owner`` the object errors should name (the Job,
+    for pods synthesised from its template)."""
+    f = owner or ObjectFields(source, obj)
     meta = obj.get("metadata") or _EMPTY
     spec = obj.get("spec") or _EMPTY
     status = obj.get("status") or _EMPTY
@@ -105,11 +107,17 @@ def decode_pod(
         meta = f.mapping(meta, "metadata")
     if type(spec) is not dict:
         spec = f.mapping(spec, spec_path)
+    if type(status) is not dict:
+        status = f.mapping(status, "status")
     name = meta.get("name")
     if not name or type(name) is not str:
         name = f.string(name, "metadata.name", required=True)
     namespace = meta.get("namespace") or "default"
+    if type(namespace) is not str:
+        namespace = f.string(namespace, "metadata.namespace")
     labels = meta.get("labels") or _EMPTY
+    if type(labels) is not dict:
+        labels = f.string_map(labels, "metadata.labels")
     try:
         requests, non_zero = pod_requests_and_non_zero(spec)
     except RequestError as exc:
@@ -174,6 +182,7 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
             raise f.error(f"{ppath}[{i}].weight", f"expected 1..100, got {weight}")
         preferred.append(PreferredTerm(weight, _term(f, raw.get("preference"),
                                                      f"{ppath}[{i}].preference")))
+    f.string_map(pod.labels, "metadata.labels")  # a candidate's labels must be strings
     return replace(
         pod,
         scheduler_name=f.string(spec.get("schedulerName"), f"{path}.schedulerName")

@@ -109,13 +109,17 @@ def _read_bytes(path: Path) -> bytes:
 def _parse(path: Path) -> list[Any]:
     data = _read_bytes(path)
     label = str(path)
-    head = data.lstrip()[:1]
-    if head in (b"{", b"["):
+    suffix = path.suffix.lower()
+    # .json is JSON; anything else that looks like JSON is tried as JSON first and, since
+    # flow-style YAML looks the same, read as YAML when that fails.
+    if suffix == ".json" or (suffix not in (".yaml", ".yml")
+                             and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")):
         try:
-            return [orjson.loads(data)]
+            return [orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))]
         except orjson.JSONDecodeError as exc:
-            raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                             line=exc.lineno) from None
+            if suffix == ".json":
+                raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",
+                                 line=exc.lineno) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -128,8 +132,10 @@ def _parse(path: Path) -> list[Any]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
-        raise InputError(label, f"invalid YAML: {problem}",
-                         line=mark.line + 1 if mark else None) from None
+        line = None
+        if mark is not None:  # a mark at the end of the stream points past the last line
+            line = min(mark.line + 1, text.count("\n") + (not text.endswith("\n")) or 1)
+        raise InputError(label, f"invalid YAML: {problem}", line=line) from None
     except yaml.YAMLError as exc:
         raise InputError(label, f"invalid YAML: {exc}") from None
     except RecursionError:
@@ -188,6 +194,8 @@ def locate(path: str, document: int, field: str) -> int | None:
         try:
             node = None
             for _ in range(document + 1):
+                if not loader.check_node():  # also drops STREAM-START
+                    return None
                 node = loader.get_node()
         finally:
             loader.dispose()

@@ -194,7 +194,7 @@ def _group_priority(spec: scheduling.GroupSpec, f: ObjectFields, field: str,
     if spec.priority is not None:
         return spec.priority
     if spec.priority_class_name:
-        return priorities.resolve(f, spec.priority_class_name, field)
+        return priorities.resolve(f, spec.priority_class_name, field, "PodGroup")
     return None
 
 
@@ -279,7 +279,8 @@ def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: li
             raw = job_pod(job, index)
             index += 1
             pod = decode_pod(job.source, raw, order, priorities, group=key,
-                             spec_path="spec.template.spec", synthesised=True)
+                             spec_path="spec.template.spec", synthesised=True,
+                             owner=ObjectFields(job.source, job.obj))
             order += 1
             pods[(ns, pod.name)] = replace(pod, source=job.source)
         spec = job.spec

@@ -8,10 +8,26 @@ requirements inside a term ANDed; an empty term matches nothing; ``NotIn`` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def valid_label_value(value: str) -> bool:
+    return value == "" or (len(value) <= 63 and _NAME.fullmatch(value) is not None)
+
+
+def valid_label_key(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if "/" in prefix or (prefix and (len(prefix) > 253
+                                     or not _DNS1123_SUBDOMAIN.fullmatch(prefix))):
+        return False
+    return 0 < len(name) <= 63 and _NAME.fullmatch(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +37,8 @@ class Requirement:
     values: tuple[str, ...] = ()
 
     def matches(self, labels: Mapping[str, str]) -> bool:
+        if not _parses(self):
+            return False
         op = self.operator
         if op == "In":
             return self.key in labels and labels[self.key] in self.values
@@ -38,6 +56,25 @@ class Requirement:
         except (ValueError, IndexError):
             return False
         return have > want if op == "Gt" else have < want
+
+
+@lru_cache(maxsize=4096)
+def _parses(req: Requirement) -> bool:
+    """Upstream turns each requirement into a label selector (``labels.NewRequirement``);
+    one that does not parse makes its term match nothing."""
+    if not valid_label_key(req.key) and req.key != "metadata.name":
+        return False
+    if req.operator in ("In", "NotIn"):
+        return bool(req.values) and all(valid_label_value(v) for v in req.values)
+    if req.operator in ("Exists", "DoesNotExist"):
+        return not req.values
+    if len(req.values) != 1:
+        return False
+    try:
+        int(req.values[0])
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,11 +70,14 @@ def schedule_group(
             return result(False, f"0/{len(sims)} placements are available, first placement "
                           f"status: {first}", placements=ranked)
 
-        parts = fw.run_placement_score(ctx, [(s.placement, s.proposed) for s in feasible],
-                                       nodes)
-        totals = [sum(p.values()) for p in parts]
+        if len(feasible) == 1:  # upstream takes the only feasible placement without scoring
+            parts, totals = [{}], [None]
+        else:
+            parts = fw.run_placement_score(
+                ctx, [(s.placement, s.proposed) for s in feasible], nodes)
+            totals = [sum(p.values()) for p in parts]
         order = sorted(range(len(feasible)),
-                       key=lambda i: (-totals[i], feasible[i].placement.name))
+                       key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
         best = order[0]
         # Counted placements get their nodes chosen pod by pod only where they are shown.
         for i in order if all_assignments else [best]:
@@ -85,6 +88,7 @@ def schedule_group(
         return result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
 
     tied = tuple(feasible[i].placement.name for i in order[1:] if totals[i] == totals[best])
+    # ``score`` stays None for a placement chosen without scoring.
     winner = feasible[best]
     ranked = [
         _result(feasible[i], nodes, score=totals[i], scores=parts[i],

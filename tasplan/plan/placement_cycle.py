@@ -168,8 +168,9 @@ def _count(
 
 
 def _free(members: Sequence[NodeInfo], unassumed: tuple | None = None) -> dict[str, int]:
-    """Allocatable minus requested over the domain; ``unassumed`` = (pod, copies) placed but
-    not assumed on any node."""
+    """Allocatable minus requested over the domain's schedulable (not cordoned) nodes;
+    ``unassumed`` = (pod, copies) placed but not assumed on any node."""
+    members = [n for n in members if not n.node.unschedulable]
     resources = list(SUMMARY_RESOURCES)
     extra = sorted({r for n in members for r in n.node.allocatable
                     if "/" in r and not r.startswith("hugepages")})

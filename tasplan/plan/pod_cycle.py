@@ -23,6 +23,9 @@ from tasplan.framework.status import Status
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.pod import Pod
 
+# Capacity of a node no dynamic filter limits.
+UNLIMITED = 2**62
+
 # Static filter outcome of one node for one class: None, or (filter position, status).
 StaticResult = tuple[int, Status] | None
 
@@ -262,7 +265,8 @@ class ClassCursor:
             if self._static[i] is not None or self._fail[i] is not None:
                 out.append(0)
             else:
-                out.append(min(f.capacity(self._pod, info) for f in plugins))
+                out.append(min((f.capacity(self._pod, info) for f in plugins),
+                               default=UNLIMITED))
         return out
 
     def saturated_diagnosis(self, capacity: Sequence[int]) -> Diagnosis:

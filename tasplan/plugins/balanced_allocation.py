@@ -20,6 +20,7 @@ from tasplan.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
     allocatable_and_requested,
+    parse_resources,
     pod_request,
 )
 
@@ -70,7 +71,5 @@ class BalancedAllocation:
 
 
 def new(args: Mapping[str, Any]) -> BalancedAllocation:
-    resources = tuple(
-        ResourceSpec(r["name"], int(r.get("weight") or 1)) for r in args.get("resources") or ()
-    ) or DEFAULT_RESOURCES
-    return BalancedAllocation(resources)
+    return BalancedAllocation(parse_resources(
+        args.get("resources"), "NodeResourcesBalancedAllocation.args.resources"))

@@ -17,10 +17,11 @@ from tasplan.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
     allocatable_and_requested,
-    is_extended,
+    is_extended_resource_name,
     least_allocated,
     most_allocated,
     node_requested,
+    parse_resources,
     pod_request,
 )
 
@@ -53,7 +54,8 @@ class NodeResourcesFit:
         self._ignored_groups = ignored_groups
 
     def _ignored_resource(self, resource: str) -> bool:
-        if not is_extended(resource):
+        """ignoredResources / ignoredResourceGroups apply to extended resources only."""
+        if not is_extended_resource_name(resource):
             return False
         if resource in self._ignored:
             return True
@@ -135,10 +137,8 @@ def new(args: Mapping[str, Any]) -> NodeResourcesFit:
     if kind not in STRATEGIES:
         raise ProfileError("<profile>", f"unsupported scoring strategy {kind!r}",
                            field="NodeResourcesFit.args.scoringStrategy.type")
-    resources = tuple(
-        ResourceSpec(r["name"], int(r.get("weight") or 1))
-        for r in strategy.get("resources") or ()
-    ) or DEFAULT_RESOURCES
+    resources = parse_resources(strategy.get("resources"),
+                                "NodeResourcesFit.args.scoringStrategy.resources")
     return NodeResourcesFit(
         kind,
         resources,

@@ -27,7 +27,8 @@ class PodGroupPodsCount:
     def normalize_placement_scores(self, scores: list[int]) -> list[int]:
         top = max(scores, default=0)
         if top == 0:
-            raise InternalError("no pods from pod group are assigned to any candidate placement")
+            raise InternalError(
+                "no pods from pod group are assigned to any of the candidate placements")
         return [s * MAX_NODE_SCORE // top for s in scores]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tasplan.errors import ProfileError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.types import MAX_NODE_SCORE
 from tasplan.model.pod import Pod
@@ -24,10 +25,37 @@ class ResourceSpec:
 
 
 DEFAULT_RESOURCES = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+MAX_RESOURCE_WEIGHT = 100
+
+
+def parse_resources(raw: object, field: str) -> tuple[ResourceSpec, ...]:
+    """Plugin args ``resources: [{name, weight}]``: an unset weight is 1 (v1 defaulting),
+    anything outside (0, 100] is rejected as upstream's ``validateResources`` does."""
+    if not raw:
+        return DEFAULT_RESOURCES
+    out = []
+    for i, item in enumerate(raw):
+        weight = item.get("weight")
+        weight = 1 if weight in (None, 0) else weight
+        if isinstance(weight, bool) or not isinstance(weight, int) \
+                or not 0 < weight <= MAX_RESOURCE_WEIGHT:
+            raise ProfileError("<profile>", f"resource weight of {weight} not in valid range "
+                               f"(0, {MAX_RESOURCE_WEIGHT}]", field=f"{field}[{i}].weight")
+        out.append(ResourceSpec(item["name"], weight))
+    return tuple(out)
 
 
 def is_extended(resource: str) -> bool:
+    """Upstream ``IsScalarResourceName``: anything but cpu, memory and ephemeral-storage
+    (extended resources, hugepages-*, attachable volumes)."""
     return resource not in NATIVE
+
+
+def is_extended_resource_name(resource: str) -> bool:
+    """Upstream ``IsExtendedResourceName``: a domain-prefixed name outside kubernetes.io/
+    (e.g. nvidia.com/gpu); hugepages-* and native names are not."""
+    return "/" in resource and not resource.startswith("kubernetes.io/") \
+        and not resource.startswith("requests.")
 
 
 def pod_request(pod: Pod, resource: str, *, non_zero: bool) -> int:

@@ -1,0 +1,187 @@
+"""Statement: assume / checkpoint / rollback / commit over NodeInfo.
+
+Placement evaluation must start every placement from the same node state (upstream reverts
+its snapshot assumptions after each placement, ``podGroupSchedulingDefaultAlgorithm``), so
+rolling back has to restore each NodeInfo exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.statement import Statement, StatementError
+from tasplan.model.pod import HostPort
+from tests.builders import make_node, make_pod, node_infos, pod_with
+
+MI = 1024 * 1024
+GPU = "nvidia.com/gpu"
+
+
+def state(info: NodeInfo) -> tuple:
+    """Everything a filter or score reads from a NodeInfo. Requested entries that went back
+    to zero are equivalent to absent ones."""
+    return (
+        {k: v for k, v in info.requested.items() if v},
+        info.non_zero_cpu,
+        info.non_zero_memory,
+        [id(p) for p in info.pods],
+        list(info.ports),
+    )
+
+
+POD_KINDS = [
+    make_pod("small", 1),
+    make_pod("big", 2, memory=3 * MI),
+    pod_with({}, "empty"),  # non-zero defaults only
+    replace(make_pod("ported", 0.5), host_ports=(HostPort(8080), HostPort(53, "UDP"))),
+    make_pod("gpu", 1, **{GPU: 2}),
+]
+
+
+def _cluster():
+    nodes = [make_node(f"n{i}", 8, memory=64 * MI, **{GPU: 4}) for i in range(3)]
+    existing = [replace(make_pod("running", 1, node="n0"), host_ports=(HostPort(9090),))]
+    return node_infos(nodes, existing)
+
+
+def test_rollback_restores_node_info_exactly():
+    infos = _cluster()
+    before = [state(i) for i in infos]
+    generations = [i.generation for i in infos]
+    statement = Statement()
+    cp = statement.checkpoint()
+    assert cp == 0
+    statement.assume(POD_KINDS[0], infos[0])
+    statement.assume(POD_KINDS[3], infos[0])
+    statement.assume(POD_KINDS[4], infos[1])
+    assert infos[0].requested == {"cpu": 2500}
+    assert infos[0].non_zero_cpu == 2500
+    assert infos[0].non_zero_memory == 3 * 200 * MI
+    assert infos[0].ports == [HostPort(9090), HostPort(8080), HostPort(53, "UDP")]
+    assert infos[1].requested == {"cpu": 1000, GPU: 2}
+    statement.rollback(cp)
+    assert [state(i) for i in infos] == before
+    assert infos[0].generation > generations[0]
+    assert infos[1].generation > generations[1]
+    assert infos[2].generation == generations[2]
+
+
+def test_nested_checkpoints_roll_back_in_lifo_order():
+    infos = _cluster()
+    statement = Statement()
+    statement.assume(POD_KINDS[0], infos[0])
+    after_first = [state(i) for i in infos]
+    cp = statement.checkpoint()
+    assert cp == 1
+    statement.assume(POD_KINDS[1], infos[0])
+    statement.assume(POD_KINDS[2], infos[2])
+    assert statement.changes_since(cp) == [(POD_KINDS[1], infos[0]), (POD_KINDS[2], infos[2])]
+    statement.rollback(cp)
+    assert [state(i) for i in infos] == after_first
+    assert statement.checkpoint() == 1
+
+
+def test_rollback_to_current_position_is_a_no_op():
+    infos = _cluster()
+    statement = Statement()
+    statement.assume(POD_KINDS[0], infos[1])
+    generation = infos[1].generation
+    statement.rollback(statement.checkpoint())
+    assert infos[1].generation == generation
+    assert [p.name for p in infos[1].pods] == ["small"]
+
+
+@pytest.mark.parametrize(
+    ("assumed", "checkpoint"),
+    [
+        pytest.param(0, -1, id="negative checkpoint"),
+        pytest.param(0, 1, id="checkpoint past an empty log"),
+        pytest.param(2, 3, id="checkpoint past the end of the log"),
+    ],
+)
+def test_out_of_range_checkpoint_raises(assumed, checkpoint):
+    infos = _cluster()
+    statement = Statement()
+    for _ in range(assumed):
+        statement.assume(POD_KINDS[0], infos[0])
+    with pytest.raises(StatementError):
+        statement.rollback(checkpoint)
+    # nothing was undone
+    assert len(infos[0].pods) == 1 + assumed
+
+
+def test_stale_checkpoint_after_rollback_raises():
+    infos = _cluster()
+    statement = Statement()
+    statement.assume(POD_KINDS[0], infos[0])
+    statement.assume(POD_KINDS[0], infos[0])
+    stale = statement.checkpoint()
+    statement.rollback(0)
+    with pytest.raises(StatementError):
+        statement.rollback(stale)
+
+
+def test_commit_keeps_assumptions():
+    infos = _cluster()
+    statement = Statement()
+    statement.assume(POD_KINDS[1], infos[2])
+    statement.assume(POD_KINDS[0], infos[2])
+    committed = statement.commit()
+    assert committed == [(POD_KINDS[1], infos[2]), (POD_KINDS[0], infos[2])]
+    assert statement.checkpoint() == 0
+    statement.rollback(0)
+    assert [p.name for p in infos[2].pods] == ["big", "small"]
+    assert infos[2].requested == {"cpu": 3000, "memory": 3 * MI}
+
+
+# -- property: any sequence of operations, rolled back to 0, restores the initial state ------
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("assume"), st.integers(0, len(POD_KINDS) - 1), st.integers(0, 2)),
+        st.tuples(st.just("checkpoint")),
+        st.tuples(st.just("rollback"), st.integers(0, 1000)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(OPS)
+def test_rollback_to_zero_restores_every_node(ops):
+    infos = _cluster()
+    initial = [state(i) for i in infos]
+    statement = Statement()
+    checkpoints: list[int] = []
+    shadow: list[tuple[int, int]] = []  # the log as (pod kind, node) pairs
+    for op in ops:
+        if op[0] == "assume":
+            _, kind, node = op
+            statement.assume(POD_KINDS[kind], infos[node])
+            shadow.append((kind, node))
+        elif op[0] == "checkpoint":
+            checkpoints.append(statement.checkpoint())
+        else:
+            valid = [c for c in checkpoints if c <= len(shadow)]
+            if not valid:
+                continue
+            target = valid[op[1] % len(valid)]
+            statement.rollback(target)
+            del shadow[target:]
+        assert statement.checkpoint() == len(shadow)
+    # intermediate state equals replaying the surviving log on a fresh cluster
+    replay = _cluster()
+    for kind, node in shadow:
+        replay[node].add_pod(POD_KINDS[kind])
+    def without_pod_identity(info):
+        requested, cpu, memory, _, ports = state(info)
+        return requested, cpu, memory, ports
+
+    assert [without_pod_identity(i) for i in infos] == [without_pod_identity(i) for i in replay]
+    statement.rollback(0)
+    assert [state(i) for i in infos] == initial
