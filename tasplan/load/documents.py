@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import yaml
@@ -37,8 +36,9 @@ def max_input_bytes() -> int:
     return int(raw) if raw and raw.isdigit() else DEFAULT_MAX_BYTES
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
+    """One input object and where it came from (a tuple: one is made per object)."""
+
     source: Source
     obj: dict[str, Any]
 
