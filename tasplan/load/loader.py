@@ -261,28 +261,34 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
 
 def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: list[PodGroup],
                 order: int, positions: dict) -> None:
+    """One group per Job; its existing pods (by job-name label) join it, and the pods the
+    controller would still create are synthesised from the template."""
+    if not jobs:
+        return
+    by_job: dict[tuple[str, str], list[tuple]] = {}
+    for pkey, pod in pods.items():
+        if pod.group is None:
+            job_name = pod.labels.get(JOB_NAME_LABEL) or pod.labels.get(LEGACY_JOB_NAME_LABEL)
+            if job_name and (pod.namespace, job_name) in jobs:
+                by_job.setdefault((pod.namespace, job_name), []).append(pkey)
     for (ns, name), job in jobs.items():
         key = f"{ns}/{name}"
         existing = []
-        for pkey, pod in pods.items():
-            if pod.namespace != ns or pod.group is not None:
-                continue
-            if name in (pod.labels.get(JOB_NAME_LABEL), pod.labels.get(LEGACY_JOB_NAME_LABEL)):
-                pods[pkey] = pod = replace(pod, group=key)
-                existing.append(pod)
+        for pkey in by_job.get((ns, name), ()):
+            pods[pkey] = pod = replace(pods[pkey], group=key)
+            existing.append(pod)
         active = sum(1 for p in existing if not p.terminal)
         taken = {p.name for p in existing}
+        owner = ObjectFields(job.source, job.obj)
         index = 0
         for _ in range(max(job.pods - active, 0)):
             while f"{name}-{index}" in taken:
                 index += 1
-            raw = job_pod(job, index)
+            pod = decode_pod(job.source, job_pod(job, index), order, priorities, group=key,
+                             spec_path="spec.template.spec", synthesised=True, owner=owner)
             index += 1
-            pod = decode_pod(job.source, raw, order, priorities, group=key,
-                             spec_path="spec.template.spec", synthesised=True,
-                             owner=ObjectFields(job.source, job.obj))
             order += 1
-            pods[(ns, pod.name)] = replace(pod, source=job.source)
+            pods[(ns, pod.name)] = pod
         spec = job.spec
         groups.append(PodGroup(
             key=key, namespace=ns, policy=spec.policy or Policy.BASIC,

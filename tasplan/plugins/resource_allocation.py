@@ -91,23 +91,30 @@ def allocatable_and_requested(
     return alloc, node_requested(node, resource, non_zero=non_zero) + request
 
 
-def least_allocated(requested: Sequence[int], allocatable: Sequence[int],
-                    weights: Sequence[int]) -> int:
+def _weighted(requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int],
+              per_resource) -> int:
+    """Weighted mean of per-resource scores over resources with allocatable > 0."""
     score = weight_sum = 0
     for req, alloc, w in zip(requested, allocatable, weights, strict=True):
-        if alloc == 0:
-            continue
-        score += (0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc) * w
-        weight_sum += w
+        if alloc:
+            score += per_resource(req, alloc) * w
+            weight_sum += w
     return score // weight_sum if weight_sum else 0
+
+
+def _least(req: int, alloc: int) -> int:
+    return 0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc
+
+
+def _most(req: int, alloc: int) -> int:
+    return min(req, alloc) * MAX_NODE_SCORE // alloc
+
+
+def least_allocated(requested: Sequence[int], allocatable: Sequence[int],
+                    weights: Sequence[int]) -> int:
+    return _weighted(requested, allocatable, weights, _least)
 
 
 def most_allocated(requested: Sequence[int], allocatable: Sequence[int],
                    weights: Sequence[int]) -> int:
-    score = weight_sum = 0
-    for req, alloc, w in zip(requested, allocatable, weights, strict=True):
-        if alloc == 0:
-            continue
-        score += min(req, alloc) * MAX_NODE_SCORE // alloc * w
-        weight_sum += w
-    return score // weight_sum if weight_sum else 0
+    return _weighted(requested, allocatable, weights, _most)
