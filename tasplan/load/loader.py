@@ -131,6 +131,9 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
         for n in [decode_node(d.source, d.obj)]], warnings)
+    if not nodes:
+        warnings.append("the inputs contain no Nodes: pass a cluster snapshot with --cluster "
+                        "(kubectl get nodes,pods,priorityclasses -A -o json)")
     for node in nodes.values():
         if node.allocatable.get("pods", 0) == 0:
             warnings.append(f"node {node.name} has no allocatable pods (status.allocatable.pods);"

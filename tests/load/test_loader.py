@@ -1163,7 +1163,7 @@ def test_pods_referencing_a_missing_pod_group(tmp_path: Path) -> None:
         """)
     snapshot = load_inputs([path])
     assert snapshot.groups == ()
-    (warning,) = snapshot.warnings
+    (warning,) = [w for w in snapshot.warnings if "no Nodes" not in w]
     assert "2 pod(s)" in warning and "ml/ghost" in warning and "not in the inputs" in warning
 
 
@@ -1325,3 +1325,13 @@ def test_pod_group_with_missing_priority_class(tmp_path: Path) -> None:
     assert "nope" in str(err)
     assert err.line == 6
     assert "pod;" not in str(err)  # it is a PodGroup, not a pod, that would be rejected
+
+
+def test_inputs_without_nodes_are_warned_about(tmp_path):
+    path = tmp_path / "pg.yaml"
+    path.write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\n"
+        "metadata: {name: pg, namespace: ml}\n"
+        "spec: {schedulingPolicy: {gang: {minCount: 1}}}\n")
+    snap = load_inputs([path])
+    assert any(w.startswith("the inputs contain no Nodes") for w in snap.warnings)
