@@ -72,8 +72,5 @@ class NodeInfo:
         clone.ports = self.ports + list(pod.host_ports) * copies
         return clone
 
-    def free(self, resource: str) -> int:
-        return self.node.allocatable.get(resource, 0) - self.requested.get(resource, 0)
-
     def __repr__(self) -> str:
         return f"NodeInfo({self.node.name}, pods={len(self.pods)})"

@@ -21,10 +21,6 @@ class Registry:
             raise ValueError(f"a plugin named {name!r} is already registered")
         self._factories[name] = factory
 
-    def merge(self, other: Registry) -> None:
-        for name, factory in other._factories.items():
-            self.register(name, factory)
-
     def __contains__(self, name: object) -> bool:
         return name in self._factories
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from tasplan.load.fields import ObjectFields
@@ -148,8 +149,6 @@ def decode_pod(
 
 def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Mapping,
                             path: str) -> Pod:
-    from dataclasses import replace
-
     tolerations = []
     for i, raw in enumerate(f.sequence(spec.get("tolerations"), f"{path}.tolerations")):
         tpath = f"{path}.tolerations[{i}]"

@@ -62,7 +62,7 @@ def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
         source = Source(label, index, None, workload)
         if not isinstance(obj, dict):
             raise InputError(label, f"expected a Kubernetes object (a mapping with apiVersion "
-                             f"and kind), got {_type_name(obj)}",
+                             f"and kind), got {type_name(obj)}",
                              line=locate(label, index, ""))
         kind = obj.get("kind")
         if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
@@ -70,14 +70,14 @@ def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
             if items is None:
                 continue
             if not isinstance(items, list):
-                raise InputError(label, f"expected a list, got {_type_name(items)}",
+                raise InputError(label, f"expected a list, got {type_name(items)}",
                                  field="items", line=locate(label, index, "items"))
             item_kind = kind[: -len("List")] if kind != "List" else None
             for k, item in enumerate(items):
                 item_source = Source(label, index, k, workload)
                 if not isinstance(item, dict):
                     raise InputError(label, f"expected a Kubernetes object, got "
-                                     f"{_type_name(item)}", field=f"items[{k}]",
+                                     f"{type_name(item)}", field=f"items[{k}]",
                                      line=locate(label, index, f"items[{k}]"))
                 if item_kind and "kind" not in item:  # NodeList items may omit kind
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
@@ -215,11 +215,8 @@ def locate(path: str, document: int, field: str) -> int | None:
     return node.start_mark.line + 1
 
 
-def _type_name(value: object) -> str:
+def type_name(value: object) -> str:
     if value is None:
         return "null"
     return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
-
-
-type_name = _type_name

@@ -147,6 +147,11 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     jobs: dict[tuple, JobDef] = _unique("Job", [
         ((j.namespace, j.name), j, d.source) for d in by_kind["Job"]
         for j in [decode_job(d.source, d.obj, overrides)]], warnings)
+    if overrides.min_count is not None or overrides.topology_key is not None:
+        for job in jobs.values():
+            if job.explicit:
+                warnings.append(f"Job {job.namespace}/{job.name} has .spec.scheduling; "
+                                "--gang and --topology-key do not apply to it")
 
     order = 0
     pods: dict[tuple[str, str], Pod] = {}

@@ -30,5 +30,3 @@ class Source(NamedTuple):
             where += f" items[{self.item}]"
         return where
 
-
-SYNTHETIC = Source("<synthesised>")

@@ -1335,3 +1335,22 @@ def test_inputs_without_nodes_are_warned_about(tmp_path):
         "spec: {schedulingPolicy: {gang: {minCount: 1}}}\n")
     snap = load_inputs([path])
     assert any(w.startswith("the inputs contain no Nodes") for w in snap.warnings)
+
+
+def test_job_overrides_do_not_apply_to_jobs_with_their_own_scheduling(tmp_path: Path) -> None:
+    path = write(tmp_path, "job.yaml", """
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: ft, namespace: ml}
+        spec:
+          parallelism: 2
+          scheduling: {schedulingPolicy: {gang: {minCount: 2}}}
+          template:
+            spec:
+              containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+        """)
+    snapshot = load_inputs([path], jobs=JobOverrides(min_count=1, topology_key="rack"))
+    (group,) = snapshot.groups
+    assert (group.min_count, group.topology_key) == (2, None)
+    assert ("Job ml/ft has .spec.scheduling; --gang and --topology-key do not apply to it"
+            in snapshot.warnings)
