@@ -9,6 +9,7 @@ from itertools import product
 
 from tasplan.errors import InternalError, ProfileError
 from tasplan.framework.interfaces import (
+    ClusterStatePlugin,
     FilterPlugin,
     PlacementFeasiblePlugin,
     PlacementGeneratePlugin,
@@ -60,6 +61,10 @@ class Framework:
             )
             for ref in profile.score
         ]
+        # Filters and scores that summarise the whole cluster, each once.
+        self.cluster_state: list[ClusterStatePlugin] = list({
+            id(p): p for p in [*self.filters, *(s.plugin for s in self.scores)]
+            if isinstance(p, ClusterStatePlugin)}.values())
         self.placement_generators: list[PlacementGeneratePlugin] = [
             self._plugin(n, PlacementGeneratePlugin, "placementGenerate")
             for n in profile.placement_generate

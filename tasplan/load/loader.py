@@ -22,7 +22,13 @@ from tasplan.load.batch import (
     decode_job,
     job_pod,
 )
-from tasplan.load.core_v1 import PriorityResolver, decode_node, decode_pod, decode_priority_class
+from tasplan.load.core_v1 import (
+    PriorityResolver,
+    decode_namespace,
+    decode_node,
+    decode_pod,
+    decode_priority_class,
+)
 from tasplan.load.documents import Document, expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.model.group import PodGroup, Policy
@@ -35,6 +41,7 @@ Progress = Callable[[str], None]
 _KINDS = {
     ("v1", "Node"): "Node",
     ("v1", "Pod"): "Pod",
+    ("v1", "Namespace"): "Namespace",
     ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
     ("batch/v1", "Job"): "Job",
     (scheduling.LEGACY, "Workload"): "Workload",
@@ -138,6 +145,10 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         if node.allocatable.get("pods", 0) == 0:
             warnings.append(f"node {node.name} has no allocatable pods (status.allocatable.pods);"
                             " no pod fits on it")
+    namespaces = {}
+    for d in by_kind["Namespace"]:
+        name, labels = decode_namespace(d.source, d.obj)
+        namespaces[name] = labels
     workloads = _unique("Workload", [
         ((w.namespace, w.name), w, d.source) for d in by_kind["Workload"]
         for w in [scheduling.decode_workload(d.source, d.obj)]], warnings)
@@ -191,6 +202,7 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         pods=tuple(pods.values()),
         groups=tuple(groups),
         priority_classes=classes,
+        namespaces=namespaces,
         ignored=dict(sorted(ignored.items())),
         warnings=tuple(warnings),
         documents=tuple(docs),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tasplan.model.pod_affinity import PodAffinity, SpreadConstraint
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
 from tasplan.model.taints import Toleration
@@ -61,6 +62,8 @@ class Pod:
     preferred_terms: tuple[PreferredTerm, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     host_ports: tuple[HostPort, ...] = ()
+    spread_constraints: tuple[SpreadConstraint, ...] = ()
+    pod_affinity: PodAffinity | None = None
     nominated_node_name: str = ""
     deleting: bool = False
     synthesised: bool = False
@@ -92,6 +95,12 @@ class Pod:
             self.preferred_terms,
             self.tolerations,
             self.host_ports,
+            self.spread_constraints,
+            self.pod_affinity,
+            # Labels only matter to rules between pods; leaving them out otherwise keeps
+            # pods that differ only in labels (job indexes) in one class.
+            tuple(sorted(self.labels.items()))
+            if self.spread_constraints or self.pod_affinity else None,
         )
 
     def __str__(self) -> str:

@@ -77,6 +77,8 @@ class ClusterSnapshot:
     pods: tuple[Pod, ...]
     groups: tuple[PodGroup, ...]
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
+    # Namespace name -> labels, for namespaceSelectors of pod affinity terms.
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     ignored: Mapping[str, int] = field(default_factory=Counter)
     warnings: tuple[str, ...] = ()
     usage: Mapping[str, NodeUsage] | None = None

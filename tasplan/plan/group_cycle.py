@@ -12,7 +12,7 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
-from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
 
 NO_PLACEMENTS = "no feasible placements found"
@@ -52,13 +52,17 @@ def schedule_group(
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
     signatures = [pod.signature() for pod in ctx.pending]
-    static_cache: dict = {}
+    if any(info.affinity_pods for info in nodes):
+        # Placed pods' affinity terms may select pending pods by their labels.
+        signatures = [(*s, tuple(sorted(p.labels.items())))
+                      for s, p in zip(signatures, ctx.pending, strict=True)]
+    cache = GroupCache(nodes, statement)
     count = Count.NEVER
     if len(set(signatures)) == 1:
         count = Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
 
     def simulate(placement: Placement, mode: Count) -> Simulation:
-        return simulate_placement(fw, ctx, placement, nodes, statement, static_cache,
+        return simulate_placement(fw, ctx, placement, nodes, statement, cache,
                                   signatures, count=mode)
 
     try:

@@ -36,7 +36,8 @@ class NodeAffinity:
         name, labels = node.node.name, node.node.labels
         return sum(p.weight for p in pod.preferred_terms if p.term.matches(name, labels))
 
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int]) -> None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int],
+                        nodes: list[NodeInfo]) -> None:
         default_normalize(scores)
 
 

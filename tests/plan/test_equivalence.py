@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.status import Code
-from tasplan.framework.types import GroupContext
+from tasplan.framework.types import CycleState, GroupContext
 from tasplan.model.taints import PREFER_NO_SCHEDULE, Taint, Toleration
 from tasplan.plan.planner import plan
 from tasplan.plugins.defaults import default_profile
@@ -32,19 +32,29 @@ def reference(fw: Framework, ctx: GroupContext, infos: list[NodeInfo], members: 
     for pod in ctx.pending:
         if status.code == Code.UNSCHEDULABLE:
             break
+        # Cluster-wide summaries from scratch for every pod, over every node of the cluster.
+        state = CycleState()
+        skipped = set()
+        for plugin in fw.cluster_state:
+            summary = plugin.prepare(pod, infos)
+            if summary is None:
+                skipped.add(plugin.name)
+            state[plugin.name] = summary
         feasible = []
         for info in nodes:
-            if all(f.filter({}, pod, info) is None for f in fw.filters):
+            if all(f.name in skipped or f.filter(state, pod, info) is None
+                   for f in fw.filters):
                 feasible.append(info)
         remaining -= 1
         if feasible:
             totals = [0] * len(feasible)
             for entry in fw.scores:
-                if entry.pre_score is not None and not entry.pre_score({}, pod):
+                if entry.plugin.name in skipped or (
+                        entry.pre_score is not None and not entry.pre_score(state, pod)):
                     continue
-                raw = [entry.plugin.score({}, pod, info) for info in feasible]
+                raw = [entry.plugin.score(state, pod, info) for info in feasible]
                 if entry.normalize is not None:
-                    entry.normalize({}, pod, raw)
+                    entry.normalize(state, pod, raw, feasible)
                 totals = [t + entry.weight * r for t, r in zip(totals, raw, strict=True)]
             best = max(range(len(feasible)), key=lambda k: (totals[k], [-ord(c) for c in
                                                                        feasible[k].name]))
