@@ -14,7 +14,7 @@ class NodeInfo:
     every change; caches compare it to know when to recompute.
     """
 
-    __slots__ = ("affinity_pods", "generation", "index", "node", "non_zero_cpu",
+    __slots__ = ("affinity_pods", "generation", "index", "node", "nominated", "non_zero_cpu",
                  "non_zero_memory", "pods", "ports", "requested")
 
     def __init__(self, node: Node, index: int, usage: NodeUsage = EMPTY_USAGE) -> None:
@@ -28,6 +28,9 @@ class NodeInfo:
         # Pods with pod (anti-)affinity terms (upstream PodsWithAffinity): rules of pods
         # already placed bind pods that come later.
         self.affinity_pods: list[Pod] = [p for p in self.pods if p.pod_affinity is not None]
+        # Pending pods whose status.nominatedNodeName is this node, highest priority first:
+        # room the scheduler holds for them (filled in by the planner).
+        self.nominated: list[Pod] = []
         self.generation = 0
 
     @property
@@ -65,6 +68,18 @@ class NodeInfo:
         if pod.pod_affinity is not None:
             self.affinity_pods.remove(pod)
         self.generation += 1
+
+    def with_pods(self, pods: list[Pod]) -> NodeInfo:
+        """A detached copy of this node with ``pods`` added (nominated pods, upstream's
+        ``addGENominatedPods``)."""
+        clone = NodeInfo(self.node, self.index)
+        clone.requested = dict(self.requested)
+        clone.non_zero_cpu, clone.non_zero_memory = self.non_zero_cpu, self.non_zero_memory
+        clone.pods, clone.ports = list(self.pods), list(self.ports)
+        clone.affinity_pods = list(self.affinity_pods)
+        for pod in pods:
+            clone.add_pod(pod)
+        return clone
 
     def with_copies(self, pod: Pod, copies: int) -> NodeInfo:
         """A detached copy of this node with ``copies`` more copies of ``pod`` on it: what a

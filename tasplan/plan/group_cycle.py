@@ -17,6 +17,7 @@ from tasplan.plan.result import GroupResult, PlacementResult
 
 NO_PLACEMENTS = "no feasible placements found"
 NO_POD_SCHEDULED = "no pods were schedulable"
+NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was scheduled"
 
 
 def schedule_group(
@@ -66,11 +67,23 @@ def schedule_group(
                                   signatures, count=mode)
 
     try:
-        sims = [simulate(p, count) for p in placements]
-        feasible = [s for s in sims if s.feasible]
+        nominated = nominated_placement(ctx, placements, nodes)
+        sims = []
+        if nominated is not None:
+            # v1.37 fast path: the placement holding most nominated pods goes first and is
+            # taken at once if it schedules anything.
+            sim = simulate(placements[nominated], Count.NEVER)
+            if sim.feasible and sim.proposed:
+                return _commit(sim, nodes, statement, result, pending,
+                               note="the nominated-node placement was chosen first "
+                               "(v1.37 fast path); other placements were not evaluated")
+            sims.append(sim)
+        sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
+        # A nominated placement that got here scheduled nothing: it is not a candidate.
+        feasible = [s for s in sims[1 if nominated is not None else 0:] if s.feasible]
         if not feasible:
             ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
-            first = sims[0].status.message
+            first = NOMINATED_NOTHING if sims[0].feasible else sims[0].status.message
             return result(False, f"0/{len(sims)} placements are available, first placement "
                           f"status: {first}", placements=ranked)
 
@@ -113,6 +126,33 @@ def schedule_group(
         message += (f"; tied with {', '.join(map(repr, tied))} - upstream picks among tied "
                     "placements at random")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
+
+
+def _commit(sim: Simulation, nodes: Sequence[NodeInfo], statement: Statement, result,
+            pending: int, note: str) -> GroupResult:
+    for assignment in sim.proposed:
+        statement.assume(assignment.pod, assignment.node)
+    statement.commit()
+    name = sim.placement.name
+    return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled in placement "
+                  f"{name!r}; {note}", placements=(_result(sim, nodes),), selected=name)
+
+
+def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],
+                        nodes: Sequence[NodeInfo]) -> int | None:
+    """Index of the placement holding the most pending pods' nominated nodes (pods, not
+    nodes, are counted; ties keep the earlier placement), None when no pod's nominated node
+    is in any placement (upstream ``nominatedPlacement``)."""
+    wanted = [p.nominated_node_name for p in ctx.pending if p.nominated_node_name]
+    if not wanted:
+        return None
+    best, best_count = None, 0
+    for k, placement in enumerate(placements):
+        names = {nodes[i].node.name for i in placement.nodes}
+        count = sum(1 for n in wanted if n in names)
+        if count > best_count:
+            best, best_count = k, count
+    return best
 
 
 def _simulated(sim: Simulation, counted: Simulation) -> Simulation:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.registry import Registry
@@ -22,6 +24,13 @@ def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[st
     from the snapshot are reported, not counted."""
     infos = [NodeInfo(node, i, snapshot.node_usage(node.name))
              for i, node in enumerate(snapshot.nodes)]
+    index = snapshot.node_index
+    for pod in snapshot.pods:
+        if pod.nominated_node_name and not pod.node_name and pod.nominated_node_name in index \
+                and not pod.terminal and not pod.deleting:
+            infos[index[pod.nominated_node_name]].nominated.append(pod)
+    for info in infos:
+        info.nominated.sort(key=lambda p: -p.priority)
     warnings = [f"{n} pod(s) are bound to node {name}, which is not in the snapshot; "
                 "their requests are not counted"
                 for name, n in sorted(snapshot.unknown_nodes.items())]
@@ -32,6 +41,31 @@ def group_priority(group: PodGroup, pods: list[Pod]) -> int:
     if group.priority is not None:
         return group.priority
     return max((p.priority for p in pods), default=0)
+
+
+def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
+    """Upstream fails a pod group whose pending pods disagree on schedulerName, priority or
+    preemption policy, or whose priority differs from the group's own."""
+    for what, value in (("spec.schedulerName", lambda p: p.scheduler_name),
+                        ("priority", lambda p: p.priority),
+                        ("spec.preemptionPolicy", lambda p: p.preemption_policy)):
+        seen = Counter(value(p) for p in pending)
+        if len(seen) > 1:
+            counts = ", ".join(f"{v} ({n} pod(s))" for v, n in sorted(seen.items(), key=str))
+            return f"invalid pod group: its pods must share one {what}, found {counts}"
+    if pending and group.priority is not None and pending[0].priority != group.priority:
+        return (f"invalid pod group: its pods have priority {pending[0].priority}, the group "
+                f"has priority {group.priority}")
+    return None
+
+
+def _drop_nominations(infos: list[NodeInfo], placed: list[Pod]) -> None:
+    """Assumed pods leave the nominator (upstream ``assume``)."""
+    gone = {id(p) for p in placed if p.nominated_node_name}
+    if gone:
+        for info in infos:
+            if info.nominated:
+                info.nominated = [p for p in info.nominated if id(p) not in gone]
 
 
 def plan(
@@ -55,10 +89,19 @@ def plan(
     results: list[GroupResult] = []
     for group in groups:
         pods = [p for p in by_group.get(group.key, []) if not p.terminal]
-        pending = sorted((p for p in pods if not p.node_name), key=lambda p: (-p.priority, p.order))
+        # The scheduler skips pending pods that are being deleted.
+        pending = sorted((p for p in pods if not p.node_name and not p.deleting),
+                         key=lambda p: (-p.priority, p.order))
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
         ctx = GroupContext(group, tuple(pending), scheduled)
-        results.append(schedule_group(fw, ctx, infos, statement,
-                                      all_assignments=all_assignments))
+        invalid = validate_group(group, pending)
+        if invalid:
+            results.append(GroupResult(group, len(pending), len(scheduled), False, invalid,
+                                       error=True))
+            continue
+        result = schedule_group(fw, ctx, infos, statement, all_assignments=all_assignments)
+        if result.selected is not None:
+            _drop_nominations(infos, pending)
+        results.append(result)
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings))

@@ -96,6 +96,13 @@ class ClassCursor:
                              if f.scope != Scope.STATIC and f.name not in skipped]
         self._cluster_scope = any(f.scope == Scope.CLUSTER for _, f in self._dyn_filters)
 
+        # Pods nominated to a node at this class's priority or higher (not the pod itself
+        # nor its own group: those are the pods being placed), per local node index.
+        self._reserved = {
+            i: reserved for i, info in enumerate(nodes) if info.nominated
+            for reserved in [[p for p in info.nominated if p.priority >= pod.priority
+                              and p is not pod and (p.group is None or p.group != pod.group)]]
+            if reserved}
         static_cache = cache.static
         self._static: list[StaticResult] = []
         for info in nodes:
@@ -165,9 +172,30 @@ class ClassCursor:
         return None
 
     def _node_status(self, i: int, info: NodeInfo) -> Status | None:
+        """Upstream's two passes: with the pods nominated to the node at equal or higher
+        priority added, then without them; the node must pass both."""
+        reserved = self._reserved.get(i)
+        if reserved:
+            status = self._filter_node(i, info.with_pods(reserved),
+                                       self._state_with(reserved, info))
+            if status is not None:
+                return status
+        return self._filter_node(i, info, self._state)
+
+    def _state_with(self, reserved: list[Pod], info: NodeInfo) -> CycleState:
+        if not self._summarised:
+            return self._state
+        state = CycleState(self._state)
+        for plugin in self._summarised:
+            summary = state[plugin.name] = state[plugin.name].copy()
+            for other in reserved:
+                plugin.add_pod(summary, self._pod, other, info)
+        return state
+
+    def _filter_node(self, i: int, info: NodeInfo, state: CycleState) -> Status | None:
         static = self._static[i]
         limit = static[0] if static is not None else self._filter_count
-        state, pod = self._state, self._pod
+        pod = self._pod
         for pos, plugin in self._dyn_filters:
             if pos >= limit:
                 break
@@ -328,7 +356,9 @@ class ClassCursor:
             if self._static[i] is not None or self._fail[i] is not None:
                 out.append(0)
             else:
-                out.append(min((f.capacity(self._pod, info) for f in plugins),
+                reserved = self._reserved.get(i)
+                view = info.with_pods(reserved) if reserved else info
+                out.append(min((f.capacity(self._pod, view) for f in plugins),
                                default=UNLIMITED))
         return out
 
