@@ -12,6 +12,9 @@ from tasplan.model.taints import Toleration
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 DEFAULT_SCHEDULER = "default-scheduler"
+# Pod features read by upstream plugins tasplan does not model (see plan/fidelity.py).
+UNMODELLED_VOLUMES = "volumes"
+UNMODELLED_DRA = "dra"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,7 @@ class Pod:
     nominated_node_name: str = ""
     deleting: bool = False
     synthesised: bool = False
+    unmodelled: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:

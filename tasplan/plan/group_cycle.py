@@ -122,9 +122,6 @@ def schedule_group(
     statement.commit()
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
-    if tied:
-        message += (f"; tied with {', '.join(map(repr, tied))} - upstream picks among tied "
-                    "placements at random")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
@@ -13,6 +14,7 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.result import GroupResult, PlanResult
 from tasplan.plugins.defaults import default_profile
@@ -59,6 +61,14 @@ def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
     return None
 
 
+def cluster_facts(snapshot: ClusterSnapshot) -> ClusterFacts:
+    namespaces = {p.namespace for p in snapshot.pods}
+    return ClusterFacts(
+        node_images=any(n.has_images for n in snapshot.nodes),
+        unlabelled_namespaces=tuple(sorted(namespaces - snapshot.namespaces.keys())),
+    )
+
+
 def _drop_nominations(infos: list[NodeInfo], placed: list[Pod]) -> None:
     """Assumed pods leave the nominator (upstream ``assume``)."""
     gone = {id(p) for p in placed if p.nominated_node_name}
@@ -82,6 +92,7 @@ def plan(
     ``all_assignments`` for every feasible placement too (slower on large groups)."""
     fw = Framework(profile or default_profile(), registry or in_tree_registry())
     infos, warnings = build_node_infos(snapshot)
+    facts = cluster_facts(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group
     groups = [g for g in snapshot.groups if g.planned]
@@ -102,6 +113,8 @@ def plan(
         result = schedule_group(fw, ctx, infos, statement, all_assignments=all_assignments)
         if result.selected is not None:
             _drop_nominations(infos, pending)
-        results.append(result)
+        notes = group_notes(ctx, [(p.name, len(p.nodes)) for p in result.placements],
+                            result.selected, result.tied_with, result.schedulable, facts)
+        results.append(replace(result, notes=notes))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings))

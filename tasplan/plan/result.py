@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from tasplan.framework.diagnosis import Diagnosis
 from tasplan.model.group import PodGroup
+from tasplan.plan.fidelity import Note
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class GroupResult:
     selected: str | None = None
     tied_with: tuple[str, ...] = ()
     error: bool = False
+    notes: tuple[Note, ...] = ()
 
     @property
     def selected_placement(self) -> PlacementResult | None:

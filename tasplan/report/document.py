@@ -43,6 +43,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "tiedWith": list(g.tied_with),
         "message": g.message,
         "error": g.error,
+        "notes": [{"code": n.code, "message": n.message} for n in g.notes],
         "placements": [_placement(p) for p in g.placements],
     }
 
