@@ -32,7 +32,8 @@ class Profile:
     ``unmodelled`` lists enabled upstream plugins that tasplan does not run (volumes, DRA,
     ImageLocality, ...), in configuration order, so reports can say what was left out.
     ``percentage_of_nodes_to_score`` is the profile's value, else the global one; 0 means
-    upstream's adaptive default. tasplan always evaluates every node."""
+    upstream's adaptive default. tasplan always evaluates every node. Likewise
+    ``percentage_of_placements_to_score`` (recorded only: tasplan evaluates every placement)."""
 
     scheduler_name: str
     filter: tuple[str, ...]
@@ -43,3 +44,18 @@ class Profile:
     plugin_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     unmodelled: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int = 0
+    percentage_of_placements_to_score: int = 0
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    """A resolved KubeSchedulerConfiguration: the profiles by ``schedulerName`` (in file
+    order). Pods naming a scheduler without a profile are not kube-scheduler's to schedule.
+    ``extenders`` counts configured scheduler extenders (not modelled); ``warnings`` are
+    things the configuration does that have no effect (e.g. args for a plugin that does not
+    exist); ``source`` is the file it came from, "" for the built-in default."""
+
+    profiles: Mapping[str, Profile]
+    extenders: int = 0
+    warnings: tuple[str, ...] = ()
+    source: str = ""

@@ -30,7 +30,7 @@ from tasplan.framework.interfaces import (
     Plugin,
     ScorePlugin,
 )
-from tasplan.framework.profile import PluginRef, PluginSet, Profile
+from tasplan.framework.profile import PluginRef, PluginSet, Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.model.pod import DEFAULT_SCHEDULER
 from tasplan.plugins import names as n
@@ -106,6 +106,11 @@ def default_profile(scheduler_name: str = DEFAULT_SCHEDULER,
     return resolve_profile(scheduler_name, registry=registry)
 
 
+def default_scheduler_config(registry: Registry | None = None) -> SchedulerConfig:
+    """What kube-scheduler runs without a configuration file: the default profile only."""
+    return SchedulerConfig({DEFAULT_SCHEDULER: default_profile(registry=registry)})
+
+
 def resolve_profile(
     scheduler_name: str = DEFAULT_SCHEDULER,
     plugins: Mapping[str, PluginSet] | None = None,
@@ -113,6 +118,7 @@ def resolve_profile(
     registry: Registry | None = None,
     *,
     percentage_of_nodes_to_score: int = 0,
+    percentage_of_placements_to_score: int = 0,
 ) -> Profile:
     """A configured profile's ``plugins`` (config key -> PluginSet) merged into the defaults.
     Errors are ProfileErrors whose field is relative to the profile
@@ -143,6 +149,7 @@ def resolve_profile(
         plugin_args=dict(plugin_args or {}),
         unmodelled=tuple(resolver.unmodelled),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+        percentage_of_placements_to_score=percentage_of_placements_to_score,
     )
 
 
