@@ -56,13 +56,6 @@ class _Decoder:
         self.registry = registry
         self.warnings: list[str] = []
 
-    def strict(self, value: object, field: str, known: tuple[str, ...]) -> Mapping[str, Any]:
-        m = self.f.mapping(value, field)
-        for key in m:
-            if key not in known:
-                raise self.f.error(f"{field}.{key}" if field else key, "unknown field")
-        return m
-
     def percentage(self, obj: Mapping[str, Any], key: str, prefix: str = "") -> int | None:
         if obj.get(key) is None:
             return None
@@ -73,7 +66,7 @@ class _Decoder:
 
     def decode(self) -> SchedulerConfig:
         f = self.f
-        obj = self.strict(f.obj, "", TOP_LEVEL_FIELDS)
+        obj = self.f.strict(f.obj, "", TOP_LEVEL_FIELDS)
         if obj.get("apiVersion") != API_VERSION:
             raise f.expected("apiVersion", API_VERSION, obj.get("apiVersion"))
         if obj.get("kind") != KIND:
@@ -88,7 +81,7 @@ class _Decoder:
         queue_sort = None
         for i, raw in enumerate(raw_profiles):
             at = f"profiles[{i}]"
-            prof = self.strict(raw, at, PROFILE_FIELDS)
+            prof = self.f.strict(raw, at, PROFILE_FIELDS)
             if prof.get("schedulerName") is None and len(raw_profiles) == 1:
                 name = DEFAULT_SCHEDULER
             else:
@@ -135,9 +128,9 @@ class _Decoder:
 
     def _plugins(self, value: object, field: str) -> dict[str, PluginSet]:
         out = {}
-        for key, raw in self.strict(value, field, EXTENSION_POINTS).items():
+        for key, raw in self.f.strict(value, field, EXTENSION_POINTS).items():
             at = f"{field}.{key}"
-            plugin_set = self.strict(raw, at, ("enabled", "disabled"))
+            plugin_set = self.f.strict(raw, at, ("enabled", "disabled"))
             enabled = tuple(self._plugin(p, f"{at}.enabled[{i}]") for i, p in
                             enumerate(self.f.sequence(plugin_set.get("enabled"), f"{at}.enabled")))
             disabled = tuple(self._plugin(p, f"{at}.disabled[{i}]").name for i, p in
@@ -148,7 +141,7 @@ class _Decoder:
 
     def _plugin(self, value: object, field: str) -> PluginRef:
         """``{name, weight}``; an unset weight is kept as 0 ("unset", counts as 1)."""
-        plugin = self.strict(value, field, ("name", "weight"))
+        plugin = self.f.strict(value, field, ("name", "weight"))
         name = self.f.string(plugin.get("name"), f"{field}.name", required=True)
         weight = plugin.get("weight")
         if weight is None:
@@ -166,7 +159,7 @@ class _Decoder:
         out: dict[str, Mapping[str, Any]] = {}
         for j, raw in enumerate(self.f.sequence(value, field)):
             at = f"{field}[{j}]"
-            entry = self.strict(raw, at, ("name", "args"))
+            entry = self.f.strict(raw, at, ("name", "args"))
             name = self.f.string(entry.get("name"), f"{at}.name", required=True)
             if name in out:
                 raise self.f.error(f"{at}.name", f'duplicate pluginConfig for plugin "{name}"')

@@ -1,4 +1,5 @@
-"""Typed, strict access to plugin arguments (``pluginConfig[].args``).
+"""Typed access to plugin arguments (``pluginConfig[].args``), strict as upstream decodes
+them (``strict`` rejects unknown fields).
 
 Plugin factories validate their own arguments, as upstream's ``New`` functions do. They
 cannot know which file or profile the arguments came from, so errors name the field
@@ -7,7 +8,7 @@ relative to ``args``; the scheduler-config loader prefixes the path and adds fil
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from tasplan.errors import ProfileError
@@ -29,12 +30,3 @@ class ArgFields(ObjectFields):
 
     def error(self, field: str, message: str) -> ProfileError:
         return ProfileError(_NOWHERE.path, message, field=field)
-
-    def strict(self, value: object, field: str, known: Iterable[str]) -> Mapping[str, Any]:
-        """A mapping with only ``known`` keys: upstream decodes plugin args strictly."""
-        m = self.mapping(value, field)
-        allowed = frozenset(known)
-        for key in m:
-            if key not in allowed:
-                raise self.error(f"{field}.{key}" if field else key, "unknown field")
-        return m

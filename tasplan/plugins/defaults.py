@@ -46,8 +46,10 @@ MODELLED_POINTS: Mapping[str, type] = {
     "placementScore": PlacementScorePlugin,
 }
 WEIGHTED_POINTS = frozenset({"score", "placementScore"})
-OTHER_POINTS = ("preEnqueue", "queueSort", "preFilter", "postFilter", "preScore", "reserve",
-                "permit", "preBind", "bind", "postBind", "podGroupPostFilter")
+# Checked like upstream's framework does: exactly one queueSort plugin, at least one binder.
+QUEUE_SORT, BIND = "queueSort", "bind"
+OTHER_POINTS = ("preEnqueue", QUEUE_SORT, "preFilter", "postFilter", "preScore", "reserve",
+                "permit", "preBind", BIND, "postBind", "podGroupPostFilter")
 EXTENSION_POINTS = (MULTI_POINT, *MODELLED_POINTS, *OTHER_POINTS)
 
 # v1 getDefaultPlugins().MultiPoint with the feature gates above; weight 0 = unset.
@@ -77,9 +79,12 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(n.POD_GROUP_PODS_COUNT, 1),
 )
 
-# For upstream plugins tasplan does not run: which of the modelled points they implement
-# (the others implement none of them), so a misplaced entry fails as upstream's would.
+# For upstream plugins tasplan does not run: which of the modelled points, queueSort and bind
+# they implement (the others implement none of them), so a misplaced entry fails as
+# upstream's would. PrioritySort and DefaultBinder are the only in-tree plugins there.
 _UNMODELLED_POINTS: Mapping[str, frozenset[str]] = {
+    n.PRIORITY_SORT: frozenset({QUEUE_SORT}),
+    n.DEFAULT_BINDER: frozenset({BIND}),
     n.VOLUME_RESTRICTIONS: frozenset({"filter"}),
     n.NODE_VOLUME_LIMITS: frozenset({"filter"}),
     n.VOLUME_BINDING: frozenset({"filter", "score"}),
@@ -134,18 +139,30 @@ def resolve_profile(
         resolver.check_known(entry)
         resolver.note_unmodelled(entry.ref.name)
     points = {key: resolver.expand(key, plugins.get(key, PluginSet()), multi)
-              for key in MODELLED_POINTS}
+              for key in (*MODELLED_POINTS, QUEUE_SORT, BIND)}
     for key in OTHER_POINTS:  # names must exist; nothing else is modelled there
         for entry in _custom(plugins.get(key, PluginSet()), key):
             resolver.check_known(entry)
             resolver.note_unmodelled(entry.ref.name)
+    if len(points[QUEUE_SORT]) != 1:
+        raise ProfileError("<profile>", "only one queue sort plugin required for profile "
+                           f'"{scheduler_name}", but got {len(points[QUEUE_SORT])}',
+                           field=f"plugins.{QUEUE_SORT}")
+    if not points[BIND]:
+        raise ProfileError("<profile>", "at least one bind plugin is needed for profile "
+                           f'"{scheduler_name}"', field=f"plugins.{BIND}")
+
+    def modelled(key: str) -> tuple[PluginRef, ...]:
+        return tuple(PluginRef(name, weight if key in WEIGHTED_POINTS else 1)
+                     for name, weight in points[key] if resolver.modelled(name))
+
     return Profile(
         scheduler_name=scheduler_name,
-        filter=tuple(r.name for r in points["filter"]),
-        score=points["score"],
-        placement_generate=tuple(r.name for r in points["placementGenerate"]),
-        placement_feasible=tuple(r.name for r in points["placementFeasible"]),
-        placement_score=points["placementScore"],
+        filter=tuple(r.name for r in modelled("filter")),
+        score=modelled("score"),
+        placement_generate=tuple(r.name for r in modelled("placementGenerate")),
+        placement_feasible=tuple(r.name for r in modelled("placementFeasible")),
+        placement_score=modelled("placementScore"),
         plugin_args=dict(plugin_args or {}),
         unmodelled=tuple(resolver.unmodelled),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
@@ -207,6 +224,8 @@ class _Resolver:
     def implements(self, name: str, key: str) -> bool:
         if not self.modelled(name):
             return key in _UNMODELLED_POINTS.get(name, ())
+        if key not in MODELLED_POINTS:  # tasplan models no queueSort or bind plugin
+            return False
         plugin = self.instances.get(name)
         if plugin is None:
             plugin = self.instances[name] = self.registry.build(
@@ -214,8 +233,9 @@ class _Resolver:
         return isinstance(plugin, MODELLED_POINTS[key])
 
     def expand(self, key: str, plugin_set: PluginSet, multi: list[_Entry]
-               ) -> tuple[PluginRef, ...]:
-        """The plugins that run at ``key``, in order, with their weights (weighted points)."""
+               ) -> list[tuple[str, int]]:
+        """The plugins enabled at ``key``, in order, with their weights (used at weighted
+        points only). Unmodelled ones are noted."""
         own: list[str] = []
         for entry in _custom(plugin_set, key):
             name = entry.ref.name
@@ -247,10 +267,6 @@ class _Resolver:
         weights: dict[str, int] = {}
         for entry in [*_custom(plugin_set, key), *multi]:
             weights.setdefault(entry.ref.name, entry.ref.weight or 1)
-        refs = []
         for name in order:
-            if self.modelled(name):
-                refs.append(PluginRef(name, weights[name] if key in WEIGHTED_POINTS else 1))
-            else:
-                self.note_unmodelled(name)
-        return tuple(refs)
+            self.note_unmodelled(name)
+        return [(name, weights[name]) for name in order]

@@ -121,7 +121,8 @@ ALL_TEST = dict(filter=[TEST], generate=[TEST], feasible=[TEST])
                      _want(**ALL_TEST, score=[(SCORE1, 5), (TEST, 3)],
                            placement_score=[(TEST, 2)]),
                      id="Override MultiPoint plugins weights"),
-        pytest.param({"multiPoint": _ps(SCORE1, PLACEMENT_SCORE1, disabled=["*"])},
+        pytest.param({"multiPoint": _ps(n.PRIORITY_SORT, n.DEFAULT_BINDER, SCORE1,
+                                        PLACEMENT_SCORE1, disabled=["*"])},
                      _want(score=[(SCORE1, 1)], placement_score=[(PLACEMENT_SCORE1, 1)]),
                      id="disable and enable MultiPoint plugins with '*'"),
         pytest.param({"multiPoint": _ps(SCORE1, disabled=[SCORE1])},
@@ -229,7 +230,8 @@ class _FilterScore(_Score):
                            placement_score=[(n.POD_GROUP_PODS_COUNT, 5),
                                             (n.NODE_RESOURCES_FIT, 1)]),
                      id="placementScore weight (website example shape)"),
-        pytest.param({"multiPoint": _ps(n.NODE_RESOURCES_FIT, n.TOPOLOGY_PLACEMENT_GENERATOR,
+        pytest.param({"multiPoint": _ps(n.PRIORITY_SORT, n.DEFAULT_BINDER,
+                                        n.NODE_RESOURCES_FIT, n.TOPOLOGY_PLACEMENT_GENERATOR,
                                         n.GANG_SCHEDULING, disabled=["*"])},
                      _want(filter=[n.NODE_RESOURCES_FIT], score=[(n.NODE_RESOURCES_FIT, 1)],
                            generate=[n.TOPOLOGY_PLACEMENT_GENERATOR],
@@ -245,10 +247,12 @@ def test_merge_with_defaults(plugins, want):
 def test_unmodelled_lists_only_what_stays_enabled():
     profile = resolve_profile(plugins={
         "multiPoint": _ps(n.NODE_RESOURCES_FIT, n.IMAGE_LOCALITY, disabled=["*"]),
+        "queueSort": _ps(n.PRIORITY_SORT),
         "preEnqueue": _ps(n.SCHEDULING_GATES),
         "bind": _ps(n.DEFAULT_BINDER),
     })
-    assert profile.unmodelled == (n.IMAGE_LOCALITY, n.SCHEDULING_GATES, n.DEFAULT_BINDER)
+    assert profile.unmodelled == (n.IMAGE_LOCALITY, n.PRIORITY_SORT, n.DEFAULT_BINDER,
+                                  n.SCHEDULING_GATES)
 
 
 def test_plugin_args_reach_the_plugins():
@@ -277,6 +281,12 @@ def test_plugin_args_reach_the_plugins():
                      "plugins.filter.enabled[1].name", "twice", id="enabled twice at a point"),
         pytest.param({"bogusPoint": _ps()}, "plugins.bogusPoint", "unknown extension point",
                      id="unknown extension point"),
+        pytest.param({"queueSort": _ps(disabled=["*"])}, "plugins.queueSort",
+                     "only one queue sort plugin required", id="no queue sort plugin"),
+        pytest.param({"bind": _ps(disabled=[n.DEFAULT_BINDER])}, "plugins.bind",
+                     "at least one bind plugin", id="no bind plugin"),
+        pytest.param({"score": _ps(n.PRIORITY_SORT)}, "plugins.score.enabled[0].name",
+                     "does not extend score", id="queue sort plugin as a score plugin"),
     ],
 )
 def test_profile_errors(plugins, field, message):
