@@ -69,6 +69,10 @@ ClusterOpt = Annotated[list[Path], typer.Option(
     "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
     "repeatable.", show_default=False)]
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
+SchedulerConfigOpt = Annotated[Path | None, typer.Option(
+    "--scheduler-config", metavar="FILE", show_default=False,
+    help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
+    "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
                                             hidden=True)]
 
@@ -86,6 +90,7 @@ def check(
     topology_key: Annotated[str | None, typer.Option(
         "--topology-key", metavar="KEY",
         help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
+    scheduler_config: SchedulerConfigOpt = None,
     traceback: TracebackOpt = False,
 ) -> None:
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
@@ -95,7 +100,7 @@ def check(
     from tasplan.cli.check import run_check
 
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key), traceback=traceback)
+                                  topology_key, scheduler_config), traceback=traceback)
 
 
 @app.command()

@@ -98,7 +98,7 @@ class Framework:
         plugin = self._instances.get(name)
         if plugin is None:
             args = self.profile.plugin_args.get(name, {})
-            plugin = self._instances[name] = self._registry.create(name, args)
+            plugin = self._instances[name] = self._registry.build(name, args)
         if not isinstance(plugin, interface):
             raise ProfileError(
                 "<profile>",

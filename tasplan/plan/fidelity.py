@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from tasplan.framework.profile import Profile
+from tasplan.framework.sampling import NodeSampling
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
 
-# Upstream numFeasibleNodesToFind constants (pkg/scheduler/schedule_one.go).
-MIN_FEASIBLE_NODES = 100
-MIN_FEASIBLE_PERCENTAGE = 5
+if TYPE_CHECKING:
+    from tasplan.plan.result import GroupResult
 
+IMAGE_LOCALITY = "ImageLocality"
 
 @dataclass(frozen=True, slots=True)
 class Note:
@@ -31,26 +34,15 @@ class ClusterFacts:
     """What the notes need to know about the whole input, gathered once per plan."""
 
     node_images: bool = False  # some node lists status.images
-    image_locality: bool = True  # the profile enables ImageLocality
-    percentage_of_nodes_to_score: int = 0  # 0 = upstream's adaptive default
     # Namespaces that pods live in but whose Namespace object (labels) is not in the input.
     unlabelled_namespaces: tuple[str, ...] = ()
 
 
-def nodes_to_score(nodes: int, percentage: int = 0) -> int:
-    """How many feasible nodes upstream looks for before it stops filtering a pod."""
-    if nodes < MIN_FEASIBLE_NODES:
-        return nodes
-    if percentage == 0:
-        percentage = max(50 - nodes // 125, MIN_FEASIBLE_PERCENTAGE)
-    return max(nodes * percentage // 100, MIN_FEASIBLE_NODES)
-
-
-def group_notes(ctx: GroupContext, placements: Sequence[tuple[str, int]],
-                selected: str | None, tied_with: Sequence[str], schedulable: bool,
-                facts: ClusterFacts) -> tuple[Note, ...]:
-    """``placements`` are the (name, node count) pairs that were simulated."""
+def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSampling],
+                result: GroupResult, facts: ClusterFacts) -> tuple[Note, ...]:
+    """``sampling``: the simulated placements where upstream would not look at every node."""
     pending = ctx.pending
+    selected, tied_with = result.selected, result.tied_with
     notes: list[Note] = []
     features = frozenset().union(*(p.unmodelled for p in pending))
     if UNMODELLED_VOLUMES in features:
@@ -61,18 +53,16 @@ def group_notes(ctx: GroupContext, placements: Sequence[tuple[str, int]],
         notes.append(Note("dra", "pods request DRA resource claims: devices are not "
                           "simulated (DynamicResources), only cpu, memory and extended "
                           "resources are checked"))
-    if facts.node_images and facts.image_locality and pending:
+    if facts.node_images and IMAGE_LOCALITY in profile.unmodelled and pending:
         notes.append(Note("image-locality", "nodes list their images but ImageLocality "
                           "(score weight 1) is not modelled: upstream may prefer nodes that "
                           "already hold the pods' images within a placement"))
-    sampled = [(name, n, nodes_to_score(n, facts.percentage_of_nodes_to_score))
-               for name, n in placements]
-    sampled = [s for s in sampled if s[2] < s[1]]
-    if sampled and pending:
-        name, n, k = max(sampled, key=lambda s: (s[1], s[0]))
-        notes.append(Note("node-sampling", f"upstream filters each pod only until it finds {k} "
-                          f"feasible nodes of the {n} in placement {name!r} "
-                          "(percentageOfNodesToScore), starting where the previous pod "
+    if sampling and pending:
+        s = max(sampling, key=lambda s: (s.nodes, s.placement))
+        notes.append(Note("node-sampling", "upstream filters each pod only until it finds "
+                          f"{s.feasible_to_find} feasible nodes of the {s.nodes} in placement "
+                          f"{s.placement!r} (percentageOfNodesToScore {s.percentage}%), "
+                          "starting where the previous pod "
                           "stopped; tasplan evaluates every node, so node choice inside a "
                           "placement may differ (feasibility does not)"))
     if ctx.group.policy == Policy.BASIC and len(pending) > 1:
@@ -91,7 +81,7 @@ def group_notes(ctx: GroupContext, placements: Sequence[tuple[str, int]],
         notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
                           f"Namespace objects of {shown} are not in the inputs: they were "
                           "matched by their kubernetes.io/metadata.name label only"))
-    if not schedulable and pending and any(p.preemption_policy != "Never" for p in pending):
+    if not result.schedulable and pending and any(p.preemption_policy != "Never" for p in pending):
         notes.append(Note("preemption", "upstream would next try preemption (workload-aware "
                           "for pod groups) and may evict lower-priority pods; the plan does "
                           "not preempt (tasplan explain shows eviction what-ifs)"))

@@ -6,18 +6,19 @@ from collections import Counter
 from dataclasses import replace
 
 from tasplan.framework.node_info import NodeInfo
-from tasplan.framework.profile import Profile
+from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.framework.runtime import Framework
+from tasplan.framework.sampling import node_sampling
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup
-from tasplan.model.pod import Pod
+from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.result import GroupResult, PlanResult
-from tasplan.plugins.defaults import default_profile
+from tasplan.plugins.defaults import default_scheduler_config
 from tasplan.plugins.registry import in_tree_registry
 
 
@@ -78,19 +79,49 @@ def _drop_nominations(infos: list[NodeInfo], placed: list[Pod]) -> None:
                 info.nominated = [p for p in info.nominated if id(p) not in gone]
 
 
+def scheduler_name(pods: list[Pod]) -> str:
+    """The scheduler a group's pods ask for (its first pending pod's)."""
+    pod = next((p for p in pods if not p.node_name), pods[0] if pods else None)
+    return pod.scheduler_name if pod is not None else DEFAULT_SCHEDULER
+
+
+def not_handled(name: str) -> str:
+    return (f'not planned: no scheduler profile "{name}" (the spec.schedulerName of its pods); '
+            "kube-scheduler leaves such pods to another scheduler")
+
+
 def plan(
     snapshot: ClusterSnapshot,
     profile: Profile | None = None,
     registry: Registry | None = None,
     *,
     all_assignments: bool = False,
+    scheduler_config: SchedulerConfig | None = None,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
 
+    Each group is planned with the profile of its pods' schedulerName in
+    ``scheduler_config`` (default: upstream's default profile only); groups whose scheduler
+    has no profile are reported, not planned. A ``profile`` instead plans every group with
+    that one profile, whatever its pods' schedulerName.
+
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups)."""
-    fw = Framework(profile or default_profile(), registry or in_tree_registry())
+    registry = registry or in_tree_registry()
+    if profile is not None and scheduler_config is not None:
+        raise ValueError("give a profile or a scheduler_config, not both")
+    config = scheduler_config or default_scheduler_config(registry)
+    frameworks: dict[str, Framework] = {}
+
+    def framework(name: str) -> Framework | None:
+        chosen = profile or config.profiles.get(name)
+        if chosen is None:
+            return None
+        if chosen.scheduler_name not in frameworks:
+            frameworks[chosen.scheduler_name] = Framework(chosen, registry)
+        return frameworks[chosen.scheduler_name]
+
     infos, warnings = build_node_infos(snapshot)
     facts = cluster_facts(snapshot)
     statement = Statement()
@@ -104,17 +135,26 @@ def plan(
         pending = sorted((p for p in pods if not p.node_name and not p.deleting),
                          key=lambda p: (-p.priority, p.order))
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
+        name = scheduler_name(pods)
+        # Without pending pods there is nothing to schedule: any profile reports that.
+        fw = framework(name if pending else next(iter(config.profiles), name))
+        if fw is None:
+            results.append(GroupResult(group, len(pending), len(scheduled), False,
+                                       not_handled(name), scheduler_name=name))
+            continue
         ctx = GroupContext(group, tuple(pending), scheduled)
         invalid = validate_group(group, pending)
         if invalid:
             results.append(GroupResult(group, len(pending), len(scheduled), False, invalid,
-                                       error=True))
+                                       error=True, scheduler_name=name))
             continue
         result = schedule_group(fw, ctx, infos, statement, all_assignments=all_assignments)
         if result.selected is not None:
             _drop_nominations(infos, pending)
-        notes = group_notes(ctx, [(p.name, len(p.nodes)) for p in result.placements],
-                            result.selected, result.tied_with, result.schedulable, facts)
-        results.append(replace(result, notes=notes))
+        pct = fw.profile.percentage_of_nodes_to_score
+        sampling = tuple(s for p in result.placements
+                         if (s := node_sampling(p.name, len(p.nodes), pct)) is not None)
+        notes = group_notes(ctx, fw.profile, sampling, result, facts)
+        results.append(replace(result, scheduler_name=name, sampling=sampling, notes=notes))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
-                      tuple(snapshot.warnings) + tuple(warnings))
+                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings)

@@ -10,6 +10,7 @@ from tasplan.framework.status import Status, unschedulable
 from tasplan.framework.types import CycleState, Scope
 from tasplan.model.pod import Pod
 from tasplan.plugins import names
+from tasplan.plugins.args import TYPE_META, ArgFields
 from tasplan.plugins.normalize import default_normalize
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -42,4 +43,11 @@ class NodeAffinity:
 
 
 def new(args: Mapping[str, Any]) -> NodeAffinity:
+    """NodeAffinityArgs' only field, ``addedAffinity``, changes what the filter and score
+    see; tasplan does not model it, so it is refused rather than silently ignored."""
+    fields = ArgFields(args)
+    spec = fields.strict(args, "", (*TYPE_META, "addedAffinity"))
+    if spec.get("addedAffinity"):
+        raise fields.error("addedAffinity", "not supported by tasplan (the plan would differ "
+                           "from kube-scheduler's)")
     return NodeAffinity()

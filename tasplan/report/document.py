@@ -35,6 +35,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "kind": g.group.kind,
         "policy": g.group.policy.value,
         "minCount": g.group.min_count,
+        "schedulerName": g.scheduler_name,
         "topologyKey": g.group.topology_key,
         "pendingPods": g.pending,
         "scheduledPods": g.scheduled,

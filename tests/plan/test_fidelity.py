@@ -9,7 +9,6 @@ import pytest
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
-from tasplan.plan.fidelity import nodes_to_score
 from tasplan.plan.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
 
@@ -44,21 +43,6 @@ def test_image_locality_note_needs_image_data_on_nodes():
     assert _codes(_fits(group=group, nodes=with_images)) == ["image-locality"]
 
 
-# upstream: schedule_one_test.go TestNumFeasibleNodesToFind
-@pytest.mark.parametrize(("nodes", "percentage", "want"), [
-    (10, 0, 10),  # not set, fewer than 100 nodes: all
-    (10, 40, 10),  # set, fewer than 100 nodes: all
-    (1000, 0, 420),  # not set, 1000 nodes: 50 - 1000/125 = 42%
-    (1000, 40, 400),
-    (6000, 0, 300),  # not set, 6000 nodes: 50 - 48 = 2% -> 5% floor
-    (6000, 40, 2400),
-    (100, 0, 100),
-    (150, 1, 100),  # at least 100 nodes
-])
-def test_nodes_to_score(nodes, percentage, want):
-    assert nodes_to_score(nodes, percentage) == want
-
-
 def test_node_sampling_note_only_for_placements_over_100_nodes():
     group = make_group(min_count=1)
     small = [make_node(f"n{i:03}", labels={"rack": "r"}) for i in range(100)]
@@ -67,8 +51,8 @@ def test_node_sampling_note_only_for_placements_over_100_nodes():
     notes = plan(_fits(group=group, nodes=big)).groups[0].notes
     sampling = [n for n in notes if n.code == "node-sampling"]
     # 101 nodes: 50 - 0 = 50% -> 50, raised to the minimum of 100
-    assert sampling and "finds 100 feasible nodes of the 101 in placement 'r'" in \
-        sampling[0].message
+    assert sampling and "finds 100 feasible nodes of the 101 in placement 'r' " \
+        "(percentageOfNodesToScore 50%)" in sampling[0].message
 
 
 def test_basic_timing_note_for_basic_groups_with_several_pods():
