@@ -31,10 +31,13 @@ from tasplan.load.core_v1 import (
 )
 from tasplan.load.documents import Document, expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
+from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
+from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
 
 Progress = Callable[[str], None]
 
@@ -47,6 +50,7 @@ _KINDS = {
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+    **SPREAD_SELECTOR_KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
 
@@ -164,8 +168,11 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
                 warnings.append(f"Job {job.namespace}/{job.name} has .spec.scheduling; "
                                 "--gang and --topology-key do not apply to it")
 
+    selectors = decode_spread_selectors(
+        d for kind in SPREAD_SELECTOR_KINDS.values() for d in by_kind[kind])
     order = 0
     pods: dict[tuple[str, str], Pod] = {}
+    owners: dict[tuple[str, str], ControllerRef | None] = {}
     for d in by_kind["Pod"]:
         pod = decode_pod(d.source, d.obj, order, priorities)
         order += 1
@@ -174,12 +181,16 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
                             f"{pod.source} over {pods[key].source}")
         pods[key] = pod
+        if selectors and not pod.node_name:
+            owners[key] = controller_ref(ObjectFields(d.source, d.obj))
 
     groups: list[PodGroup] = []
     _job_groups(jobs, pods, priorities, groups, order, positions)
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
+    if selectors:
+        _default_spread_selectors(pods, owners, selectors)
 
     known = {g.key for g in groups}
     pending_from_workload: set[str] = set()
@@ -207,6 +218,16 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         warnings=tuple(warnings),
         documents=tuple(docs),
     )
+
+
+def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
+    """Pending pods without spread constraints get the selector their default constraints
+    count with (upstream computes it per scheduling attempt; the inputs do not change)."""
+    for key, pod in pods.items():
+        if not pod.node_name and not pod.spread_constraints:
+            selector = selectors.default_selector(pod, owners.get(key))
+            if selector is not None:
+                pods[key] = replace(pod, default_spread_selector=selector)
 
 
 def _group_priority(spec: scheduling.GroupSpec, f: ObjectFields, field: str,

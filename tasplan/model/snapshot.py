@@ -68,7 +68,7 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[dict, d
 class ClusterSnapshot:
     """Nodes sorted by name, pods and groups in input order.
 
-    ``ignored`` counts objects of kinds tasplan does not use (Services, Deployments, ...),
+    ``ignored`` counts objects of kinds tasplan does not use (Deployments, ConfigMaps, ...),
     so reports can say what was skipped instead of dropping it silently. ``usage`` (node
     name -> NodeUsage) is derived from nodes and pods when not given.
     """

@@ -8,6 +8,7 @@ from typing import Any
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status, unschedulable
 from tasplan.framework.types import CycleState, Scope
+from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.plugins import names
 from tasplan.plugins.args import TYPE_META, ArgFields
@@ -16,17 +17,23 @@ from tasplan.plugins.normalize import default_normalize
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 
 
+def required_affinity_matches(pod: Pod, node: Node) -> bool:
+    """``nodeSelector`` and required node affinity both hold (upstream
+    ``GetRequiredNodeAffinity(pod).Match(node)``)."""
+    labels = node.labels
+    for key, value in pod.node_selector.items():
+        if labels.get(key) != value:
+            return False
+    terms = pod.required_terms
+    return terms is None or any(t.matches(node.name, labels) for t in terms)
+
+
 class NodeAffinity:
     name = names.NODE_AFFINITY
     scope = Scope.STATIC
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
-        labels = node.node.labels
-        for key, value in pod.node_selector.items():
-            if labels.get(key) != value:
-                return unschedulable(ERR_REASON_POD, unresolvable=True)
-        terms = pod.required_terms
-        if terms is not None and not any(t.matches(node.node.name, labels) for t in terms):
+        if not required_affinity_matches(pod, node.node):
             return unschedulable(ERR_REASON_POD, unresolvable=True)
         return None
 

@@ -151,9 +151,9 @@ def test_multi_point_already_registered_error():
 # -- the real default profile -------------------------------------------------------------------
 
 DEFAULT_FILTER = [n.NODE_UNSCHEDULABLE, n.NODE_NAME, n.TAINT_TOLERATION, n.NODE_AFFINITY,
-                  n.NODE_PORTS, n.NODE_RESOURCES_FIT]
+                  n.NODE_PORTS, n.NODE_RESOURCES_FIT, n.POD_TOPOLOGY_SPREAD]
 DEFAULT_SCORE = [(n.TAINT_TOLERATION, 3), (n.NODE_AFFINITY, 2), (n.NODE_RESOURCES_FIT, 1),
-                 (n.NODE_RESOURCES_BALANCED_ALLOCATION, 1)]
+                 (n.POD_TOPOLOGY_SPREAD, 2), (n.NODE_RESOURCES_BALANCED_ALLOCATION, 1)]
 DEFAULT_PLACEMENT = dict(generate=[n.TOPOLOGY_PLACEMENT_GENERATOR], feasible=[n.GANG_SCHEDULING],
                          placement_score=[(n.NODE_RESOURCES_FIT, 1), (n.POD_GROUP_PODS_COUNT, 1)])
 
@@ -167,22 +167,29 @@ def test_default_profile():
     assert profile.scheduler_name == "default-scheduler"
     assert profile.unmodelled == (
         n.SCHEDULING_GATES, n.PRIORITY_SORT, n.VOLUME_RESTRICTIONS, n.NODE_VOLUME_LIMITS,
-        n.VOLUME_BINDING, n.VOLUME_ZONE, n.POD_TOPOLOGY_SPREAD, n.INTER_POD_AFFINITY,
+        n.VOLUME_BINDING, n.VOLUME_ZONE, n.INTER_POD_AFFINITY,
         n.DYNAMIC_RESOURCES, n.DEFAULT_PREEMPTION, n.IMAGE_LOCALITY, n.DEFAULT_BINDER,
         n.NODE_DECLARED_FEATURES)
 
 
 def test_modelled_once_registered():
     """A plugin counts as modelled as soon as the registry has it (PodTopologySpread here:
-    weight 2 from the default multiPoint list, filter after NodeResourcesFit)."""
+    weight 2 from the default multiPoint list, filter after NodeResourcesFit), and as
+    unmodelled while it has not."""
+    from tasplan.framework.registry import Registry
     from tasplan.plugins.registry import in_tree_registry
 
-    registry = in_tree_registry()
-    registry.register(n.POD_TOPOLOGY_SPREAD, lambda args: _FilterScore(n.POD_TOPOLOGY_SPREAD))
-    profile = default_profile(registry=registry)
-    assert profile.filter == (*DEFAULT_FILTER, n.POD_TOPOLOGY_SPREAD)
-    assert [(r.name, r.weight) for r in profile.score] == [
-        *DEFAULT_SCORE[:3], (n.POD_TOPOLOGY_SPREAD, 2), DEFAULT_SCORE[3]]
+    base = in_tree_registry()
+    without = Registry({name: (lambda args, name=name: base.create(name, args))
+                        for name in base if name != n.POD_TOPOLOGY_SPREAD})
+    profile = default_profile(registry=without)
+    assert n.POD_TOPOLOGY_SPREAD not in profile.filter
+    assert n.POD_TOPOLOGY_SPREAD in profile.unmodelled
+    without.register(n.POD_TOPOLOGY_SPREAD, lambda args: _FilterScore(n.POD_TOPOLOGY_SPREAD))
+    profile = default_profile(registry=without)
+    assert profile.filter[profile.filter.index(n.NODE_RESOURCES_FIT) + 1] == \
+        n.POD_TOPOLOGY_SPREAD
+    assert (n.POD_TOPOLOGY_SPREAD, 2) in [(r.name, r.weight) for r in profile.score]
     assert n.POD_TOPOLOGY_SPREAD not in profile.unmodelled
 
 
@@ -214,8 +221,8 @@ class _FilterScore(_Score):
                      id="filter disabled by name"),
         pytest.param({"score": _ps((n.NODE_RESOURCES_FIT, 5))},
                      _want(filter=DEFAULT_FILTER,
-                           score=[(n.NODE_RESOURCES_FIT, 5), *DEFAULT_SCORE[:2],
-                                  DEFAULT_SCORE[3]],
+                           score=[(n.NODE_RESOURCES_FIT, 5),
+                                  *(e for e in DEFAULT_SCORE if e[0] != n.NODE_RESOURCES_FIT)],
                            **DEFAULT_PLACEMENT),
                      id="score entry overrides multiPoint: runs first, its own weight; the "
                         "placementScore weight stays multiPoint's"),
