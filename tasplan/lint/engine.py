@@ -104,8 +104,8 @@ class _Run:
                 and all(v.rule == "TP108" for v in self.violations[id(m)])]
 
     def semantic(self) -> None:
-        clean = [m for m in self._clean() if id(m) in self.checked]
-        for m, v in semantic.check(clean, self.options.namespace):
+        checked = [m for m in self.manifests if id(m) in self.checked]
+        for m, v in semantic.check(checked, self.options.namespace):
             self.violations[id(m)].append(v)
 
     def cluster(self, docs: list) -> None:

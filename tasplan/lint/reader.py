@@ -24,6 +24,23 @@ from tasplan.load.documents import ANCHOR, AliasBomb, FastLoader, GuardedLoader,
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 _SNIFF = 8192
+_RESOLVED: dict[tuple, str] = {}
+
+
+class _Loader(FastLoader):  # type: ignore[misc, valid-type]
+    """libyaml's safe loader with memoised implicit tags: resolving a plain scalar runs
+    Python regexes, and manifests repeat the same keys and values thousands of times."""
+
+    def resolve(self, kind, value, implicit):  # type: ignore[override]
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            if len(_RESOLVED) > 100_000:
+                _RESOLVED.clear()
+            tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+        return tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +174,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     file.composed = True
     file.nodes = []
     roots: list[Any] = []
-    loader = (GuardedLoader if ANCHOR.search(data) else FastLoader)(text)
+    loader = (GuardedLoader if ANCHOR.search(data) else _Loader)(text)
     problem = None
     try:
         while loader.check_node():

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
+from urllib.parse import urljoin
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
@@ -64,12 +65,34 @@ def _load() -> tuple[Registry, dict[tuple[str, str], dict]]:
     return registry.crawl(), by_kind
 
 
+def _inline(node: Any, base: str, registry: Registry, stack: tuple[str, ...] = ()) -> Any:
+    """The schema with every non-recursive ``$ref`` replaced by its target (``allOf`` when
+    the ref has sibling keywords). Same verdicts; it spares jsonschema a registry lookup
+    per ref and instance, which was half of the validation time."""
+    if isinstance(node, list):
+        return [_inline(n, base, registry, stack) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: v if k in ("const", "enum") else _inline(v, base, registry, stack)
+            for k, v in node.items()}
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    uri = urljoin(base, ref)
+    if uri in stack:  # recursive (composite templates): keep it as an absolute ref
+        return {**node, "$ref": uri}
+    resolved = registry.resolver(base).lookup(ref)
+    target = _inline(resolved.contents, uri.split("#")[0], registry, (*stack, uri))
+    rest = {k: v for k, v in node.items() if k != "$ref"}
+    return {"allOf": [target], **rest} if rest else target
+
+
 @cache
 def validators() -> dict[tuple[str, str], Draft202012Validator]:
     """(apiVersion, kind) -> compiled validator; built once per process."""
     registry, by_kind = _load()
-    return {key: Draft202012Validator(schema, registry=registry,
-                                      format_checker=_FORMAT_CHECKER)
+    return {key: Draft202012Validator(_inline(schema, schema["$id"], registry),
+                                      registry=registry, format_checker=_FORMAT_CHECKER)
             for key, schema in by_kind.items()}
 
 

@@ -1,8 +1,9 @@
 """Semantic rules over the manifests alone: references between objects, gang sizes, and
 the consistency the pod-group cycle demands of a group's pods.
 
-Runs only on objects that passed their schema (no error-level violation), so every field
-read here has the type the schema promises; optional fields may still be absent or null.
+Runs on every object that has a schema, also on those with schema violations (so that a
+PodGroup with a bad field still resolves the references to it): every field is read
+defensively, through ``_get`` / ``_text`` / ``_items``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,18 @@ def _get(obj: Any, *path: str | int) -> Any:
         if obj is None:
             return None
     return obj
+
+
+def _text(obj: Any, *path: str | int) -> str:
+    value = _get(obj, *path)
+    return value if isinstance(value, str) else ""
+
+
+def _items(obj: Any, *path: str | int) -> list[tuple[int, dict]]:
+    value = _get(obj, *path)
+    if not isinstance(value, list):
+        return []
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
 def _where(m: Manifest) -> str:
@@ -80,10 +93,9 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
     out.extend(_duplicates(index))
     groups: dict[tuple, _Group] = {}
     for (ns, name), m in index.pod_groups.items():
-        spec = m.obj.get("spec") or {}
         groups[("PodGroup", ns, name)] = _Group(
-            f"PodGroup {ns}/{name}", m, spec.get("schedulingPolicy"),
-            ("spec", "schedulingPolicy"), spec.get("priorityClassName") or "")
+            f"PodGroup {ns}/{name}", m, _get(m.obj, "spec", "schedulingPolicy"),
+            ("spec", "schedulingPolicy"), _text(m.obj, "spec", "priorityClassName"))
         out.extend(_template_reference(index, m))
     for pod in index.pods:
         out.extend(_pod_reference(index, pod, groups))
@@ -129,40 +141,35 @@ def _duplicate_templates(m: Manifest) -> Iterator[Found]:
 
 def _template_names(m: Manifest) -> Iterator[tuple[Path, str, bool]]:
     """(path, name, is_composite) of every template in the Workload's template tree."""
-    spec = m.obj.get("spec") or {}
     lists = ["podGroups"] if m.api_version == LEGACY else ["podGroupTemplates",
                                                            "compositePodGroupTemplates"]
-    stack: list[tuple[Path, Any]] = [(("spec", key), spec.get(key)) for key in lists]
+    stack: list[Path] = [("spec", key) for key in lists]
     while stack:
-        path, items = stack.pop(0)
+        path = stack.pop(0)
         composite = path[-1] == "compositePodGroupTemplates"
-        for i, item in enumerate(items or ()):
-            if not isinstance(item, dict):
-                continue
+        for i, item in _items(m.obj, *path):
             if isinstance(item.get("name"), str):
                 yield (*path, i), item["name"], composite
             for key in ("podGroupTemplates", "compositePodGroupTemplates"):
                 if composite and item.get(key):
-                    stack.append(((*path, i, key), item[key]))
+                    stack.append((*path, i, key))
 
 
 def _claim_lists(m: Manifest) -> Iterator[Path]:
-    spec = m.obj.get("spec") or {}
-    if m.kind == "PodGroup" and spec.get("resourceClaims"):
+    if m.kind == "PodGroup":
         yield ("spec", "resourceClaims")
-    if m.kind == "Workload":
-        for i, t in enumerate(spec.get("podGroupTemplates") or ()):
-            if isinstance(t, dict) and t.get("resourceClaims"):
-                yield ("spec", "podGroupTemplates", i, "resourceClaims")
-    if m.kind == "Job" and _get(spec, "scheduling", "resourceClaims"):
+    elif m.kind == "Workload":
+        for i, _ in _items(m.obj, "spec", "podGroupTemplates"):
+            yield ("spec", "podGroupTemplates", i, "resourceClaims")
+    elif m.kind == "Job":
         yield ("spec", "scheduling", "resourceClaims")
 
 
 def _duplicate_names(m: Manifest, path: Path, what: str) -> Iterator[Found]:
     seen: set[str] = set()
-    for i, item in enumerate(_get(m.obj, *path) or ()):
-        name = item.get("name") if isinstance(item, dict) else None
-        if name in seen:
+    for i, item in _items(m.obj, *path):
+        name = item.get("name")
+        if isinstance(name, str) and name in seen:
             yield m, Violation("TP209", (*path, i, "name"),
                                f"{what} name {name!r} is used more than once")
         seen.add(name)
@@ -186,21 +193,18 @@ def _resolve(index: _Index, table: dict, kind: str, holder: Manifest, name: str,
 
 
 def _template_reference(index: _Index, pg: Manifest) -> list[Found]:
-    spec = pg.obj.get("spec") or {}
     if pg.api_version.endswith("/v1alpha2"):
-        ref = _get(spec, "podGroupTemplateRef", "workload")
         base, template_field = ("spec", "podGroupTemplateRef", "workload"), "podGroupTemplateName"
     else:
-        ref = spec.get("workloadRef")
         base, template_field = ("spec", "workloadRef"), "templateName"
-    if not isinstance(ref, dict):
+    name, template = _text(pg.obj, *base, "workloadName"), _text(pg.obj, *base, template_field)
+    if not name or not template:
         return []
-    workload, found = _resolve(index, index.workloads, "Workload", pg, ref["workloadName"],
+    workload, found = _resolve(index, index.workloads, "Workload", pg, name,
                                (*base, "workloadName"))
     if workload is None:
         return found
     names = {name for _, name, composite in _template_names(workload) if not composite}
-    template = ref[template_field]
     if template not in names:
         return [(pg, Violation("TP202", (*base, template_field), (
             f"Workload {index.ns(workload)}/{workload.name} has no pod group template "
@@ -209,26 +213,25 @@ def _template_reference(index: _Index, pg: Manifest) -> list[Found]:
 
 
 def _pod_reference(index: _Index, pod: Manifest, groups: dict[tuple, _Group]) -> list[Found]:
-    spec = pod.obj.get("spec") or {}
     ns = index.ns(pod)
-    name = _get(spec, "schedulingGroup", "podGroupName")
-    if isinstance(name, str):
+    name = _text(pod.obj, "spec", "schedulingGroup", "podGroupName")
+    if name:
         target, found = _resolve(index, index.pod_groups, "PodGroup", pod, name,
                                  ("spec", "schedulingGroup", "podGroupName"))
         if target is not None:
             groups[("PodGroup", ns, name)].pods.append(pod)
         return found
-    ref = spec.get("workloadRef")
-    if not isinstance(ref, dict):
+    name = _text(pod.obj, "spec", "workloadRef", "name")
+    pod_group = _text(pod.obj, "spec", "workloadRef", "podGroup")
+    if not name or not pod_group:
         return []
-    workload, found = _resolve(index, index.workloads, "Workload", pod, ref["name"],
+    workload, found = _resolve(index, index.workloads, "Workload", pod, name,
                                ("spec", "workloadRef", "name"))
     if workload is None or workload.api_version != LEGACY:
         return found
-    pod_group = ref["podGroup"]
-    for i, item in enumerate(_get(workload.obj, "spec", "podGroups") or ()):
+    for i, item in _items(workload.obj, "spec", "podGroups"):
         if item.get("name") == pod_group:
-            replica = ref.get("podGroupReplicaKey") or ""
+            replica = _text(pod.obj, "spec", "workloadRef", "podGroupReplicaKey")
             key = ("Workload", ns, workload.name, pod_group, replica)
             if key not in groups:
                 label = f"Workload {ns}/{workload.name} pod group {pod_group!r}" + (
@@ -237,10 +240,10 @@ def _pod_reference(index: _Index, pod: Manifest, groups: dict[tuple, _Group]) ->
                                      ("spec", "podGroups", i, "policy"))
             groups[key].pods.append(pod)
             return []
-    names = [p.get("name") for p in _get(workload.obj, "spec", "podGroups") or ()]
+    names = [str(p.get("name")) for _, p in _items(workload.obj, "spec", "podGroups")]
     return [(pod, Violation("TP202", ("spec", "workloadRef", "podGroup"), (
         f"Workload {ns}/{workload.name} has no podGroup {pod_group!r} "
-        f"(it has {', '.join(sorted(map(str, names)))})")))]
+        f"(it has {', '.join(sorted(names))})")))]
 
 
 def _gang_size(group: _Group) -> list[Found]:
@@ -266,10 +269,10 @@ def _consistency(group: _Group) -> list[Found]:
     )
     for rule_id, name, default, expected, why in checks:
         first = group.pods[0]
-        reference = expected or _get(first.obj, "spec", name) or default
+        reference = expected or _text(first.obj, "spec", name) or default
         whose = f"{group.label}'s" if expected else f"pod {first.name}'s"
         for pod in group.pods:
-            value = _get(pod.obj, "spec", name) or default
+            value = _text(pod.obj, "spec", name) or default
             if value != reference:
                 out.append((pod, Violation(rule_id, ("spec", name), (
                     f"{name} {value!r} differs from {whose} {reference!r} in "
@@ -278,8 +281,8 @@ def _consistency(group: _Group) -> list[Found]:
 
 
 def _legacy_topology(m: Manifest) -> Iterator[Found]:
-    for i, item in enumerate(_get(m.obj, "spec", "podGroups") or ()):
-        if isinstance(item, dict) and "schedulingConstraints" in item:
+    for i, item in _items(m.obj, "spec", "podGroups"):
+        if "schedulingConstraints" in item:
             yield m, Violation("TP207", ("spec", "podGroups", i, "schedulingConstraints"), (
                 f"{LEGACY} (Kubernetes v1.35) has no topology constraints; they exist from "
                 f"{SCHEMA_GROUP}/v1alpha2 (podGroupTemplates[].schedulingConstraints)"),
@@ -287,13 +290,14 @@ def _legacy_topology(m: Manifest) -> Iterator[Found]:
 
 
 def _job_gang(job: Manifest) -> list[Found]:
-    spec = job.obj.get("spec") or {}
-    min_count = _get(spec, "scheduling", "schedulingPolicy", "gang", "minCount")
-    if not isinstance(min_count, int):
-        return []  # omitted: defaults to parallelism
-    parallelism = spec.get("parallelism")
+    min_count = _get(job.obj, "spec", "scheduling", "schedulingPolicy", "gang", "minCount")
+    parallelism = _get(job.obj, "spec", "parallelism")
     parallelism = 1 if parallelism is None else parallelism
-    completions = spec.get("completions")
+    completions = _get(job.obj, "spec", "completions")
+    if not all(isinstance(v, int | None) for v in (min_count, parallelism, completions)):
+        return []
+    if min_count is None:
+        return []  # omitted: defaults to parallelism
     running = parallelism if completions is None else min(parallelism, completions)
     if min_count <= running:
         return []
