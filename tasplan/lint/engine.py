@@ -5,11 +5,13 @@ cluster is given. Prints nothing; the CLI renders the report."""
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tasplan.errors import InputError
 from tasplan.lint import schema, semantic
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
@@ -17,6 +19,7 @@ from tasplan.lint.rules import Severity, rule
 from tasplan.load.documents import expand_paths, type_name
 
 CHECKED_GROUP_KINDS = ("Workload", "PodGroup")
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")  # spec.containers[0].name
 
 
 @dataclass(frozen=True)
@@ -114,26 +117,40 @@ class _Run:
         try:
             found = check(self._clean(), docs, self.options.namespace)
         except NotPlannable as exc:
-            err = exc.error
-            match = next((m for m in self.manifests if m.file.label == err.source), None)
-            document = match.document if match is not None else None
-            self.findings.append(Finding(
-                rule("TP306"), Severity.ERROR, err.source, err.line, None, document, None,
-                err.field, f"{err.obj + ': ' if err.obj else ''}{err.detail}"))
+            self._not_plannable(exc.error)
             return
         for m, v in found:
             self.violations[id(m)].append(v)
 
+    def _not_plannable(self, err: InputError) -> None:
+        """The loader's error as a TP306 finding, placed on the object it names."""
+        match = next((m for m in self.manifests if m.file.label == err.source
+                      and f"{m.kind} {_name(m)}" == err.obj), None)
+        if match is None:
+            self.findings.append(Finding(rule("TP306"), Severity.ERROR, err.source, err.line,
+                                         None, None, None, err.field, err.detail, err.obj))
+            return
+        parts = tuple(int(n) if n else name for name, n in _TOKEN.findall(err.field))
+        self.violations[id(match)].append(Violation("TP306", parts, err.detail))
+
     def report(self, files: list[str]) -> LintReport:
         for m in self.manifests:
             found = self.violations[id(m)]
-            # A specific rule replaces the generic unknown-field finding at the same field.
+            # One finding per field: a specific rule replaces the generic unknown-field one,
+            # and a field that breaks its schema gets no semantic follow-up findings.
             specific = {v.path for v in found if v.rule == "TP207"}
+            broken = {v.path for v in found if v.rule.startswith("TP1") and v.rule != "TP108"}
             for v in found:
-                if v.rule == "TP108" and v.path in specific:
+                if (v.rule == "TP108" and v.path in specific) or (
+                        v.rule[:3] in ("TP2", "TP3") and v.path in broken):
                     continue
                 self.findings.append(self._finding(m, v))
         self.findings.sort(key=Finding.sort_key)
+        places = {(r.file, r.document, r.item) for r in self.resources}
+        for f in self.findings:  # a finding no resource holds is about its file
+            if (f.file, f.document, f.item) not in places:
+                places.add((f.file, f.document, f.item))
+                self.resources.append(Resource(f.file, f.document, f.item, "", "", "", True))
         return LintReport(tuple(self.findings), tuple(self.resources), tuple(files),
                           dict(sorted(self.skipped.items())), self.options.strict,
                           bool(self.options.clusters))

@@ -102,8 +102,8 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
     for group in groups.values():
         out.extend(_gang_size(group))
         out.extend(_consistency(group))
-    for (_, _), m in index.workloads.items():
-        if m.api_version == LEGACY:
+    for m in index.all:
+        if m.kind == "Workload" and m.api_version == LEGACY:
             out.extend(_legacy_topology(m))
     for job in index.jobs:
         out.extend(_job_gang(job))
