@@ -114,24 +114,31 @@ class _Run:
     def cluster(self, docs: list) -> None:
         from tasplan.lint.cluster import NotPlannable, check
 
-        try:
-            found = check(self._clean(), docs, self.options.namespace)
-        except NotPlannable as exc:
-            self._not_plannable(exc.error)
-            return
+        excluded: set[int] = set()
+        while True:  # an object the loader rejects is reported and left out, then retry
+            try:
+                found = check([m for m in self._clean() if id(m) not in excluded], docs,
+                              self.options.namespace)
+                break
+            except NotPlannable as exc:
+                culprit = self._not_plannable(exc.error)
+                if culprit is None:
+                    return
+                excluded.add(id(culprit))
         for m, v in found:
             self.violations[id(m)].append(v)
 
-    def _not_plannable(self, err: InputError) -> None:
-        """The loader's error as a TP306 finding, placed on the object it names."""
+    def _not_plannable(self, err: InputError) -> Manifest | None:
+        """The loader's error as a TP306 finding, placed on the object it names (returned)."""
         match = next((m for m in self.manifests if m.file.label == err.source
                       and f"{m.kind} {_name(m)}" == err.obj), None)
         if match is None:
             self.findings.append(Finding(rule("TP306"), Severity.ERROR, err.source, err.line,
                                          None, None, None, err.field, err.detail, err.obj))
-            return
+            return None
         parts = tuple(int(n) if n else name for name, n in _TOKEN.findall(err.field))
         self.violations[id(match)].append(Violation("TP306", parts, err.detail))
+        return match
 
     def report(self, files: list[str]) -> LintReport:
         for m in self.manifests:

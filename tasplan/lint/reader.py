@@ -20,7 +20,13 @@ import yaml
 
 from tasplan.errors import InputError
 from tasplan.lint.report import Path as FieldPath
-from tasplan.load.documents import ANCHOR, AliasBomb, FastLoader, GuardedLoader, max_input_bytes
+from tasplan.load.documents import (
+    AliasBomb,
+    FastLoader,
+    GuardedLoader,
+    max_input_bytes,
+    needs_guarded_loader,
+)
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 _SNIFF = 8192
@@ -174,7 +180,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     file.composed = True
     file.nodes = []
     roots: list[Any] = []
-    loader = (GuardedLoader if ANCHOR.search(data) else _Loader)(text)
+    loader = (GuardedLoader if needs_guarded_loader(data) else _Loader)(text)
     problem = None
     try:
         while loader.check_node():

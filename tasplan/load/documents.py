@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,6 +30,27 @@ SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_BYTES = 4 * 1024**3
 MAX_ALIAS_NODES = 1_000_000
 ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
+
+
+# libyaml composes nested collections recursively in C: input nested tens of thousands
+# deep overflows the C stack and kills the process. Deeper than this goes to the guarded
+# pure-Python loader, where the interpreter's recursion limit turns it into an error.
+MAX_FAST_DEPTH = 10_000  # libyaml handled 20,000 levels here and crashed at 50,000
+_BRACKETS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[{]}"))
+_BLOCK_PREFIX = re.compile(rb"^[ \t?:-]{%d,}" % MAX_FAST_DEPTH, re.M)
+
+
+def needs_guarded_loader(data: bytes) -> bool:
+    """True when the YAML defines anchors (alias bombs) or may nest deeper than libyaml
+    can take. The depth test is an upper bound: flow brackets (quoted ones included)
+    and block indentation; it costs a fraction of parsing."""
+    if ANCHOR.search(data) or _BLOCK_PREFIX.search(data):
+        return True
+    brackets = data.translate(_BRACKETS, _NOT_BRACKETS)
+    if len(brackets) <= MAX_FAST_DEPTH:
+        return False
+    return any(depth > MAX_FAST_DEPTH for depth in accumulate(b - 1 for b in brackets))
 
 
 def max_input_bytes() -> int:
@@ -124,7 +146,7 @@ def _parse(path: Path) -> list[Any]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
-    loader = GuardedLoader if ANCHOR.search(data) else FastLoader
+    loader = GuardedLoader if needs_guarded_loader(data) else FastLoader
     try:
         return list(yaml.load_all(text, Loader=loader))
     except AliasBomb as exc:
