@@ -51,7 +51,8 @@ RULES: tuple[Rule, ...] = (
     Rule("TP104", "item-count", _E,
          "A list has more or fewer items than allowed (at most 8 templates, 1 topology "
          "constraint, 4 resource claims; at least 1 template).",
-         "Split the workload, or drop the extra items."),
+         "Keep the list within the bounds the message gives (split a workload that needs "
+         "more than 8 templates)."),
     Rule("TP105", "exactly-one-of", _E,
          "A union field sets none or several of its members (basic / gang, single / all, "
          "podGroupTemplates / compositePodGroupTemplates, ...).",
