@@ -159,8 +159,7 @@ class _Run:
                 places.add((f.file, f.document, f.item))
                 self.resources.append(Resource(f.file, f.document, f.item, "", "", "", True))
         return LintReport(tuple(self.findings), tuple(self.resources), tuple(files),
-                          dict(sorted(self.skipped.items())), self.options.strict,
-                          bool(self.options.clusters))
+                          dict(sorted(self.skipped.items())), self.options.strict)
 
     def _finding(self, m: Manifest, v: Violation) -> Finding:
         r = rule(v.rule)

@@ -90,7 +90,6 @@ class LintReport:
     files: tuple[str, ...]
     skipped: Mapping[str, int] = field(default_factory=dict)  # kind -> count
     strict: bool = False
-    cluster: bool = False  # the --cluster rules ran
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -29,7 +29,7 @@ except AttributeError:  # libyaml missing: still correct, only slower
 SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_BYTES = 4 * 1024**3
 MAX_ALIAS_NODES = 1_000_000
-ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
+_ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
 
 
 # libyaml composes nested collections recursively in C: input nested tens of thousands
@@ -45,7 +45,7 @@ def needs_guarded_loader(data: bytes) -> bool:
     """True when the YAML defines anchors (alias bombs) or may nest deeper than libyaml
     can take. The depth test is an upper bound: flow brackets (quoted ones included)
     and block indentation; it costs a fraction of parsing."""
-    if ANCHOR.search(data) or _BLOCK_PREFIX.search(data):
+    if _ANCHOR.search(data) or _BLOCK_PREFIX.search(data):
         return True
     brackets = data.translate(_BRACKETS, _NOT_BRACKETS)
     if len(brackets) <= MAX_FAST_DEPTH:
