@@ -14,6 +14,7 @@ from rich.console import Console
 
 from tasplan import __version__
 from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.lint import lint
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
 
 app = typer.Typer(
@@ -101,6 +102,9 @@ def check(
 
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
                                   topology_key, scheduler_config), traceback=traceback)
+
+
+app.command()(lint)
 
 
 @app.command()

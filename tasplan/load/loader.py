@@ -84,7 +84,7 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     docs.extend(read_documents(file, workload=role))
-        return _assemble(docs, jobs or JobOverrides())
+        return assemble(docs, jobs or JobOverrides())
 
 
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
@@ -129,7 +129,9 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     return out
 
 
-def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+    """Documents already read (cluster ones first) -> the snapshot; ``tasplan lint`` calls
+    this with the objects it has parsed itself."""
     by_kind, ignored, positions = _classify(docs)
     warnings: list[str] = []
 
