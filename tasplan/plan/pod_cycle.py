@@ -94,7 +94,10 @@ class ClassCursor:
         self._filter_count = len(filters)
         self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
                              if f.scope != Scope.STATIC and f.name not in skipped]
-        self._cluster_scope = any(f.scope == Scope.CLUSTER for _, f in self._dyn_filters)
+        self._node_filters = [(pos, f) for pos, f in self._dyn_filters if f.scope == Scope.NODE]
+        self._cluster_filters = [(pos, f) for pos, f in self._dyn_filters
+                                 if f.scope == Scope.CLUSTER]
+        self._cluster_scope = bool(self._cluster_filters)
 
         # Pods nominated to a node at this class's priority or higher (not the pod itself
         # nor its own group: those are the pods being placed), per local node index.
@@ -116,7 +119,9 @@ class ClassCursor:
                   and (s.pre_score is None or s.pre_score(state, pod))]
         self._dyn_scores = [(s.plugin, s.weight, s.normalize) for s in active
                             if s.plugin.scope != Scope.STATIC]
-        self._cluster_scope |= any(s.plugin.scope == Scope.CLUSTER for s in active)
+        self._cluster_scores = [(k, plugin) for k, (plugin, _, _) in enumerate(self._dyn_scores)
+                                if plugin.scope == Scope.CLUSTER]
+        self._cluster_scope |= bool(self._cluster_scores)
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
@@ -126,6 +131,11 @@ class ClassCursor:
         self._fail: list[Status | None] = [None] * n
         self._feasible: list[int] = []
         self._dyn_raw: list[list[int]] = [[] for _ in range(n)]
+        # A node's node-scope filter outcome and raw scores stay valid while its generation
+        # does: when only other nodes changed, cluster-scope plugins alone are re-run.
+        self._filter_gen = [-1] * n
+        self._node_fail: list[tuple[int, Status] | None] = [None] * n
+        self._raw_gen = [-1] * n
         self._dyn_total = [0] * n
         self._static_total = [0] * n
         self._static_stale = bool(self._static_scores)
@@ -193,15 +203,35 @@ class ClassCursor:
         return state
 
     def _filter_node(self, i: int, info: NodeInfo, state: CycleState) -> Status | None:
+        """The first failing filter in profile order: static results are cached per class,
+        node-scope ones per node generation, cluster-scope ones always run."""
         static = self._static[i]
         limit = static[0] if static is not None else self._filter_count
         pod = self._pod
-        for pos, plugin in self._dyn_filters:
+        live = info is self._nodes[i]  # not a detached what-if copy
+        if live and self._filter_gen[i] == info.generation:
+            node_fail = self._node_fail[i]
+        else:
+            node_fail = None
+            for pos, plugin in self._node_filters:
+                if pos >= limit:
+                    break
+                status = plugin.filter(state, pod, info)
+                if status is not None:
+                    node_fail = (pos, _stamp(status, plugin.name))
+                    break
+            if live:
+                self._filter_gen[i], self._node_fail[i] = info.generation, node_fail
+        if node_fail is not None:
+            limit = node_fail[0]
+        for pos, plugin in self._cluster_filters:
             if pos >= limit:
                 break
             status = plugin.filter(state, pod, info)
             if status is not None:
                 return _stamp(status, plugin.name)
+        if node_fail is not None:
+            return node_fail[1]
         return static[1] if static is not None else None
 
     def _fixed(self, i: int) -> bool:
@@ -220,7 +250,14 @@ class ClassCursor:
         status = self._fail[i] = self._node_status(i, self._nodes[i])
         if status is None:
             state, pod, info = self._state, self._pod, self._nodes[i]
-            raw = self._dyn_raw[i] = [p.score(state, pod, info) for p, _, _ in self._dyn_scores]
+            raw = self._dyn_raw[i]
+            if self._raw_gen[i] == info.generation:
+                for k, plugin in self._cluster_scores:
+                    raw[k] = plugin.score(state, pod, info)
+            else:
+                raw = self._dyn_raw[i] = [p.score(state, pod, info)
+                                          for p, _, _ in self._dyn_scores]
+                self._raw_gen[i] = info.generation
             self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
                                                                     strict=True))
             if not was_feasible:
