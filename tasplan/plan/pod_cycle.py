@@ -130,6 +130,7 @@ class ClassCursor:
         n = len(nodes)
         self._fail: list[Status | None] = [None] * n
         self._feasible: list[int] = []
+        self._listed = [False] * n  # i in self._feasible
         self._dyn_raw: list[list[int]] = [[] for _ in range(n)]
         # A node's node-scope filter outcome and raw scores stay valid while its generation
         # does: when only other nodes changed, cluster-scope plugins alone are re-run.
@@ -246,7 +247,7 @@ class ClassCursor:
         if self._fixed(i):
             self._fail[i] = self._static[i][1]
             return
-        was_feasible = self._fail[i] is None and self._listed(i)
+        was_feasible = self._listed[i]
         status = self._fail[i] = self._node_status(i, self._nodes[i])
         if status is None:
             state, pod, info = self._state, self._pod, self._nodes[i]
@@ -258,21 +259,21 @@ class ClassCursor:
                 raw = self._dyn_raw[i] = [p.score(state, pod, info)
                                           for p, _, _ in self._dyn_scores]
                 self._raw_gen[i] = info.generation
-            self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
-                                                                    strict=True))
             if not was_feasible:
                 insort(self._feasible, i)
+                self._listed[i] = True
                 self._static_stale = bool(self._static_scores)
+            if self._dyn_normalized:
+                return  # totals are recomputed over all feasible nodes for each pod
+            self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
+                                                                    strict=True))
             if not self._static_stale:
                 heapq.heappush(self._heap, (-(self._dyn_total[i] + self._static_total[i]), i,
                                             self._version[i]))
         elif was_feasible:
             del self._feasible[bisect_left(self._feasible, i)]
+            self._listed[i] = False
             self._static_stale = bool(self._static_scores)
-
-    def _listed(self, i: int) -> bool:
-        k = bisect_left(self._feasible, i)
-        return k < len(self._feasible) and self._feasible[k] == i
 
     # -- scoring -----------------------------------------------------------------------------
 
