@@ -14,6 +14,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status
 from tasplan.framework.types import CycleState, GroupContext, Placement, ProposedAssignment, Scope
 from tasplan.model.pod import Pod
+from tasplan.model.snapshot import ClusterSnapshot
 
 
 @runtime_checkable
@@ -69,6 +70,15 @@ class ClusterStatePlugin(Plugin, Protocol):
     def add_pod(self, summary: Summary, pod: Pod, added: Pod, node: NodeInfo) -> None: ...
 
     def remove_pod(self, summary: Summary, pod: Pod, removed: Pod, node: NodeInfo) -> None: ...
+
+
+@runtime_checkable
+class SnapshotPlugin(Plugin, Protocol):
+    """A plugin that reads input-wide data besides node state (namespace labels, pods not
+    yet placed). Plugins are built from their arguments alone; the planner calls
+    ``bind_snapshot`` once, before the first group is planned."""
+
+    def bind_snapshot(self, snapshot: ClusterSnapshot) -> None: ...
 
 
 @runtime_checkable

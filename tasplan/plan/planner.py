@@ -47,6 +47,7 @@ def plan(
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups)."""
     fw = Framework(profile or default_profile(), registry or in_tree_registry())
+    fw.bind_snapshot(snapshot)
     infos, warnings = build_node_infos(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group

@@ -19,11 +19,13 @@ def default_profile(scheduler_name: str = DEFAULT_SCHEDULER) -> Profile:
             names.NODE_AFFINITY,
             names.NODE_PORTS,
             names.NODE_RESOURCES_FIT,
+            names.INTER_POD_AFFINITY,
         ),
         score=(
             PluginRef(names.TAINT_TOLERATION, 3),
             PluginRef(names.NODE_AFFINITY, 2),
             PluginRef(names.NODE_RESOURCES_FIT, 1),
+            PluginRef(names.INTER_POD_AFFINITY, 2),
             PluginRef(names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
         ),
         placement_generate=(names.TOPOLOGY_PLACEMENT_GENERATOR,),
