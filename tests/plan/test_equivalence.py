@@ -5,13 +5,22 @@ smallest node name), assume, and re-check PlacementFeasible after each pod."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from dataclasses import replace
+
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.status import Code
 from tasplan.framework.types import CycleState, GroupContext
+from tasplan.model.pod_affinity import (
+    LabelSelector,
+    PodAffinity,
+    PodAffinityTerm,
+    WeightedPodAffinityTerm,
+)
+from tasplan.model.selectors import Requirement
 from tasplan.model.taints import PREFER_NO_SCHEDULE, Taint, Toleration
 from tasplan.plan.planner import plan
 from tasplan.plugins.defaults import default_profile
@@ -72,43 +81,82 @@ def reference(fw: Framework, ctx: GroupContext, infos: list[NodeInfo], members: 
     return len(assigned), status.success, assigned
 
 
+HOSTNAME = "kubernetes.io/hostname"
+# A pod (anti-)affinity term: kind, topology key, the class whose "app" label it selects.
+term_spec = st.tuples(st.sampled_from(["required", "anti", "preferred", "preferred_anti"]),
+                      st.sampled_from([HOSTNAME, "rack"]), st.integers(0, 2))
+
+
+def pod_affinity(terms) -> PodAffinity | None:
+    parts: dict[str, list] = {"required": [], "anti": [], "preferred": [], "preferred_anti": []}
+    for kind, key, target in terms:
+        term = PodAffinityTerm(LabelSelector((Requirement("app", "In", (f"a{target}",)),)), key,
+                               frozenset({"default"}))
+        parts[kind].append(WeightedPodAffinityTerm(3 + 4 * target, term)
+                           if kind.startswith("preferred") else term)
+    if not terms:
+        return None
+    return PodAffinity(tuple(parts["required"]), tuple(parts["preferred"]),
+                       tuple(parts["anti"]), tuple(parts["preferred_anti"]))
+
+
 node_spec = st.tuples(
     st.integers(1, 8),  # cpu cores
     st.integers(1, 8),  # memory GiB
     st.integers(1, 6),  # pod slots
     st.booleans(),  # PreferNoSchedule taint
     st.integers(0, 3),  # cpu already used (cores)
+    st.lists(term_spec, max_size=1),  # the background pod's affinity (symmetry)
+    st.sampled_from([None, 0, 1, 2]),  # the background pod's "app" class
 )
-pod_spec = st.tuples(st.integers(0, 3000), st.integers(0, 3), st.booleans())  # mCPU, GiB, tolerate
+pod_spec = st.tuples(st.integers(0, 3000), st.integers(0, 3), st.booleans(),  # mCPU, GiB, tol.
+                     st.lists(term_spec, max_size=2))  # pod (anti-)affinity
 
 
+# A class with no terms whose pods follow a pod of the group with anti-affinity to it (the
+# class must not be skipped) or with required affinity to it (scored, hardPodAffinityWeight).
+@example(racks=[[(1, 1, 1, False, 0, [], None), (1, 1, 2, False, 0, [], None)]],
+         classes=[(0, 0, False, []), (0, 0, False, [("anti", HOSTNAME, 0)])],
+         counts=[2, 1, 1], min_count=1, interleave=True)
+@example(racks=[[(1, 1, 3, True, 0, [], None), (1, 1, 1, True, 0, [], None)]],
+         classes=[(0, 0, False, []), (0, 0, False, [("required", HOSTNAME, 0)])],
+         counts=[2, 1, 1], min_count=1, interleave=True)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     racks=st.lists(st.lists(node_spec, min_size=1, max_size=4), min_size=1, max_size=3),
-    classes=st.lists(pod_spec, min_size=1, max_size=2),
-    counts=st.lists(st.integers(1, 6), min_size=2, max_size=2),
+    classes=st.lists(pod_spec, min_size=1, max_size=3),
+    counts=st.lists(st.integers(1, 6), min_size=3, max_size=3),
     min_count=st.integers(1, 8),
+    interleave=st.booleans(),
 )
-def test_planner_matches_the_plain_per_pod_algorithm(racks, classes, counts, min_count):
+def test_planner_matches_the_plain_per_pod_algorithm(racks, classes, counts, min_count,
+                                                     interleave):
     nodes, pods = [], []
     for r, rack in enumerate(racks):
-        for k, (cpu, mem, slots, soft, used) in enumerate(rack):
+        for k, (cpu, mem, slots, soft, used, terms, app) in enumerate(rack):
             name = f"n{r}{k}"
             nodes.append(make_node(name, cpu, labels={"rack": f"r{r}"}, pods=slots,
                                    taints=(SOFT,) if soft else (), memory=mem * GI))
             if used:
-                pods.append(make_pod(f"bg-{name}", min(used, cpu), node=name))
+                pods.append(replace(make_pod(f"bg-{name}", min(used, cpu), node=name),
+                                    labels={} if app is None else {"app": f"a{app}"},
+                                    pod_affinity=pod_affinity(terms)))
     total = sum(counts[: len(classes)])
     group = make_group(min_count=min(min_count, total))
-    for c, (milli, mem, tolerate) in enumerate(classes):
+    # Interleaved classes: a class's pods may follow pods of a class whose terms reach it.
+    order = sorted((i, c) for c in range(len(classes)) for i in range(counts[c])) \
+        if interleave else [(i, c) for c in range(len(classes)) for i in range(counts[c])]
+    for i, c in order:
+        milli, mem, tolerate, terms = classes[c]
         tol = (Toleration("soft", "Exists", "", PREFER_NO_SCHEDULE),) if tolerate else ()
-        for i in range(counts[c]):
-            pods.append(make_pod(f"p{c}-{i}", milli / 1000, group=group.key, memory=mem * GI,
-                                 tolerations=tol))
+        pods.append(replace(make_pod(f"p{c}-{i}", milli / 1000, group=group.key,
+                                     memory=mem * GI, tolerations=tol),
+                            labels={"app": f"a{c}"}, pod_affinity=pod_affinity(terms)))
     snap = snapshot(nodes, pods, [group])
     result = plan(snap, all_assignments=True).groups[0]
 
     fw = Framework(default_profile(), in_tree_registry())
+    fw.bind_snapshot(snap)
     infos = [NodeInfo(n, i, snap.node_usage(n.name)) for i, n in enumerate(snap.nodes)]
     pending = tuple(sorted((p for p in pods if p.group and not p.node_name),
                            key=lambda p: (-p.priority, p.order)))
