@@ -63,11 +63,16 @@ class ClusterStatePlugin(Plugin, Protocol):
     current as pods are assumed or taken away (upstream's PreFilterExtensions). ``prepare``
     returns None when the plugin has nothing to check or score for this pod (upstream's
     Skip); the plugin is then not called for the class at all. ``filter`` and ``score``
-    find the summary in ``state[self.name]``."""
+    find the summary in ``state[self.name]``.
+
+    ``add_pod`` may return the topology pairs (label key, value) whose counts it changed:
+    filter and score results of nodes carrying none of them (and not the added pod's node)
+    are then kept. None means the change may affect any node."""
 
     def prepare(self, pod: Pod, cluster: Sequence[NodeInfo]) -> Summary | None: ...
 
-    def add_pod(self, summary: Summary, pod: Pod, added: Pod, node: NodeInfo) -> None: ...
+    def add_pod(self, summary: Summary, pod: Pod, added: Pod,
+                node: NodeInfo) -> set[tuple[str, str]] | None: ...
 
     def remove_pod(self, summary: Summary, pod: Pod, removed: Pod, node: NodeInfo) -> None: ...
 

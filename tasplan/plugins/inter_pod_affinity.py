@@ -107,10 +107,11 @@ class InterPodAffinity:
         self._unplaced: tuple[Pod, ...] = ()
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
-        """Namespace labels for namespaceSelectors, and the unplaced pods with terms: once
-        assumed they may bind a class whose ``prepare`` found nothing to do."""
+        """Namespace labels for namespaceSelectors, and the unplaced group pods with terms:
+        assumed during a group's cycle, they may bind a class whose ``prepare`` found nothing
+        to do. (Only group pods are ever assumed; the planner has grouped them already.)"""
         self._namespaces = snapshot.namespaces
-        self._unplaced = tuple(p for p in snapshot.pods
+        self._unplaced = tuple(p for pods in snapshot.pods_by_group.values() for p in pods
                                if not p.node_name and p.pod_affinity is not None)
 
     # -- cluster state -------------------------------------------------------------------------
@@ -143,8 +144,19 @@ class InterPodAffinity:
             return summary
         return None
 
-    def add_pod(self, summary: AffinitySummary, pod: Pod, added: Pod, node: NodeInfo) -> None:
+    def add_pod(self, summary: AffinitySummary, pod: Pod, added: Pod,
+                node: NodeInfo) -> set[Pair] | None:
+        """The node's pairs for the terms' topology keys; None when the first-pod rule may
+        have flipped (it reads whether any pod anywhere matches)."""
+        had_affinity = bool(summary.affinity)
         self._update(summary, pod, added, node, 1)
+        if bool(summary.affinity) != had_affinity:
+            return None
+        keys = {t.topology_key for a in (pod.pod_affinity, added.pod_affinity) if a is not None
+                for t in (*a.required, *a.required_anti,
+                          *(w.term for w in (*a.preferred, *a.preferred_anti)))}
+        labels = node.node.labels
+        return {(k, labels[k]) for k in keys if k in labels}
 
     def remove_pod(self, summary: AffinitySummary, pod: Pod, removed: Pod,
                    node: NodeInfo) -> None:

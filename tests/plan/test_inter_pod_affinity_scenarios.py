@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tasplan.load.loader import load_inputs
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
 from tasplan.model.selectors import Requirement
 from tasplan.plan.planner import plan
+from tasplan.plugins import names
+from tasplan.plugins.defaults import default_profile
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
 from tests.load.helpers import write
 
@@ -93,20 +97,38 @@ def test_workers_queued_before_their_leader_cannot_be_placed():
                                                  "match pod affinity rules.")
 
 
-def test_self_affine_gang_places_its_first_pod_anywhere_then_follows_it():
+@pytest.mark.parametrize("hard_weight", [1, 0])
+def test_self_affine_gang_places_its_first_pod_anywhere_then_follows_it(hard_weight):
     """Every pod requires a pod with app=trainer in its hostname domain and carries that
     label itself: the first pod may go anywhere (no pod matches yet and it matches its own
-    term), every later one must join it on the same node. Nodes of 4 CPUs, pods of 1:
-    three pods fit on n1 together; LeastAllocated alone would have spread them."""
+    term): n1, by name. Every later one must join it: n2 now fails the filter. Nodes of 4
+    CPUs, pods of 1: three fit on n1. With hardPodAffinityWeight 0 nothing in the score pulls
+    them together (LeastAllocated would spread them): the filter alone decides."""
     nodes = rack_nodes(**{"rack-1": ["n1", "n2"]})
     nodes = [replace(n, allocatable={**n.allocatable, "cpu": 4000}) for n in nodes]
     group = make_group(min_count=3)
     together = select(HOSTNAME, app="trainer")
     pods = [labelled(p, {"app": "trainer"}, required=(together,))
             for p in gang_pods(group, 3)]
-    g = plan(snapshot(nodes, pods, [group])).groups[0]
+    profile = replace(default_profile(), plugin_args={
+        names.INTER_POD_AFFINITY: {"hardPodAffinityWeight": hard_weight}})
+    g = plan(snapshot(nodes, pods, [group]), profile).groups[0]
     assert g.schedulable
     assert set(g.selected_placement.assignments.values()) == {"n1"}
+
+
+def test_identical_pods_with_rack_anti_affinity_take_one_rack_each():
+    """Block b1 has racks r1 (n1, n2) and r2 (n3, n4). Two identical pods repel each other
+    per rack: pg-0 takes n1 (all empty, by name); the whole of r1 is then closed to pg-1,
+    not only n1, so pg-1 takes n3 although n2 is as empty."""
+    nodes = [make_node(n, labels={"block": "b1", "rack": r})
+             for n, r in [("n1", "r1"), ("n2", "r1"), ("n3", "r2"), ("n4", "r2")]]
+    group = make_group(min_count=2, key="block")
+    apart = select("rack", app="shard")
+    pods = [labelled(p, {"app": "shard"}, required_anti=(apart,)) for p in gang_pods(group, 2)]
+    g = plan(snapshot(nodes, pods, [group])).groups[0]
+    assert dict(g.selected_placement.assignments) == {"default/pg-0": "n1",
+                                                      "default/pg-1": "n3"}
 
 
 # -- symmetry with running pods -------------------------------------------------------------

@@ -80,7 +80,7 @@ def _own_namespace(t: PodAffinityTerm, namespace: str) -> PodAffinityTerm:
 
 
 def pod(labels: dict | None = None, *, ns: str = "default", node: str = "",
-        aff: PodAffinity | None = None, name: str = "p"):
+        aff: PodAffinity | None = None, name: str = "p", group: str | None = None):
     """A pod as the decoder makes it: terms without namespaces get the pod's own."""
     if aff is not None:
         def fill(terms):
@@ -92,8 +92,8 @@ def pod(labels: dict | None = None, *, ns: str = "default", node: str = "",
 
         aff = PodAffinity(fill(aff.required), fill_w(aff.preferred), fill(aff.required_anti),
                           fill_w(aff.preferred_anti))
-    return replace(make_pod(name, 0, namespace=ns, node=node), labels=dict(labels or {}),
-                   pod_affinity=aff)
+    return replace(make_pod(name, 0, namespace=ns, node=node, group=group),
+                   labels=dict(labels or {}), pod_affinity=aff)
 
 
 def node(name: str, labels: dict):
@@ -508,6 +508,25 @@ def test_pre_filter_state_add_remove_pod(pending, existing, added, want_anti, wa
     assert _counts(summary) == _counts(original)
 
 
+def test_add_pod_names_the_domains_it_changed():
+    """tasplan-specific: the planner re-filters and re-scores only nodes in the domains
+    add_pod returns - the added pod's node's values for the topology keys of both pods'
+    terms - and every node when the first-pod rule may flip (affinity counts become
+    non-empty)."""
+    plugin = InterPodAffinity()
+    infos = node_infos(ADD_REMOVE_NODES)
+    pending = pod({"foo": "bar"}, aff=affinity(COMPLEX))
+    summary = plugin.prepare(pending, infos)
+    assert summary.self_match and not summary.affinity
+    added = pod({"foo": "bar"}, node="nodeA", aff=affinity(required_anti=ANTI_FOO_BAR))
+    assert plugin.add_pod(summary, pending, added, infos[0]) is None  # first match anywhere
+    assert plugin.add_pod(summary, pending, added, infos[1]) == {("region", "r1"),
+                                                               ("zone", "z12")}
+    other = pod({"x": "y"}, node="nodeC")
+    assert plugin.add_pod(summary, pending, other, infos[2]) == {("region", "r2"),
+                                                               ("zone", "z21")}
+
+
 def test_pre_filter_state_clone():
     """upstream: TestPreFilterStateClone - a copy is equal and independent."""
     plugin = InterPodAffinity()
@@ -814,15 +833,18 @@ def test_args_invalid(args, message):
 
 def test_skip_is_withheld_when_an_unplaced_pod_could_repel_the_class():
     """A class whose prepare finds nothing is skipped for the whole group cycle; an unplaced
-    pod of the input whose anti-affinity selects it (it may be assumed before the class's
-    later pods) keeps the summary alive. Without such a pod the class is skipped."""
+    group pod whose anti-affinity selects it (it may be assumed before the class's later
+    pods) keeps the summary alive. Without such a pod the class is skipped; pods outside
+    any group are never assumed and do not count."""
     nodes = [node("n1", {"zone": "z1"})]
-    incoming = pod({"app": "web"})
-    repeller = pod({"app": "db"}, name="db", aff=affinity(
-        required_anti=[term("zone", r("app", "In", "web"))]))
-    unrelated = pod({"app": "db"}, name="db2", aff=affinity(
+    incoming = pod({"app": "web"}, group="default/pg")
+    repel_web = affinity(required_anti=[term("zone", r("app", "In", "web"))])
+    repeller = pod({"app": "db"}, name="db", aff=repel_web, group="default/pg")
+    ungrouped = pod({"app": "db"}, name="db", aff=repel_web)
+    unrelated = pod({"app": "db"}, name="db2", group="default/pg", aff=affinity(
         required_anti=[term("zone", r("app", "In", "cache"))]))
     infos = node_infos(nodes)
     assert plugin_for(nodes, [unrelated], incoming).prepare(incoming, infos) is None
+    assert plugin_for(nodes, [ungrouped], incoming).prepare(incoming, infos) is None
     summary = plugin_for(nodes, [repeller], incoming).prepare(incoming, infos)
     assert summary is not None and not summary.existing_anti
