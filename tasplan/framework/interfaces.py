@@ -14,6 +14,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status
 from tasplan.framework.types import CycleState, GroupContext, Placement, ProposedAssignment, Scope
 from tasplan.model.pod import Pod
+from tasplan.model.snapshot import ClusterSnapshot
 
 
 @runtime_checkable
@@ -62,13 +63,27 @@ class ClusterStatePlugin(Plugin, Protocol):
     current as pods are assumed or taken away (upstream's PreFilterExtensions). ``prepare``
     returns None when the plugin has nothing to check or score for this pod (upstream's
     Skip); the plugin is then not called for the class at all. ``filter`` and ``score``
-    find the summary in ``state[self.name]``."""
+    find the summary in ``state[self.name]``.
+
+    ``add_pod`` may return the topology pairs (label key, value) whose counts it changed:
+    filter and score results of nodes carrying none of them (and not the added pod's node)
+    are then kept. None means the change may affect any node."""
 
     def prepare(self, pod: Pod, cluster: Sequence[NodeInfo]) -> Summary | None: ...
 
-    def add_pod(self, summary: Summary, pod: Pod, added: Pod, node: NodeInfo) -> None: ...
+    def add_pod(self, summary: Summary, pod: Pod, added: Pod,
+                node: NodeInfo) -> set[tuple[str, str]] | None: ...
 
     def remove_pod(self, summary: Summary, pod: Pod, removed: Pod, node: NodeInfo) -> None: ...
+
+
+@runtime_checkable
+class SnapshotPlugin(Plugin, Protocol):
+    """A plugin that reads input-wide data besides node state (namespace labels, pods not
+    yet placed). Plugins are built from their arguments alone; the planner calls
+    ``bind_snapshot`` once, before the first group is planned."""
+
+    def bind_snapshot(self, snapshot: ClusterSnapshot) -> None: ...
 
 
 @runtime_checkable

@@ -16,12 +16,14 @@ from tasplan.framework.interfaces import (
     PlacementScorePlugin,
     Plugin,
     ScorePlugin,
+    SnapshotPlugin,
 )
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import PluginRef, Profile
 from tasplan.framework.registry import Registry
 from tasplan.framework.status import Code, Status, error
 from tasplan.framework.types import MAX_NODE_SCORE, GroupContext, Placement, ProposedAssignment
+from tasplan.model.snapshot import ClusterSnapshot
 
 MAX_TOTAL_WEIGHT = 2**31 - 1
 
@@ -109,6 +111,12 @@ class Framework:
 
     def plugin(self, name: str) -> Plugin | None:
         return self._instances.get(name)
+
+    def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
+        """Hand the input to the plugins that read more than node state."""
+        for plugin in self._instances.values():
+            if isinstance(plugin, SnapshotPlugin):
+                plugin.bind_snapshot(snapshot)
 
     # -- placement extension points -------------------------------------------------------
 

@@ -53,8 +53,9 @@ def schedule_group(
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
     signatures = [pod.signature() for pod in ctx.pending]
-    if any(info.affinity_pods for info in nodes):
-        # Placed pods' affinity terms may select pending pods by their labels.
+    if any(p.pod_affinity for p in ctx.pending) or any(info.affinity_pods for info in nodes):
+        # Placed pods' affinity terms, and those of group pods placed earlier in the cycle,
+        # may select pending pods by their labels.
         signatures = [(*s, tuple(sorted(p.labels.items())))
                       for s, p in zip(signatures, ctx.pending, strict=True)]
     cache = GroupCache(nodes, statement)

@@ -119,7 +119,8 @@ def plan(
         if chosen is None:
             return None
         if chosen.scheduler_name not in frameworks:
-            frameworks[chosen.scheduler_name] = Framework(chosen, registry)
+            fw = frameworks[chosen.scheduler_name] = Framework(chosen, registry)
+            fw.bind_snapshot(snapshot)
         return frameworks[chosen.scheduler_name]
 
     infos, warnings = build_node_infos(snapshot)

@@ -122,6 +122,11 @@ class ClassCursor:
         self._cluster_scores = [(k, plugin) for k, (plugin, _, _) in enumerate(self._dyn_scores)
                                 if plugin.scope == Scope.CLUSTER]
         self._cluster_scope |= bool(self._cluster_scores)
+        # Cluster-scope plugins without a summary: any change may affect any node.
+        summarised = {id(p) for p in self._summarised}
+        self._unsummarised = any(
+            p.scope == Scope.CLUSTER and id(p) not in summarised
+            for p in [*(f for _, f in self._dyn_filters), *(s.plugin for s in active)])
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
@@ -331,17 +336,26 @@ class ClassCursor:
         position = self._statement.checkpoint()
         if position == self._position:
             return False
+        changes = self._statement.changes_since(self._position)
+        touched: set[tuple[str, str]] | None = set()
         if self._summarised:
             pod, state = self._pod, self._state
-            for added, info in self._statement.changes_since(self._position):
+            for added, info in changes:
                 for plugin in self._summarised:
-                    plugin.add_pod(state[plugin.name], pod, added, info)
-        if self._cluster_scope:
+                    pairs = plugin.add_pod(state[plugin.name], pod, added, info)
+                    if pairs is None:
+                        touched = None
+                    elif touched is not None:
+                        touched |= pairs
+        if self._cluster_scope and (touched is None or self._unsummarised):
             changed = range(len(self._nodes))
         else:
             local = self._local
-            changed = {local[info.index] for _, info in self._statement.changes_since(
-                self._position) if info.index in local}
+            changed = {local[info.index] for _, info in changes if info.index in local}
+            if touched:
+                # Nodes in a topology domain whose counts changed.
+                changed.update(i for i, info in enumerate(self._nodes)
+                               if any(info.node.labels.get(k) == v for k, v in touched))
         self._position = position
         for i in changed:
             self._refresh(i)

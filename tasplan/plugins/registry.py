@@ -6,6 +6,7 @@ from tasplan.framework.registry import Registry
 from tasplan.plugins import (
     balanced_allocation,
     gang_scheduling,
+    inter_pod_affinity,
     names,
     node_affinity,
     node_name,
@@ -28,6 +29,7 @@ def in_tree_registry() -> Registry:
         names.NODE_PORTS: node_ports.new,
         names.NODE_RESOURCES_FIT: node_resources_fit.new,
         names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
+        names.INTER_POD_AFFINITY: inter_pod_affinity.new,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
         names.TOPOLOGY_PLACEMENT_GENERATOR: topology_placement.new,
         names.GANG_SCHEDULING: gang_scheduling.new,

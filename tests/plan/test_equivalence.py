@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tasplan.framework.node_info import NodeInfo
@@ -18,7 +18,10 @@ from tasplan.model.pod_affinity import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     LabelSelector,
+    PodAffinity,
+    PodAffinityTerm,
     SpreadConstraint,
+    WeightedPodAffinityTerm,
 )
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import PREFER_NO_SCHEDULE, Taint, Toleration
@@ -81,66 +84,99 @@ def reference(fw: Framework, ctx: GroupContext, infos: list[NodeInfo], members: 
     return len(assigned), status.success, assigned
 
 
+HOSTNAME = "kubernetes.io/hostname"
+# A pod (anti-)affinity term: kind, topology key, the class whose "app" label it selects.
+term_spec = st.tuples(st.sampled_from(["required", "anti", "preferred", "preferred_anti"]),
+                      st.sampled_from([HOSTNAME, "rack"]), st.integers(0, 2))
+
+
+def pod_affinity(terms) -> PodAffinity | None:
+    parts: dict[str, list] = {"required": [], "anti": [], "preferred": [], "preferred_anti": []}
+    for kind, key, target in terms:
+        term = PodAffinityTerm(LabelSelector((Requirement("app", "In", (f"a{target}",)),)), key,
+                               frozenset({"default"}))
+        parts[kind].append(WeightedPodAffinityTerm(3 + 4 * target, term)
+                           if kind.startswith("preferred") else term)
+    if not terms:
+        return None
+    return PodAffinity(tuple(parts["required"]), tuple(parts["preferred"]),
+                       tuple(parts["anti"]), tuple(parts["preferred_anti"]))
+
+
 node_spec = st.tuples(
     st.integers(1, 8),  # cpu cores
     st.integers(1, 8),  # memory GiB
     st.integers(1, 6),  # pod slots
     st.booleans(),  # PreferNoSchedule taint
     st.integers(0, 3),  # cpu already used (cores)
+    st.lists(term_spec, max_size=1),  # the background pod's affinity (symmetry)
+    st.sampled_from([None, 0, 1, 2]),  # the background pod's "app" class
 )
-# A topology spread constraint over pods labelled app=a: key ("zone" is only on some nodes),
-# DoNotSchedule or not, maxSkew, minDomains.
+# A topology spread constraint over the group's pods (app=a0..a2): key ("zone" is only on
+# some nodes), DoNotSchedule or not, maxSkew, minDomains.
 spread_spec = st.one_of(st.none(), st.tuples(
     st.sampled_from(["kubernetes.io/hostname", "rack", "zone"]), st.booleans(),
     st.integers(1, 2), st.sampled_from([None, 4])))
-# mCPU, GiB, tolerate, spread constraint
-pod_spec = st.tuples(st.integers(0, 3000), st.integers(0, 3), st.booleans(), spread_spec)
-APP_A = LabelSelector((Requirement("app", "In", ("a",)),))
+# mCPU, GiB, tolerate, pod (anti-)affinity, spread constraint
+pod_spec = st.tuples(st.integers(0, 3000), st.integers(0, 3), st.booleans(),
+                     st.lists(term_spec, max_size=2), spread_spec)
+GROUP_APPS = LabelSelector((Requirement("app", "In", ("a0", "a1", "a2")),))
 
 
 def _spread(spec) -> tuple[SpreadConstraint, ...]:
     if spec is None:
         return ()
     key, hard, skew, min_domains = spec
-    return (SpreadConstraint(skew, key, DO_NOT_SCHEDULE if hard else SCHEDULE_ANYWAY, APP_A,
-                             min_domains if hard else None),)
+    return (SpreadConstraint(skew, key, DO_NOT_SCHEDULE if hard else SCHEDULE_ANYWAY,
+                             GROUP_APPS, min_domains if hard else None),)
 
 
+# A class with no terms whose pods follow a pod of the group with anti-affinity to it (the
+# class must not be skipped) or with required affinity to it (scored, hardPodAffinityWeight).
+@example(racks=[[(1, 1, 1, False, 0, [], None), (1, 1, 2, False, 0, [], None)]],
+         classes=[(0, 0, False, [], None), (0, 0, False, [("anti", HOSTNAME, 0)], None)],
+         counts=[2, 1, 1], min_count=1, interleave=True)
+@example(racks=[[(1, 1, 3, True, 0, [], None), (1, 1, 1, True, 0, [], None)]],
+         classes=[(0, 0, False, [], None), (0, 0, False, [("required", HOSTNAME, 0)], None)],
+         counts=[2, 1, 1], min_count=1, interleave=True)
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     racks=st.lists(st.lists(node_spec, min_size=1, max_size=4), min_size=1, max_size=3),
-    classes=st.lists(pod_spec, min_size=1, max_size=2),
-    counts=st.lists(st.integers(1, 6), min_size=2, max_size=2),
+    classes=st.lists(pod_spec, min_size=1, max_size=3),
+    counts=st.lists(st.integers(1, 6), min_size=3, max_size=3),
     min_count=st.integers(1, 8),
-    background_app=st.lists(st.booleans(), min_size=12, max_size=12),
+    interleave=st.booleans(),
 )
 def test_planner_matches_the_plain_per_pod_algorithm(racks, classes, counts, min_count,
-                                                      background_app):
+                                                     interleave):
     nodes, pods = [], []
     for r, rack in enumerate(racks):
-        for k, (cpu, mem, slots, soft, used) in enumerate(rack):
+        for k, (cpu, mem, slots, soft, used, terms, app) in enumerate(rack):
             name = f"n{r}{k}"
             labels = {"rack": f"r{r}", **({"zone": f"z{k % 2}"} if k < 2 else {})}
             nodes.append(make_node(name, cpu, labels=labels, pods=slots,
                                    taints=(SOFT,) if soft else (), memory=mem * GI))
             if used:
-                bg = make_pod(f"bg-{name}", min(used, cpu), node=name)
-                if background_app[(r * 4 + k) % 12]:
-                    bg = replace(bg, labels={"app": "a"})
-                pods.append(bg)
+                pods.append(replace(make_pod(f"bg-{name}", min(used, cpu), node=name),
+                                    labels={} if app is None else {"app": f"a{app}"},
+                                    pod_affinity=pod_affinity(terms)))
     total = sum(counts[: len(classes)])
     group = make_group(min_count=min(min_count, total))
-    for c, (milli, mem, tolerate, spread) in enumerate(classes):
+    # Interleaved classes: a class's pods may follow pods of a class whose terms reach it.
+    order = sorted((i, c) for c in range(len(classes)) for i in range(counts[c])) \
+        if interleave else [(i, c) for c in range(len(classes)) for i in range(counts[c])]
+    for i, c in order:
+        milli, mem, tolerate, terms, spread = classes[c]
         tol = (Toleration("soft", "Exists", "", PREFER_NO_SCHEDULE),) if tolerate else ()
-        for i in range(counts[c]):
-            pods.append(replace(
-                make_pod(f"p{c}-{i}", milli / 1000, group=group.key, memory=mem * GI,
-                         tolerations=tol),
-                labels={"app": "a"}, spread_constraints=_spread(spread)))
+        pods.append(replace(make_pod(f"p{c}-{i}", milli / 1000, group=group.key,
+                                     memory=mem * GI, tolerations=tol),
+                            labels={"app": f"a{c}"}, pod_affinity=pod_affinity(terms),
+                            spread_constraints=_spread(spread)))
     snap = snapshot(nodes, pods, [group])
     result = plan(snap, all_assignments=True).groups[0]
 
     fw = Framework(default_profile(), in_tree_registry())
+    fw.bind_snapshot(snap)
     infos = [NodeInfo(n, i, snap.node_usage(n.name)) for i, n in enumerate(snap.nodes)]
     pending = tuple(sorted((p for p in pods if p.group and not p.node_name),
                            key=lambda p: (-p.priority, p.order)))

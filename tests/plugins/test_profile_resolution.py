@@ -151,9 +151,11 @@ def test_multi_point_already_registered_error():
 # -- the real default profile -------------------------------------------------------------------
 
 DEFAULT_FILTER = [n.NODE_UNSCHEDULABLE, n.NODE_NAME, n.TAINT_TOLERATION, n.NODE_AFFINITY,
-                  n.NODE_PORTS, n.NODE_RESOURCES_FIT, n.POD_TOPOLOGY_SPREAD]
+                  n.NODE_PORTS, n.NODE_RESOURCES_FIT, n.POD_TOPOLOGY_SPREAD,
+                  n.INTER_POD_AFFINITY]
 DEFAULT_SCORE = [(n.TAINT_TOLERATION, 3), (n.NODE_AFFINITY, 2), (n.NODE_RESOURCES_FIT, 1),
-                 (n.POD_TOPOLOGY_SPREAD, 2), (n.NODE_RESOURCES_BALANCED_ALLOCATION, 1)]
+                 (n.POD_TOPOLOGY_SPREAD, 2), (n.INTER_POD_AFFINITY, 2),
+                 (n.NODE_RESOURCES_BALANCED_ALLOCATION, 1)]
 DEFAULT_PLACEMENT = dict(generate=[n.TOPOLOGY_PLACEMENT_GENERATOR], feasible=[n.GANG_SCHEDULING],
                          placement_score=[(n.NODE_RESOURCES_FIT, 1), (n.POD_GROUP_PODS_COUNT, 1)])
 
@@ -167,7 +169,7 @@ def test_default_profile():
     assert profile.scheduler_name == "default-scheduler"
     assert profile.unmodelled == (
         n.SCHEDULING_GATES, n.PRIORITY_SORT, n.VOLUME_RESTRICTIONS, n.NODE_VOLUME_LIMITS,
-        n.VOLUME_BINDING, n.VOLUME_ZONE, n.INTER_POD_AFFINITY,
+        n.VOLUME_BINDING, n.VOLUME_ZONE,
         n.DYNAMIC_RESOURCES, n.DEFAULT_PREEMPTION, n.IMAGE_LOCALITY, n.DEFAULT_BINDER,
         n.NODE_DECLARED_FEATURES)
 
