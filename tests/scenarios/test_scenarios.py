@@ -2,9 +2,9 @@
 real loader and planner. Every ``expected.yaml`` was derived by hand from upstream
 semantics (its comments show the arithmetic), never by running tasplan.
 
-A scenario directory holds ``cluster.yaml``, one or more workload files and
-``expected.yaml``: workload file -> group -> the fields to check. Each workload file is
-planned on its own against the cluster.
+A scenario directory holds ``cluster.yaml``, one or more workload files,
+``expected.yaml`` (workload file -> group -> the fields to check) and optionally a
+``scheduler-config.yaml``. Each workload file is planned on its own against the cluster.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasplan import load_inputs, plan
+from tasplan import load_inputs, load_scheduler_config, plan
 
 HERE = Path(__file__).parent
 CASES = [(d.name, file) for d in sorted(HERE.iterdir()) if (d / "expected.yaml").is_file()
@@ -25,7 +25,9 @@ CASES = [(d.name, file) for d in sorted(HERE.iterdir()) if (d / "expected.yaml")
 def test_scenario(scenario: str, workload: str) -> None:
     root = HERE / scenario
     expected = yaml.safe_load((root / "expected.yaml").read_text())[workload]
-    result = plan(load_inputs([root / workload], [root / "cluster.yaml"]), all_assignments=True)
+    config = root / "scheduler-config.yaml"
+    result = plan(load_inputs([root / workload], [root / "cluster.yaml"]), all_assignments=True,
+                  scheduler_config=load_scheduler_config(config) if config.exists() else None)
     groups = {g.group.key: g for g in result.groups}
     assert set(groups) == set(expected)
     for key, want in expected.items():
