@@ -27,7 +27,7 @@ class NodeInfo:
         self.ports: list[HostPort] = list(usage.ports)
         # Pods with pod (anti-)affinity terms (upstream PodsWithAffinity): rules of pods
         # already placed bind pods that come later.
-        self.affinity_pods: list[Pod] = [p for p in self.pods if p.pod_affinity is not None]
+        self.affinity_pods: list[Pod] = list(usage.affinity_pods)
         # Pending pods whose status.nominatedNodeName is this node, highest priority first:
         # room the scheduler holds for them (filled in by the planner).
         self.nominated: list[Pod] = []

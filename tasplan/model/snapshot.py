@@ -29,20 +29,29 @@ class NodeUsage:
     non_zero_memory: int
     pods: tuple[Pod, ...]
     ports: tuple[HostPort, ...]
+    affinity_pods: tuple[Pod, ...] = ()  # those with pod (anti-)affinity terms
 
 
 EMPTY_USAGE = NodeUsage({}, 0, 0, (), ())
 
 
-def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[dict, dict]:
-    """Node name -> NodeUsage for the nodes that have pods, and node name -> count of pods
-    bound to nodes missing from the snapshot (their requests cannot be counted)."""
+def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
+                ) -> tuple[dict, dict, tuple[Pod, ...]]:
+    """Node name -> NodeUsage for the nodes that have pods; node name -> count of pods
+    bound to nodes missing from the snapshot (their requests cannot be counted); and the
+    pending pods nominated to a node of the snapshot (room is held for them there)."""
     names = {n.name for n in nodes}
     acc: dict[str, tuple[dict, list, list, list]] = {}
     missing: dict[str, int] = {}
+    nominated = []
     for pod in pods:
         name = pod.node_name
-        if not name or pod.phase in TERMINAL_PHASES:
+        if not name:
+            if pod.nominated_node_name in names and pod.phase not in TERMINAL_PHASES \
+                    and not pod.deleting:
+                nominated.append(pod)
+            continue
+        if pod.phase in TERMINAL_PHASES:
             continue
         if name not in names:
             missing[name] = missing.get(name, 0) + 1
@@ -59,9 +68,10 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[dict, d
         on_node.append(pod)
         if pod.host_ports:
             ports.extend(pod.host_ports)
-    usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports))
+    usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports),
+                             tuple(p for p in on if p.pod_affinity is not None))
              for name, (req, nz, on, ports) in acc.items()}
-    return usage, missing
+    return usage, missing, tuple(nominated)
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class ClusterSnapshot:
     warnings: tuple[str, ...] = ()
     usage: Mapping[str, NodeUsage] | None = None
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
+    nominated: tuple[Pod, ...] = ()
     # The parsed input objects. Kept so their (large) memory is released together with the
     # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
     # as long as parsing it, and a one-shot CLI run never needs to pay that.
@@ -90,9 +101,10 @@ class ClusterSnapshot:
 
     def __post_init__(self) -> None:
         if self.usage is None:
-            usage, missing = index_usage(self.nodes, self.pods)
+            usage, missing, nominated = index_usage(self.nodes, self.pods)
             object.__setattr__(self, "usage", usage)
             object.__setattr__(self, "unknown_nodes", missing)
+            object.__setattr__(self, "nominated", nominated)
 
     def node_usage(self, name: str) -> NodeUsage:
         return self.usage.get(name, EMPTY_USAGE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from tasplan.framework.profile import Profile
@@ -17,6 +18,7 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
+from tasplan.model.snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
     from tasplan.plan.result import GroupResult
@@ -29,13 +31,22 @@ class Note:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
 class ClusterFacts:
-    """What the notes need to know about the whole input, gathered once per plan."""
+    """What the notes need to know about the whole input, worked out when first asked."""
 
-    node_images: bool = False  # some node lists status.images
-    # Namespaces that pods live in but whose Namespace object (labels) is not in the input.
-    unlabelled_namespaces: tuple[str, ...] = ()
+    def __init__(self, snapshot: ClusterSnapshot) -> None:
+        self._snapshot = snapshot
+
+    @cached_property
+    def node_images(self) -> bool:
+        """Some node lists status.images."""
+        return any(n.has_images for n in self._snapshot.nodes)
+
+    @cached_property
+    def unlabelled_namespaces(self) -> tuple[str, ...]:
+        """Namespaces pods live in whose Namespace object (labels) is not in the input."""
+        snapshot = self._snapshot
+        return tuple(sorted({p.namespace for p in snapshot.pods} - snapshot.namespaces.keys()))
 
 
 def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSampling],
@@ -74,8 +85,8 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         tied = ", ".join(repr(n) for n in (selected, *tied_with))
         notes.append(Note("random-ties", f"placements {tied} tie on score: upstream picks "
                           f"one at random, tasplan the first by name ({selected!r})"))
-    missing = facts.unlabelled_namespaces
-    if missing and any(_uses_namespace_selector(p.pod_affinity) for p in pending):
+    if any(_uses_namespace_selector(p.pod_affinity) for p in pending) \
+            and (missing := facts.unlabelled_namespaces):
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
                                           if len(missing) > 5 else "")
         notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "

@@ -28,10 +28,8 @@ def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[st
     infos = [NodeInfo(node, i, snapshot.node_usage(node.name))
              for i, node in enumerate(snapshot.nodes)]
     index = snapshot.node_index
-    for pod in snapshot.pods:
-        if pod.nominated_node_name and not pod.node_name and pod.nominated_node_name in index \
-                and not pod.terminal and not pod.deleting:
-            infos[index[pod.nominated_node_name]].nominated.append(pod)
+    for pod in snapshot.nominated:
+        infos[index[pod.nominated_node_name]].nominated.append(pod)
     for info in infos:
         info.nominated.sort(key=lambda p: -p.priority)
     warnings = [f"{n} pod(s) are bound to node {name}, which is not in the snapshot; "
@@ -60,14 +58,6 @@ def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
         return (f"invalid pod group: its pods have priority {pending[0].priority}, the group "
                 f"has priority {group.priority}")
     return None
-
-
-def cluster_facts(snapshot: ClusterSnapshot) -> ClusterFacts:
-    namespaces = {p.namespace for p in snapshot.pods}
-    return ClusterFacts(
-        node_images=any(n.has_images for n in snapshot.nodes),
-        unlabelled_namespaces=tuple(sorted(namespaces - snapshot.namespaces.keys())),
-    )
 
 
 def _drop_nominations(infos: list[NodeInfo], placed: list[Pod]) -> None:
@@ -124,7 +114,7 @@ def plan(
         return frameworks[chosen.scheduler_name]
 
     infos, warnings = build_node_infos(snapshot)
-    facts = cluster_facts(snapshot)
+    facts = ClusterFacts(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group
     groups = [g for g in snapshot.groups if g.planned]
