@@ -25,10 +25,13 @@ from tasplan.load.batch import (
 from tasplan.load.core_v1 import PriorityResolver, decode_node, decode_pod, decode_priority_class
 from tasplan.load.documents import Document, expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
+from tasplan.load.pod_table import decode_pod_table
+from tasplan.load.policy import decode_pdb
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+from tasplan.snapshot import format as snapshot_format
 
 Progress = Callable[[str], None]
 
@@ -37,11 +40,20 @@ _KINDS = {
     ("v1", "Pod"): "Pod",
     ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
     ("batch/v1", "Job"): "Job",
+    ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+    # A snapshot document itself carries its pod table; its other objects are items.
+    (snapshot_format.API_VERSION, snapshot_format.KIND): "Pod",
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
+
+
+def used_kind(obj: dict) -> bool:
+    """Whether the loader reads objects of this apiVersion and kind."""
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    return all(isinstance(part, str) for part in key) and key in _KINDS
 
 
 @contextmanager
@@ -64,9 +76,12 @@ def load_inputs(
     *,
     jobs: JobOverrides | None = None,
     progress: Progress | None = None,
+    cluster_documents: Iterable[Document] = (),
 ) -> ClusterSnapshot:
+    """``cluster_documents`` are cluster objects already in memory (a live cluster read);
+    they come before the ``clusters`` files and go through the same decoding."""
     with _gc_paused():
-        docs: list[Document] = []
+        docs: list[Document] = list(cluster_documents)
         for role, paths in ((False, clusters), (True, workloads)):
             for path in paths:
                 for file in expand_paths(path):
@@ -156,13 +171,17 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     order = 0
     pods: dict[tuple[str, str], Pod] = {}
     for d in by_kind["Pod"]:
-        pod = decode_pod(d.source, d.obj, order, priorities)
-        order += 1
-        key = (pod.namespace, pod.name)
-        if key in pods:
-            warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
-                            f"{pod.source} over {pods[key].source}")
-        pods[key] = pod
+        if d.obj["kind"] == snapshot_format.KIND:
+            decoded = decode_pod_table(d.source, d.obj, order, priorities)
+        else:
+            decoded = [decode_pod(d.source, d.obj, order, priorities)]
+        order += len(decoded)
+        for pod in decoded:
+            key = (pod.namespace, pod.name)
+            if key in pods:
+                warnings.append(f"Pod {pod.key} is defined more than once; using the one "
+                                f"from {pod.source} over {pods[key].source}")
+            pods[key] = pod
 
     groups: list[PodGroup] = []
     _job_groups(jobs, pods, priorities, groups, order, positions)
@@ -193,6 +212,9 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         priority_classes=classes,
         ignored=dict(sorted(ignored.items())),
         warnings=tuple(warnings),
+        disruption_budgets=tuple(_unique("PodDisruptionBudget", [
+            ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
+            for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
     )
 
