@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tasplan.errors import InputError
 from tasplan.live.lister import NotServed, Reader
 from tasplan.load.scheduling import GROUP, LEGACY, TEMPLATED
 
@@ -61,7 +60,7 @@ def server_version(reader: Reader) -> str:
     """``gitVersion`` from /version, or "" when the server does not say."""
     try:
         version = reader.get("/version", resource="the server version")
-    except (NotServed, InputError):
+    except NotServed:
         return ""
     value = version.get("gitVersion") if isinstance(version, dict) else None
     return value if isinstance(value, str) else ""

@@ -63,16 +63,17 @@ def transport_error(server: str, exc: BaseException, verb: str, resource: str,
         detail = _tls_detail(cause)
         return ClusterError(server, f"TLS failure talking to the API server ({detail}); check "
                             "the cluster's certificate-authority in the kubeconfig")
-    if isinstance(cause, urllib3.exceptions.TimeoutError | TimeoutError):
-        limit = f"{timeout:g}s" if timeout else "the default timeout"
-        return ClusterError(server, f"no answer within {limit} for {verb} {resource} "
-                            "(raise --request-timeout, or check the network)")
+    if isinstance(cause, urllib3.exceptions.NameResolutionError):
+        return ClusterError(server, "cannot resolve the API server's host name")
+    # NewConnectionError subclasses ConnectTimeoutError in urllib3 2: test it first.
     if isinstance(cause, urllib3.exceptions.NewConnectionError | ConnectionError):
         return ClusterError(server, "cannot reach the API server (connection refused or "
                             "host unreachable); check the kubeconfig server address and the "
                             "network")
-    if isinstance(cause, urllib3.exceptions.NameResolutionError):
-        return ClusterError(server, "cannot resolve the API server's host name")
+    if isinstance(cause, urllib3.exceptions.TimeoutError | TimeoutError):
+        limit = f"{timeout:g}s" if timeout else "the default timeout"
+        return ClusterError(server, f"no answer within {limit} for {verb} {resource} "
+                            "(raise --request-timeout, or check the network)")
     if isinstance(cause, urllib3.exceptions.ProtocolError):
         return ClusterError(server, f"the connection broke during {verb} {resource}")
     return ClusterError(server, f"request failed for {verb} {resource}: "

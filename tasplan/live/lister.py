@@ -51,12 +51,12 @@ class Reader:
     """Reads one cluster through a Connection. ``timeout`` bounds each request (seconds)."""
 
     def __init__(self, connection: Connection, *, timeout: float | None = None,
-                 page_size: int = PAGE_SIZE,
+                 page_size: int | None = None,
                  progress: Callable[[ListProgress], None] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.connection = connection
         self.timeout = timeout
-        self.page_size = page_size
+        self.page_size = page_size or PAGE_SIZE
         self.progress = progress
         self.sleep = sleep
         self.objects = 0
@@ -124,7 +124,8 @@ class Reader:
                                       self.timeout) from None
             status = response.status
             if status in RETRIED and attempt < MAX_ATTEMPTS:
-                self.sleep(_retry_after(response.headers.get("Retry-After"), attempt))
+                wait = _retry_after(response.headers.get("Retry-After"), attempt)
+                (self.sleep or time.sleep)(wait)
                 continue
             if status in RETRIED:
                 raise ClusterError(self.connection.server, f"{status} {_reason(status)} for "
