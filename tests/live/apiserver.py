@@ -6,6 +6,7 @@ request (method, path, query, headers) so tests can assert what the client sent.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -199,15 +200,20 @@ def _collection(path: str) -> tuple[str | None, str]:
 
 
 @contextmanager
-def serve(cluster: Cluster) -> Iterator[str]:
-    """Run the fake server on 127.0.0.1 (random port) and yield its URL."""
+def serve(cluster: Cluster, *, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """Run the fake server on 127.0.0.1 (random port) and yield its URL; with ``tls``
+    (certificate, key) it speaks HTTPS."""
     handler = type("Handler", (_Handler,), {"cluster": cluster})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
@@ -215,10 +221,14 @@ def serve(cluster: Cluster) -> Iterator[str]:
 
 def write_kubeconfig(path: Path, server: str, *, token: str = TOKEN, context: str = "test",
                      cluster: str = "test-cluster", user: str = "test-user",
-                     current: bool = True, extra_user: dict | None = None) -> Path:
+                     current: bool = True, extra_user: dict | None = None,
+                     ca: Path | None = None) -> Path:
+    entry: dict[str, Any] = {"server": server}
+    if ca is not None:
+        entry["certificate-authority"] = str(ca)
     config: dict[str, Any] = {
         "apiVersion": "v1", "kind": "Config",
-        "clusters": [{"name": cluster, "cluster": {"server": server}}],
+        "clusters": [{"name": cluster, "cluster": entry}],
         "contexts": [{"name": context, "context": {"cluster": cluster, "user": user}}],
         "users": [{"name": user, "user": extra_user or {"token": token}}],
     }

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from tasplan.cli.app import app
 from tasplan.live import lister
 from tests.live.apiserver import TOKEN, Cluster, serve, write_kubeconfig
-from tests.live.conftest import SAMPLE_CLUSTER, SAMPLE_WORKLOADS
+from tests.live.conftest import REPO, SAMPLE_CLUSTER, SAMPLE_WORKLOADS
 
 TRAIN = SAMPLE_WORKLOADS / "train-rack.yaml"
 
@@ -278,3 +278,55 @@ def test_served_over_a_fresh_server_for_each_test() -> None:
     """The fixture server is per test: a Cluster with nothing serves empty lists."""
     with serve(Cluster()) as url:
         assert url.startswith("http://127.0.0.1:")
+
+
+def test_the_sample_cluster_role_grants_every_request_tasplan_makes(
+        kubeconfig: Path, cluster: Cluster, tmp_path: Path) -> None:
+    """samples/rbac: each list tasplan sends is allowed by the ClusterRole, and the role
+    grants nothing beyond get/list."""
+    role = next(yaml.safe_load_all((REPO / "samples/rbac/tasplan-reader.yaml").read_text()))
+    granted = {(group, resource) for rule in role["rules"] for group in rule["apiGroups"]
+               for resource in rule["resources"]}
+    assert {v for rule in role["rules"] for v in rule["verbs"]} == {"get", "list"}
+    assert invoke("snapshot", "-o", tmp_path / "s.json", "--live").exit_code == 0
+    listed = set()
+    for r in cluster.requests:
+        if "limit" not in r.query:
+            continue  # discovery and /version: allowed to every authenticated user
+        parts = r.path.strip("/").split("/")
+        group = "" if parts[0] == "api" else parts[1]
+        listed.add((group, parts[-1]))
+    assert listed == {("", "nodes"), ("", "pods"), ("scheduling.k8s.io", "priorityclasses"),
+                      ("scheduling.k8s.io", "workloads"), ("scheduling.k8s.io", "podgroups"),
+                      ("policy", "poddisruptionbudgets")}
+    assert listed <= granted
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (openssl; skipped without it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not available")
+    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+def test_tls_with_the_kubeconfig_ca_works_and_without_it_fails_clearly(
+        tmp_path: Path, cluster: Cluster, certificate: tuple[Path, Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    with serve(cluster, tls=certificate) as url:
+        trusted = write_kubeconfig(tmp_path / "trusted", url, ca=certificate[0])
+        ok = invoke("check", TRAIN, "--live", "-o", "json", env={"KUBECONFIG": str(trusted)})
+        assert ok.exit_code == 0, ok.stderr
+        untrusted = write_kubeconfig(tmp_path / "untrusted", url)
+        bad = invoke("check", TRAIN, "--live", env={"KUBECONFIG": str(untrusted)})
+    err = assert_one_line_error(bad, "TLS failure talking to the API server",
+                                "certificate verify failed", "certificate-authority")
+    assert TOKEN not in err
