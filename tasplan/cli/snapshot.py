@@ -51,7 +51,7 @@ def _from_files(clusters: list[Path], started: float) -> dict[str, Any]:
     origin = snapshot_format.Origin(
         taken_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_seconds=round(time.monotonic() - started, 3), tasplan_version=__version__,
-        server=", ".join(str(p) for p in clusters))
+        inputs=tuple(str(p) for p in clusters))
     return snapshot_format.encode(objects, origin)
 
 

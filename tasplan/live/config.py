@@ -28,7 +28,6 @@ class Connection:
     server: str  # URL without user info
     context: str  # "" in cluster
     cluster: str
-    namespace: str  # the context's default namespace, "" if none
 
     def close(self) -> None:
         self.api.close()
@@ -57,7 +56,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None) -> Connec
             except ConfigException as exc:
                 raise ClusterError("in-cluster config", _config_message(exc)) from None
             return Connection(client.ApiClient(configuration), safe_url(configuration.host),
-                              "", "in-cluster", "")
+                              "", "in-cluster")
         raise ClusterError(paths, "no kubeconfig found (set KUBECONFIG, pass --kubeconfig, "
                            "or run inside a pod)")
     try:
@@ -85,8 +84,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None) -> Connec
                            f"{exc.strerror or exc}") from None
     detail = chosen.get("context") or {}
     return Connection(client.ApiClient(configuration), safe_url(configuration.host),
-                      str(chosen["name"]), str(detail.get("cluster", "")),
-                      str(detail.get("namespace", "")))
+                      str(chosen["name"]), str(detail.get("cluster", "")))
 
 
 def _config_message(exc: ConfigException) -> str:

@@ -38,12 +38,15 @@ class Origin:
     cluster: str = ""
     namespace: str = ""  # "" = all namespaces
     scheduling_version: str = ""  # the scheduling.k8s.io version Workloads were read through
+    inputs: tuple[str, ...] = ()  # the files a snapshot was made from, if not a live cluster
 
     def to_metadata(self) -> dict[str, Any]:
         camel = {"taken_at": "takenAt", "duration_seconds": "durationSeconds",
                  "tasplan_version": "tasplanVersion", "server_version": "serverVersion",
                  "scheduling_version": "schedulingVersion"}
-        return {camel.get(k, k): v for k, v in asdict(self).items()}
+        out = {camel.get(k, k): v for k, v in asdict(self).items()}
+        out["inputs"] = list(self.inputs)
+        return out
 
 
 def is_snapshot(obj: Mapping[str, Any]) -> bool:

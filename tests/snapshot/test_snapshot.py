@@ -124,7 +124,7 @@ def test_pods_of_one_controller_share_metadata_and_spec() -> None:
     assert doc["metadata"] == {
         "takenAt": "2026-01-01T00:00:00Z", "durationSeconds": 1.5, "tasplanVersion": "0.1.0",
         "server": "https://k8s.example:6443", "serverVersion": "v1.37.0", "context": "prod",
-        "cluster": "prod-cluster", "namespace": "", "schedulingVersion": ""}
+        "cluster": "prod-cluster", "namespace": "", "schedulingVersion": "", "inputs": []}
 
 
 def _pods(snapshot) -> list[dict]:
