@@ -13,7 +13,8 @@ Given a generated cluster (``generate.py``; 5,000 nodes / ~150k pods by default)
      ``CoreV1Api().list_pod_for_all_namespaces(limit=500, _continue=...)``, on the first
      ``--typed-pods`` pods only (it is far slower) and extrapolated per object.
 2. **reload**: ``tasplan.load_inputs([], [file])`` of the kubectl JSON vs the snapshot
-   written from it (plain and gzip), each in a fresh process, best of ``--repeat``.
+   written from it (plain, gzip, and ``--as-list``: the same pruned objects as a plain
+   ``v1`` List), each in a fresh process, best of ``--repeat``.
 
 Usage::
 
@@ -190,15 +191,17 @@ def main(argv: list[str] | None = None) -> int:
                   f"raw path is {raw / typed:,.1f}x faster")
         if not args.skip_reload:
             env = dict(os.environ)
-            snap = tmp / "snapshot.json"
-            for out in (snap, tmp / "snapshot.json.gz"):
+            outputs = {tmp / "snapshot.json": [], tmp / "snapshot.json.gz": [],
+                       tmp / "as-list.json": ["--as-list"]}
+            for out, flags in outputs.items():
                 subprocess.run([str(Path(sys.executable).parent / "tasplan"), "snapshot", "-q",
-                                "-o", str(out), "-c", str(cluster)], check=True, env=env)
+                                "-o", str(out), "-c", str(cluster), *flags], check=True,
+                               env=env)
             print("\nreload: tasplan.load_inputs in a fresh process (best of", args.repeat, ")")
             base = time_reload(cluster, args.repeat)
             print(f"  kubectl JSON    {cluster.stat().st_size / 1e6:8,.0f} MB {base[0]:7.2f} s "
                   f"({base[1]:,} nodes, {base[2]:,} pods)")
-            for path in (snap, tmp / "snapshot.json.gz"):
+            for path in outputs:
                 t = time_reload(path, args.repeat)
                 print(f"  {path.name:15} {path.stat().st_size / 1e6:8,.1f} MB {t[0]:7.2f} s "
                       f"({t[1]:,} nodes, {t[2]:,} pods)  {base[0] / t[0]:5.1f}x faster")

@@ -330,3 +330,36 @@ def test_tls_with_the_kubeconfig_ca_works_and_without_it_fails_clearly(
     err = assert_one_line_error(bad, "TLS failure talking to the API server",
                                 "certificate verify failed", "certificate-authority")
     assert TOKEN not in err
+
+
+def test_progress_reports_objects_and_bytes_per_page(kubeconfig: Path, cluster: Cluster,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasplan.live.cluster import read_cluster
+    from tasplan.live.config import connect
+
+    monkeypatch.setattr(lister, "PAGE_SIZE", 20)
+    seen: list[lister.ListProgress] = []
+    connection = connect()
+    document, warnings = read_cluster(connection, progress=seen.append)
+    connection.close()
+    pages = len([r for r in cluster.requests if "limit" in r.query])
+    assert len(seen) == pages and warnings == []
+    assert [p.objects for p in seen] == sorted(p.objects for p in seen)
+    total = sum(len(v) for v in cluster.objects.values())
+    assert seen[-1].objects == total == len(document["items"]) + len(document["pods"]["name"])
+    assert seen[-1].resource == "pods" and seen[-1].bytes > 0
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("30", 30.0), ("30s", 30.0), ("2m", 120.0), ("1h", 3600.0), ("250ms", 0.25),
+    ("0", None), (None, None)])
+def test_request_timeout_accepts_kubectl_durations(text: str | None,
+                                                   seconds: float | None) -> None:
+    from tasplan.cli.live import parse_timeout
+
+    assert parse_timeout(text) == seconds
+
+
+def test_request_timeout_rejects_nonsense(kubeconfig: Path) -> None:
+    result = invoke("check", TRAIN, "--live", "--request-timeout", "soon")
+    assert_one_line_error(result, "--request-timeout: expected a duration such as 30s")
