@@ -14,7 +14,7 @@ from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
 from tasplan.errors import UsageError
 from tasplan.load.documents import expand_paths, read_documents
-from tasplan.load.loader import used_kind
+from tasplan.load.loader import gc_paused, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
 from tasplan.snapshot.write import write_snapshot
@@ -26,7 +26,11 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
     if options.live == bool(clusters):
         raise UsageError("give either --live or --cluster files to snapshot")
     started = time.monotonic()
-    document = read_live(options) if options.live else _from_files(clusters, started)
+    if options.live:
+        document = read_live(options)
+    else:
+        with gc_paused():
+            document = _from_files(clusters, started)
     if as_list:
         document = snapshot_format.to_list(document)
     size = write_snapshot(document, output)

@@ -13,6 +13,7 @@ from tasplan import __version__
 from tasplan.live.config import Connection
 from tasplan.live.discovery import scheduling_api, server_version
 from tasplan.live.lister import ListProgress, Reader
+from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
 from tasplan.snapshot.prune import prune, prune_node, prune_pod
 
@@ -45,13 +46,15 @@ def read_cluster(connection: Connection, *, namespace: str = "",
                               f"{resource}.scheduling.k8s.io{within}", prune))
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
-    for path, kind, api_version, resource, transform in lists:
-        objects.extend(reader.list(path, kind=kind, api_version=api_version, resource=resource,
-                                   transform=transform))
-    origin = Origin(
-        taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
-        tasplan_version=__version__, server=connection.server, server_version=version,
-        context=connection.context, cluster=connection.cluster, namespace=namespace,
-        scheduling_version=api.version or "")
+    with gc_paused():  # as when loading: 150k pods' dicts would trigger GC scan after scan
+        for path, kind, api_version, resource, transform in lists:
+            objects.extend(reader.list(path, kind=kind, api_version=api_version,
+                                       resource=resource, transform=transform))
+        origin = Origin(
+            taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
+            tasplan_version=__version__, server=connection.server, server_version=version,
+            context=connection.context, cluster=connection.cluster, namespace=namespace,
+            scheduling_version=api.version or "")
+        document = encode(objects, origin)
     warning = api.warning()
-    return encode(objects, origin), [warning] if warning else []
+    return document, [warning] if warning else []
