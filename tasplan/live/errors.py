@@ -21,9 +21,6 @@ READ_ONLY_RULES = ("get/list on nodes, pods, priorityclasses.scheduling.k8s.io, 
 class ClusterError(InputError):
     """The cluster could not be read: the source is the API server (or kubeconfig)."""
 
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(where, message)
-
 
 def safe_url(url: str) -> str:
     """``url`` without user info, query or fragment (where credentials could hide)."""

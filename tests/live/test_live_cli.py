@@ -274,12 +274,6 @@ def test_tokens_never_appear_in_any_output(tmp_path: Path, server: str, cluster:
     assert {r.method for r in cluster.requests} == {"GET"}
 
 
-def test_served_over_a_fresh_server_for_each_test() -> None:
-    """The fixture server is per test: a Cluster with nothing serves empty lists."""
-    with serve(Cluster()) as url:
-        assert url.startswith("http://127.0.0.1:")
-
-
 def test_the_sample_cluster_role_grants_every_request_tasplan_makes(
         kubeconfig: Path, cluster: Cluster, tmp_path: Path) -> None:
     """samples/rbac: each list tasplan sends is allowed by the ClusterRole, and the role
