@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
@@ -20,20 +21,24 @@ from tasplan.report.table import render_plan
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
-              scheduler_config: Path | None = None) -> int:
+              scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration first: a bad one fails before a large snapshot is read.
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
+    source = source or LiveOptions()
+    live = cluster_source(source)
     err = Console(stderr=True)
-    with err.status("loading inputs…") if err.is_terminal else _nothing():
-        snapshot = load_inputs(workloads, clusters, jobs=JobOverrides(gang, topology_key))
+    quiet = source.quiet or not err.is_terminal
+    with _nothing() if quiet else err.status("loading inputs…"):
+        snapshot = load_inputs(workloads, clusters, jobs=JobOverrides(gang, topology_key),
+                               cluster_documents=live)
     if not any(g.planned for g in snapshot.groups):
         hints = "; ".join(snapshot.warnings)
         raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
                          "Workloads, Jobs or pods that reference a pod group)"
                          + (f"; {hints}" if hints else ""))
-    with err.status("planning…") if err.is_terminal else _nothing():
+    with _nothing() if quiet else err.status("planning…"):
         # Machine-readable output lists assignments for every feasible placement.
         result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"),
                       scheduler_config=config)

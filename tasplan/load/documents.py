@@ -3,14 +3,19 @@
 JSON goes through orjson, YAML through libyaml's CSafeLoader when available. YAML that
 defines anchors is read by a guarded pure-Python loader that caps alias expansion, so an
 alias bomb is an error instead of an out-of-memory kill. Line numbers are looked up only
-when an error needs one, by composing the file again.
+when an error needs one, by composing the file again. Files ending in ``.gz`` are
+decompressed first (within the same size limit). A tasplan snapshot (``ClusterSnapshot``)
+yields its ``items`` and then itself, for the loader to decode its pod table.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,6 +25,7 @@ import yaml
 
 from tasplan.errors import InputError
 from tasplan.model.source import Source
+from tasplan.snapshot import format as snapshot_format
 
 try:
     FastLoader: type = yaml.CSafeLoader
@@ -27,6 +33,7 @@ except AttributeError:  # libyaml missing: still correct, only slower
     FastLoader = yaml.SafeLoader
 
 SUFFIXES = (".yaml", ".yml", ".json")
+GZIP = ".gz"
 DEFAULT_MAX_BYTES = 4 * 1024**3
 MAX_ALIAS_NODES = 1_000_000
 _ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
@@ -69,16 +76,29 @@ def expand_paths(path: str | os.PathLike) -> list[Path]:
     """A file as is; a directory's YAML/JSON files, recursively, in name order."""
     p = Path(path)
     if p.is_dir():
-        return sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES)
+        return sorted(f for f in p.rglob("*") if f.is_file() and _suffix(f) in SUFFIXES)
     if p.is_file() or str(p) == "-":
         return [p]
     raise InputError(str(p), "no such file or directory")
 
 
+def _suffix(path: Path) -> str:
+    """The format suffix, looking through ``.gz``: ``a.json.gz`` -> ``.json``."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == GZIP:
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
 def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
     """Every object in the file; ``kind: *List`` documents are flattened into their items."""
-    label = str(path)
-    for index, obj in enumerate(_parse(path)):
+    return parsed_documents(str(path), _parse(path), workload=workload)
+
+
+def parsed_documents(label: str, objects: Iterable[Any], *,
+                     workload: bool) -> Iterator[Document]:
+    """Documents of already-parsed objects (a file's, or a snapshot taken in memory)."""
+    for index, obj in enumerate(objects):
         if obj is None:
             continue
         source = Source(label, index, None, workload)
@@ -87,7 +107,9 @@ def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
                              f"and kind), got {type_name(obj)}",
                              line=locate(label, index, ""))
         kind = obj.get("kind")
-        if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
+        if snapshot_format.is_snapshot(obj):
+            yield from _snapshot_documents(label, index, obj, workload)
+        elif isinstance(kind, str) and kind.endswith("List") and "items" in obj:
             items = obj["items"]
             if items is None:
                 continue
@@ -108,6 +130,23 @@ def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
             yield Document(source, obj)
 
 
+def _snapshot_documents(label: str, index: int, obj: dict[str, Any],
+                        workload: bool) -> Iterator[Document]:
+    if obj.get("apiVersion") != snapshot_format.API_VERSION:
+        raise InputError(label, f"unsupported snapshot version {obj.get('apiVersion')!r} "
+                         f"(this tasplan reads {snapshot_format.API_VERSION})",
+                         field="apiVersion")
+    items = obj.get("items") or []
+    if not isinstance(items, list):
+        raise InputError(label, f"expected a list, got {type_name(items)}", field="items")
+    for k, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError(label, f"expected a Kubernetes object, got {type_name(item)}",
+                             field=f"items[{k}]")
+        yield Document(Source(label, index, k, workload), item)
+    yield Document(Source(label, index, None, workload), obj)  # its pod table
+
+
 def _read_bytes(path: Path) -> bytes:
     limit = max_input_bytes()
     try:
@@ -125,13 +164,22 @@ def _read_bytes(path: Path) -> bytes:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
     if len(data) > limit:
         raise InputError(str(path), f"input is larger than the limit of {limit} bytes")
+    if path.suffix.lower() == GZIP:
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                data = stream.read(limit + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(str(path), f"not a valid gzip file: {exc}") from None
+        if len(data) > limit:
+            raise InputError(str(path), f"decompressed input is larger than the limit of "
+                             f"{limit} bytes (set TASPLAN_MAX_INPUT_BYTES to raise it)")
     return data
 
 
 def _parse(path: Path) -> list[Any]:
     data = _read_bytes(path)
     label = str(path)
-    suffix = path.suffix.lower()
+    suffix = _suffix(path)
     # .json is JSON; anything else that looks like JSON is tried as JSON first and, since
     # flow-style YAML looks the same, read as YAML when that fails.
     if suffix == ".json" or (suffix not in (".yaml", ".yml")
@@ -210,6 +258,8 @@ _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 def locate(path: str, document: int, field: str) -> int | None:
     """1-based line of ``field`` (``items[2].spec.containers[0].name``) in a document, or
     of the deepest part of it that exists; None when the file cannot be composed again."""
+    if path.lower().endswith(GZIP):
+        return None
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
         loader = GuardedLoader(text)

@@ -31,6 +31,8 @@ from tasplan.load.core_v1 import (
 )
 from tasplan.load.documents import Document, expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
+from tasplan.load.pod_table import decode_pod_table
+from tasplan.load.policy import decode_pdb
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.model.group import PodGroup, Policy
@@ -38,6 +40,7 @@ from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
+from tasplan.snapshot import format as snapshot_format
 
 Progress = Callable[[str], None]
 
@@ -47,6 +50,9 @@ _KINDS = {
     ("v1", "Namespace"): "Namespace",
     ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
     ("batch/v1", "Job"): "Job",
+    ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+    # A snapshot document itself carries its pod table; its other objects are items.
+    (snapshot_format.API_VERSION, snapshot_format.KIND): "Pod",
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
@@ -55,8 +61,14 @@ _KINDS = {
 _USED_KINDS = {kind for _, kind in _KINDS}
 
 
+def used_kind(obj: dict) -> bool:
+    """Whether the loader reads objects of this apiVersion and kind."""
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    return all(isinstance(part, str) for part in key) and key in _KINDS
+
+
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Loading allocates millions of small containers that all survive; the cyclic GC would
     rescan them again and again for nothing (5-6x slower loads)."""
     enabled = gc.isenabled()
@@ -75,9 +87,12 @@ def load_inputs(
     *,
     jobs: JobOverrides | None = None,
     progress: Progress | None = None,
+    cluster_documents: Iterable[Document] = (),
 ) -> ClusterSnapshot:
-    with _gc_paused():
-        docs: list[Document] = []
+    """``cluster_documents`` are cluster objects already in memory (a live cluster read);
+    they come before the ``clusters`` files and go through the same decoding."""
+    with gc_paused():
+        docs: list[Document] = list(cluster_documents)
         for role, paths in ((False, clusters), (True, workloads)):
             for path in paths:
                 for file in expand_paths(path):
@@ -176,15 +191,27 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     pods: dict[tuple[str, str], Pod] = {}
     owners: dict[tuple[str, str], ControllerRef | None] = {}
     for d in by_kind["Pod"]:
-        pod = decode_pod(d.source, d.obj, order, priorities)
-        order += 1
-        key = (pod.namespace, pod.name)
-        if key in pods:
-            warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
-                            f"{pod.source} over {pods[key].source}")
-        pods[key] = pod
-        if selectors and not pod.node_name:
-            owners[key] = controller_ref(ObjectFields(d.source, d.obj))
+        if d.obj["kind"] == snapshot_format.KIND:
+            table, base = d.obj, order
+            decoded = decode_pod_table(d.source, table, order, priorities)
+
+            def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
+                return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
+                                                                       pod.order - base))
+        else:
+            decoded = [decode_pod(d.source, d.obj, order, priorities)]
+
+            def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
+                return ObjectFields(source, obj)
+        order += len(decoded)
+        for pod in decoded:
+            key = (pod.namespace, pod.name)
+            if key in pods:
+                warnings.append(f"Pod {pod.key} is defined more than once; using the one "
+                                f"from {pod.source} over {pods[key].source}")
+            pods[key] = pod
+            if selectors and not pod.node_name:
+                owners[key] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []
     _job_groups(jobs, pods, priorities, groups, order, positions)
@@ -218,6 +245,9 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         namespaces=namespaces,
         ignored=dict(sorted(ignored.items())),
         warnings=tuple(warnings),
+        disruption_budgets=tuple(_unique("PodDisruptionBudget", [
+            ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
+            for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
     )
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
@@ -94,6 +95,7 @@ class ClusterSnapshot:
     usage: Mapping[str, NodeUsage] | None = None
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
     nominated: tuple[Pod, ...] = ()
+    disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
     # The parsed input objects. Kept so their (large) memory is released together with the
     # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
     # as long as parsing it, and a one-shot CLI run never needs to pay that.

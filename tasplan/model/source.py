@@ -9,6 +9,8 @@ class Source(NamedTuple):
     """A document in an input file: ``path``, its index in a multi-document stream and,
     for ``kind: List`` documents, the item index. ``workload`` marks positional inputs
     (the things to plan) as opposed to ``--cluster`` inputs (the world they land in).
+    ``collection`` names the list the item sits in (``items``; ``pods`` in a tasplan
+    snapshot's pod table).
 
     A NamedTuple rather than a frozen dataclass: one is made per input object (150k+ in a
     large dump) and building a tuple costs a fraction of a dataclass ``__init__``."""
@@ -17,16 +19,17 @@ class Source(NamedTuple):
     document: int = 0
     item: int | None = None
     workload: bool = False
+    collection: str = "items"
 
     def field_prefix(self) -> str:
         """Field path of the object inside its document (``items[3]`` for list items)."""
-        return "" if self.item is None else f"items[{self.item}]"
+        return "" if self.item is None else f"{self.collection}[{self.item}]"
 
     def __str__(self) -> str:
         where = self.path
         if self.document:
             where += f" (document {self.document + 1})"
         if self.item is not None:
-            where += f" items[{self.item}]"
+            where += f" {self.collection}[{self.item}]"
         return where
 

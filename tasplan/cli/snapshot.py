@@ -1,0 +1,72 @@
+"""``tasplan snapshot``: a live cluster (or kubectl dumps) -> a portable snapshot file."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from tasplan import __version__
+from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.live import LiveOptions, read_live
+from tasplan.errors import UsageError
+from tasplan.load.documents import expand_paths, read_documents
+from tasplan.load.loader import gc_paused, used_kind
+from tasplan.snapshot import format as snapshot_format
+from tasplan.snapshot.prune import prune
+from tasplan.snapshot.write import write_snapshot
+
+
+def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
+                 as_list: bool) -> int:
+    options.check()
+    if options.live == bool(clusters):
+        raise UsageError("give either --live or --cluster files to snapshot")
+    started = time.monotonic()
+    if options.live:
+        document = read_live(options)
+    else:
+        with gc_paused():
+            document = _from_files(clusters, started)
+    if as_list:
+        document = snapshot_format.to_list(document)
+    size = write_snapshot(document, output)
+    if not options.quiet and output != "-":
+        _summary(output, document, size, time.monotonic() - started)
+    return ExitStatus.OK
+
+
+def _from_files(clusters: list[Path], started: float) -> dict[str, Any]:
+    """kubectl dumps (or snapshots) -> a snapshot of the objects tasplan reads."""
+    objects: list[dict[str, Any]] = []
+    for path in clusters:
+        for file in expand_paths(path):
+            for doc in read_documents(file, workload=False):
+                obj = doc.obj
+                if snapshot_format.is_snapshot(obj):
+                    table = obj.get("pods") or {}
+                    objects.extend(snapshot_format.expand_pod(table, k)
+                                   for k in range(len(table.get("name") or ())))
+                elif used_kind(obj):
+                    objects.append(prune(obj))
+    origin = snapshot_format.Origin(
+        taken_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        duration_seconds=round(time.monotonic() - started, 3), tasplan_version=__version__,
+        inputs=tuple(str(p) for p in clusters))
+    return snapshot_format.encode(objects, origin)
+
+
+def _summary(output: str, document: dict[str, Any], size: int, seconds: float) -> None:
+    kinds: dict[str, int] = {}
+    for item in document.get("items") or ():
+        kinds[item.get("kind", "?")] = kinds.get(item.get("kind", "?"), 0) + 1
+    pods = document.get("pods")
+    if isinstance(pods, dict):
+        kinds["Pod"] = len(pods.get("name") or ())
+    counts = ", ".join(f"{n:,} {kind}" for kind, n in kinds.items())
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"wrote {output}: {counts or 'no objects'} ({size / 1e6:,.1f} MB) in {seconds:.1f}s",
+        markup=False)

@@ -1,0 +1,70 @@
+"""Read a cluster into a snapshot document: the objects scheduling needs, pruned as they
+arrive, then encoded in the snapshot format. ``check --live`` and ``tasplan snapshot``
+both go through here, so what a live check sees is exactly what a snapshot keeps."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from tasplan import __version__
+from tasplan.live.config import Connection
+from tasplan.live.discovery import scheduling_api, server_version
+from tasplan.live.lister import ListProgress, Reader
+from tasplan.load.loader import gc_paused
+from tasplan.snapshot.format import Origin, encode
+from tasplan.snapshot.prune import prune, prune_node, prune_pod
+
+
+def read_cluster(connection: Connection, *, namespace: str = "",
+                 timeout: float | None = None,
+                 progress: Callable[[ListProgress], None] | None = None,
+                 ) -> tuple[dict[str, Any], list[str]]:
+    """The snapshot document of the cluster behind ``connection`` and warnings for the
+    user. ``namespace`` limits the namespaced lists (pods, PDBs, groups); nodes and
+    PriorityClasses are cluster-wide."""
+    started = time.monotonic()
+    taken_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    reader = Reader(connection, timeout=timeout, progress=progress)
+    version = server_version(reader)
+    api = scheduling_api(reader)
+    scope = f"/namespaces/{namespace}" if namespace else ""
+    within = f" in namespace {namespace}" if namespace else ""  # for namespaced lists
+    lists: list[tuple[str, str, str, str, Callable]] = [
+        ("/api/v1/nodes", "Node", "v1", "nodes", prune_node),
+        ("/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass",
+         "scheduling.k8s.io/v1", "priorityclasses.scheduling.k8s.io", prune),
+        (f"/apis/policy/v1{scope}/poddisruptionbudgets", "PodDisruptionBudget", "policy/v1",
+         f"poddisruptionbudgets.policy{within}", prune),
+        # Namespace labels serve pod affinity namespaceSelectors; Services and controllers
+        # select the pods PodTopologySpread spreads by default.
+        ("/api/v1/namespaces", "Namespace", "v1", "namespaces", prune),
+        (f"/api/v1{scope}/services", "Service", "v1", f"services{within}", prune),
+        (f"/api/v1{scope}/replicationcontrollers", "ReplicationController", "v1",
+         f"replicationcontrollers{within}", prune),
+        (f"/apis/apps/v1{scope}/replicasets", "ReplicaSet", "apps/v1",
+         f"replicasets.apps{within}", prune),
+        (f"/apis/apps/v1{scope}/statefulsets", "StatefulSet", "apps/v1",
+         f"statefulsets.apps{within}", prune),
+    ]
+    if api.version:
+        for resource, kind in (("workloads", "Workload"), ("podgroups", "PodGroup")):
+            if resource in api.resources:
+                lists.append((f"/apis/{api.version}{scope}/{resource}", kind, api.version,
+                              f"{resource}.scheduling.k8s.io{within}", prune))
+    lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
+    objects: list[dict[str, Any]] = []
+    with gc_paused():  # as when loading: 150k pods' dicts would trigger GC scan after scan
+        for path, kind, api_version, resource, transform in lists:
+            objects.extend(reader.list(path, kind=kind, api_version=api_version,
+                                       resource=resource, transform=transform))
+        origin = Origin(
+            taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
+            tasplan_version=__version__, server=connection.server, server_version=version,
+            context=connection.context, cluster=connection.cluster, namespace=namespace,
+            scheduling_version=api.version or "")
+        document = encode(objects, origin)
+    warning = api.warning()
+    return document, [warning] if warning else []

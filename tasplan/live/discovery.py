@@ -1,0 +1,66 @@
+"""Which scheduling.k8s.io version to read Workloads and PodGroups through, and the server
+version. A server serves the same objects under every enabled version; each is read once,
+through the newest version tasplan understands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tasplan.live.lister import NotServed, Reader
+from tasplan.load.scheduling import GROUP, LEGACY, TEMPLATED
+
+UNDERSTOOD = (*reversed(TEMPLATED), LEGACY)  # newest first
+WORKLOAD_RESOURCES = ("workloads", "podgroups")
+
+
+@dataclass(frozen=True)
+class SchedulingAPI:
+    """``version`` (e.g. ``scheduling.k8s.io/v1beta1``) is None when no understood version
+    serves Workloads; ``resources`` are the Workload API resources it serves; ``served``
+    every version of the group the server has enabled."""
+
+    version: str | None
+    resources: tuple[str, ...]
+    served: tuple[str, ...]
+
+    def warning(self) -> str | None:
+        if self.version is not None:
+            return None
+        others = [v for v in self.served if v.split("/")[-1] != "v1"]
+        if others:
+            return (f"the server serves {', '.join(others)}, none of which tasplan reads "
+                    f"(it reads {', '.join(UNDERSTOOD)}); no Workloads or PodGroups were read")
+        return ("the Workload API (scheduling.k8s.io Workload and PodGroup) is not enabled on "
+                "this cluster; no pod groups were read from it (enable the GenericWorkload "
+                "feature gate and a scheduling.k8s.io alpha/beta version to use it)")
+
+
+def scheduling_api(reader: Reader) -> SchedulingAPI:
+    try:
+        group = reader.get(f"/apis/{GROUP}", resource=f"API group {GROUP}")
+    except NotServed:
+        return SchedulingAPI(None, (), ())
+    served = tuple(v.get("groupVersion", "") for v in group.get("versions") or ()
+                   if isinstance(v, dict))
+    for version in UNDERSTOOD:
+        if version not in served:
+            continue
+        try:
+            listing = reader.get(f"/apis/{version}", resource=f"API {version}")
+        except NotServed:
+            continue
+        names = {r.get("name") for r in listing.get("resources") or () if isinstance(r, dict)}
+        resources = tuple(r for r in WORKLOAD_RESOURCES if r in names)
+        if resources:
+            return SchedulingAPI(version, resources, served)
+    return SchedulingAPI(None, (), served)
+
+
+def server_version(reader: Reader) -> str:
+    """``gitVersion`` from /version, or "" when the server does not say."""
+    try:
+        version = reader.get("/version", resource="the server version")
+    except NotServed:
+        return ""
+    value = version.get("gitVersion") if isinstance(version, dict) else None
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,116 @@
+"""A snapshot's pod table -> Pods, decoding each distinct spec once.
+
+Every pod goes through ``decode_pod`` in effect: the table is expanded row by row to the
+Pod it was encoded from, but a row whose namespace, spec and bound state equal an earlier
+row's reuses that row's decoded fields (requests, priority, group, scheduling fields) and
+only takes its own name, labels, node and phase. Rows with per-pod extras are decoded in
+full. This is what makes a snapshot reload ~10x faster than the same cluster as kubectl JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tasplan.load.core_v1 import PriorityResolver, decode_pod
+from tasplan.load.fields import ObjectFields
+from tasplan.model.pod import Pod
+from tasplan.model.source import Source
+from tasplan.snapshot.format import COLUMNS, expand_pod
+
+TABLE = "pods"
+
+
+def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
+                     priorities: PriorityResolver) -> list[Pod]:
+    f = ObjectFields(source, obj)
+    table = f.mapping(obj.get(TABLE), TABLE)
+    if not table:
+        return []
+    metas = f.sequence(table.get("metadata"), f"{TABLE}.metadata")
+    f.sequence(table.get("specs"), f"{TABLE}.specs")
+    columns = [f.sequence(table.get(c), f"{TABLE}.{c}") for c in COLUMNS]
+    if len({len(c) for c in columns}) != 1:
+        lengths = ", ".join(f"{c}={len(v)}" for c, v in zip(COLUMNS, columns, strict=True))
+        raise f.error(TABLE, f"expected columns of equal length, got {lengths}")
+    extra = f.mapping(table.get("extra"), f"{TABLE}.extra")
+
+    # Per distinct metadata: namespace, labels (checked once), and a small id for the key.
+    shared: dict[int, tuple[str, dict, int]] = {}
+    namespaces: dict[str, int] = {}
+    for i, meta in enumerate(metas):
+        meta = f.mapping(meta, f"{TABLE}.metadata[{i}]")
+        ns = f.string(meta.get("namespace"), f"{TABLE}.metadata[{i}].namespace") or "default"
+        labels = f.string_map(meta.get("labels"), f"{TABLE}.metadata[{i}].labels")
+        shared[i] = (ns, labels, namespaces.setdefault(ns, len(namespaces)))
+
+    # One Source for the rows that decode like an earlier one: a row's own Source is made
+    # only where an error can arise (a row decoded in full), and warnings name the pod.
+    shared_source = Source(source.path, source.document, None, source.workload, TABLE)
+    decoded: dict[int, Pod] = {}
+    n_specs = len(table["specs"])
+    stride = 2 * (n_specs + 1)
+    pods: list[Pod] = []
+    append = pods.append
+    k = -1
+    try:
+        for k, (name, mi, si, node, phase) in enumerate(zip(*columns, strict=True)):
+            if extra and str(k) in extra:
+                append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
+                                  priorities))
+                continue
+            if (type(name) is not str or type(node) is not str or type(phase) is not str
+                    or not 0 <= si < n_specs):
+                raise TypeError
+            ns, labels, ns_id = shared[mi]
+            key = ns_id * stride + 2 * si + (node != "")
+            t = decoded.get(key)
+            if t is None:
+                t = decoded[key] = decode_pod(_row_source(source, k), _row(f, table, k), 0,
+                                              priorities)
+            if t.spread_constraints or t.pod_affinity is not None:
+                # matchLabelKeys and default selectors read the pod's own labels.
+                append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
+                                  priorities))
+                continue
+            append(Pod(
+                namespace=ns, name=name, node_name=node,
+                phase=phase or ("Running" if node else "Pending"), priority=t.priority,
+                requests=t.requests, non_zero=t.non_zero, source=shared_source,
+                order=order + k, labels=labels, group=t.group,
+                priority_class_name=t.priority_class_name, scheduler_name=t.scheduler_name,
+                preemption_policy=t.preemption_policy, node_selector=t.node_selector,
+                required_terms=t.required_terms, preferred_terms=t.preferred_terms,
+                tolerations=t.tolerations, host_ports=t.host_ports, unmodelled=t.unmodelled))
+    except (TypeError, IndexError, KeyError):
+        _row(f, table, k)  # names the bad column
+        raise f.error(f"{TABLE}[{k}]", "malformed pod table row") from None
+    return pods
+
+
+def _row_source(source: Source, k: int) -> Source:
+    return Source(source.path, source.document, k, source.workload, TABLE)
+
+
+def _row(f: ObjectFields, table: Mapping[str, Any], k: int) -> dict[str, Any]:
+    """Row ``k`` as a Pod object, or an error naming the column that does not fit."""
+    types = {"name": str, "meta": int, "spec": int, "nodeName": str, "phase": str}
+    for column, expected in types.items():
+        value = table[column][k]
+        if type(value) is not expected:
+            raise f.expected(f"{TABLE}.{column}[{k}]",
+                             "a string" if expected is str else "an index", value)
+    for column, target in (("meta", "metadata"), ("spec", "specs")):
+        index = table[column][k]
+        if not 0 <= index < len(table[target]):
+            raise f.error(f"{TABLE}.{column}[{k}]", f"index {index} is out of range "
+                          f"({TABLE}.{target} has {len(table[target])} entries)")
+        f.mapping(table[target][index], f"{TABLE}.{target}[{index}]")
+    if not table["name"][k]:
+        raise f.error(f"{TABLE}.name[{k}]", "required field is missing")
+    part = (table.get("extra") or {}).get(str(k))
+    if part is not None:
+        part = f.mapping(part, f"{TABLE}.extra.{k}")
+        for key in ("metadata", "status"):
+            f.mapping(part.get(key), f"{TABLE}.extra.{k}.{key}")
+    return expand_pod(table, k)

@@ -1,0 +1,127 @@
+"""Keep what scheduling reads, drop the rest (managedFields, annotations, status noise).
+
+What is kept, per kind, is what a kube-scheduler plugin (in tree, modelled or not yet)
+reads of that object, plus the identity fields reports name:
+
+- Node: name, labels; ``spec.taints``, ``spec.unschedulable``; ``status.allocatable``,
+  ``status.capacity``, ``status.images`` (ImageLocality).
+- Pod: name, namespace, labels, ownerReferences, deletionTimestamp; the spec without
+  volumes that no plugin reads (configMap, secret, projected, downwardAPI, emptyDir) and
+  containers reduced to name, image, resources, host ports and restartPolicy; ``status``
+  phase, nominatedNodeName and the PodScheduled condition (the scheduler's last verdict).
+  A bound pod keeps no node affinity, node selector, tolerations, spread constraints,
+  scheduling gates or container images: plugins read those of the pod being scheduled
+  only, and running pods matter to it through their requests, ports, labels, volumes and
+  inter-pod (anti-)affinity. (Dropping them also lets the pods of one controller share a
+  spec in the snapshot's pod table.)
+- PriorityClass, PodGroup, Workload, PodDisruptionBudget: everything but the noisy metadata.
+Annotations are dropped: no in-tree plugin reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+_META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp")
+_NODE_META = ("name", "labels")
+_IGNORED_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
+_PENDING_ONLY = ("nodeSelector", "tolerations", "topologySpreadConstraints",
+                 "schedulingGates")
+_SPEC_DROP = frozenset({
+    "containers", "initContainers", "ephemeralContainers", "volumes", "affinity",
+    "serviceAccount", "serviceAccountName", "automountServiceAccountToken", "dnsPolicy",
+    "dnsConfig", "enableServiceLinks", "securityContext", "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds", "hostname", "subdomain", "setHostnameAsFQDN", "imagePullSecrets",
+    "readinessGates", "shareProcessNamespace", "hostAliases", "restartPolicy",
+})
+
+
+def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: obj[k] for k in keys if obj.get(k) not in (None, {}, [])}
+
+
+def _metadata(obj: Mapping[str, Any], keys: tuple[str, ...] = _META) -> dict[str, Any]:
+    return _pick(obj.get("metadata") or {}, keys)
+
+
+def prune_node(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": obj.get("apiVersion", "v1"), "kind": "Node",
+        "metadata": _metadata(obj, _NODE_META),
+        "spec": _pick(obj.get("spec") or {}, ("taints", "unschedulable")),
+        "status": _pick(obj.get("status") or {}, ("allocatable", "capacity", "images")),
+    }
+
+
+def _container(c: Mapping[str, Any], bound: bool) -> dict[str, Any]:
+    out = _pick(c, ("name", "resources", "restartPolicy") if bound
+                else ("name", "image", "resources", "restartPolicy"))
+    ports = [p for p in c.get("ports") or () if isinstance(p, dict) and p.get("hostPort")]
+    if ports:
+        out["ports"] = ports
+    return out
+
+
+def prune_pod(obj: Mapping[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    bound = bool(spec.get("nodeName"))
+    out = {k: v for k, v in spec.items()
+           if k not in _SPEC_DROP and not (bound and k in _PENDING_ONLY)}
+    for key in ("containers", "initContainers"):
+        if spec.get(key):
+            out[key] = [_container(c, bound) if isinstance(c, dict) else c for c in spec[key]]
+    volumes = [v for v in spec.get("volumes") or ()
+               if not (isinstance(v, dict) and _IGNORED_VOLUMES.intersection(v))]
+    if volumes:
+        out["volumes"] = volumes
+    affinity = spec.get("affinity") or {}
+    if bound:  # running pods matter to others only through inter-pod (anti-)affinity
+        affinity = _pick(affinity, ("podAffinity", "podAntiAffinity"))
+    if affinity:
+        out["affinity"] = affinity
+    kept = _pick(status, ("phase", "nominatedNodeName"))
+    scheduled = [c for c in status.get("conditions") or ()
+                 if isinstance(c, dict) and c.get("type") == "PodScheduled"
+                 and c.get("status") != "True"]
+    if scheduled:
+        kept["conditions"] = [_pick(c, ("type", "status", "reason", "message"))
+                              for c in scheduled]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": _metadata(obj), "spec": out}
+    if kept:
+        pod["status"] = kept
+    return pod
+
+
+def prune_other(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Objects whose spec is small and read whole: keep all but metadata noise."""
+    out = {k: v for k, v in obj.items() if k != "metadata"}
+    out["metadata"] = _metadata(obj)
+    return out
+
+
+def prune_selector_owner(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Services and workload controllers matter only through the pods they select
+    (PodTopologySpread's system default spreading): keep the selector, and a
+    ReplicationController's template labels, which default its selector."""
+    spec = obj.get("spec") or {}
+    kept: dict[str, Any] = {}
+    if "selector" in spec:
+        kept["selector"] = spec["selector"]
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    if obj.get("kind") == "ReplicationController" and labels:
+        kept["template"] = {"metadata": {"labels": labels}}
+    return {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
+            "metadata": _metadata(obj), "spec": kept}
+
+
+PRUNERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "Node": prune_node, "Pod": prune_pod, "Service": prune_selector_owner,
+    "ReplicaSet": prune_selector_owner, "StatefulSet": prune_selector_owner,
+    "ReplicationController": prune_selector_owner,
+}
+
+
+def prune(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return PRUNERS.get(obj.get("kind", ""), prune_other)(obj)
