@@ -189,6 +189,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         d for kind in SPREAD_SELECTOR_KINDS.values() for d in by_kind[kind])
     order = 0
     pods: dict[tuple[str, str], Pod] = {}
+    has_selectors = bool(selectors)
     owners: dict[tuple[str, str], ControllerRef | None] = {}
     for d in by_kind["Pod"]:
         if d.obj["kind"] == snapshot_format.KIND:
@@ -210,7 +211,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "
                                 f"from {pod.source} over {pods[key].source}")
             pods[key] = pod
-            if selectors and not pod.node_name:
+            if has_selectors and not pod.node_name:
                 owners[key] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []

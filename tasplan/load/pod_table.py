@@ -10,6 +10,7 @@ full. This is what makes a snapshot reload ~10x faster than the same cluster as 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 from tasplan.load.core_v1 import PriorityResolver, decode_pod
@@ -19,6 +20,14 @@ from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, expand_pod
 
 TABLE = "pods"
+# The positional Pod(...) below relies on this field order; a new field must be added there.
+_POD_FIELDS = ("namespace", "name", "node_name", "phase", "priority", "requests", "non_zero",
+               "source", "order", "labels", "group", "priority_class_name", "scheduler_name",
+               "preemption_policy", "node_selector", "required_terms", "preferred_terms",
+               "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
+               "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled")
+if tuple(f.name for f in fields(Pod)) != _POD_FIELDS:
+    raise ImportError("tasplan.model.pod.Pod changed its fields: update load/pod_table.py")
 
 
 def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
@@ -73,15 +82,13 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                 append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
                                   priorities))
                 continue
+            # Positional for speed, in Pod's field order (checked at import, below).
             append(Pod(
-                namespace=ns, name=name, node_name=node,
-                phase=phase or ("Running" if node else "Pending"), priority=t.priority,
-                requests=t.requests, non_zero=t.non_zero, source=shared_source,
-                order=order + k, labels=labels, group=t.group,
-                priority_class_name=t.priority_class_name, scheduler_name=t.scheduler_name,
-                preemption_policy=t.preemption_policy, node_selector=t.node_selector,
-                required_terms=t.required_terms, preferred_terms=t.preferred_terms,
-                tolerations=t.tolerations, host_ports=t.host_ports, unmodelled=t.unmodelled))
+                ns, name, node, phase or ("Running" if node else "Pending"), t.priority,
+                t.requests, t.non_zero, shared_source, order + k, labels, t.group,
+                t.priority_class_name, t.scheduler_name, t.preemption_policy,
+                t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
+                t.host_ports, (), None, None, "", False, False, t.unmodelled))
     except (TypeError, IndexError, KeyError):
         _row(f, table, k)  # names the bad column
         raise f.error(f"{TABLE}[{k}]", "malformed pod table row") from None

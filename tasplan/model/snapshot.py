@@ -45,6 +45,7 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
     acc: dict[str, tuple[dict, list, list, list]] = {}
     missing: dict[str, int] = {}
     nominated = []
+    affinity: dict[str, list[Pod]] = {}
     for pod in pods:
         name = pod.node_name
         if not name:
@@ -67,10 +68,12 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
         non_zero[0] += cpu
         non_zero[1] += mem
         on_node.append(pod)
+        if pod.pod_affinity is not None:
+            affinity.setdefault(name, []).append(pod)
         if pod.host_ports:
             ports.extend(pod.host_ports)
     usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports),
-                             tuple(p for p in on if p.pod_affinity is not None))
+                             tuple(affinity.get(name, ())))
              for name, (req, nz, on, ports) in acc.items()}
     return usage, missing, tuple(nominated)
 
