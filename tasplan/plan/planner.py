@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.registry import Registry
@@ -40,12 +42,15 @@ def plan(
     registry: Registry | None = None,
     *,
     all_assignments: bool = False,
+    schedule: Callable[..., GroupResult] = schedule_group,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
 
     Pod -> node assignments are worked out for the selected placement of each group; with
-    ``all_assignments`` for every feasible placement too (slower on large groups)."""
+    ``all_assignments`` for every feasible placement too (slower on large groups).
+    ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
+    at each group in the state the planner gives it."""
     fw = Framework(profile or default_profile(), registry or in_tree_registry())
     infos, warnings = build_node_infos(snapshot)
     statement = Statement()
@@ -58,7 +63,6 @@ def plan(
         pending = sorted((p for p in pods if not p.node_name), key=lambda p: (-p.priority, p.order))
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
         ctx = GroupContext(group, tuple(pending), scheduled)
-        results.append(schedule_group(fw, ctx, infos, statement,
-                                      all_assignments=all_assignments))
+        results.append(schedule(fw, ctx, infos, statement, all_assignments=all_assignments))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings))
