@@ -57,6 +57,12 @@ class Case:
     priority: int
     budgets: tuple[DisruptionBudget, ...] = ()
     node_index: Mapping[str, int] = field(default_factory=dict)
+    # Whether verified suggestions carry pod -> node assignments (JSON shows them; the table
+    # does not, and skipping them spares a pod-by-pod run of each suggestion's placement).
+    assignments: bool = True
+    # Static filter results depend on the pod class and the node only, so every run for
+    # this group shares them; changed pods are another class, added nodes other indexes.
+    static_cache: dict = field(default_factory=dict)
 
     @property
     def group(self) -> PodGroup:
@@ -94,19 +100,23 @@ class Case:
                                                          else pending), ctx.scheduled)
         trial = TrialStatement()
         try:
-            return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial)
+            return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial,
+                                  assign=self.assignments, static_cache=self.static_cache)
         finally:
             trial.undo()
 
-    def simulate(self, placement: Placement, infos: Sequence[NodeInfo],
-                 static_cache: dict) -> Simulation:
+    @cached_property
+    def count(self) -> Count:
+        """How the planner decides this group's placements (see ``schedule_group``)."""
+        if len(set(self.signatures)) != 1:
+            return Count.NEVER
+        return Count.INFEASIBLE if self.fw.placement_scores_read_nodes else Count.ALWAYS
+
+    def simulate(self, placement: Placement, infos: Sequence[NodeInfo]) -> Simulation:
         """One placement only, as the planner simulates it: the cheap inner check of a
         search, always followed by a full ``replan`` of the answer."""
-        count = Count.NEVER
-        if len(set(self.signatures)) == 1:
-            count = Count.INFEASIBLE if self.fw.placement_scores_read_nodes else Count.ALWAYS
         return simulate_placement(self.fw, self.ctx, placement, infos, Statement(),
-                                  static_cache, self.signatures, count=count)
+                                  self.static_cache, self.signatures, count=self.count)
 
     def fits(self, sim: Simulation) -> bool:
         return sim.feasible and sim.placed >= self.needed

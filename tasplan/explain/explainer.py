@@ -38,6 +38,8 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False
             ) -> ExplainResult:
+    """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
+    node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot)
     node_index = snapshot.node_index
     pods_by_group = snapshot.pods_by_group
@@ -51,7 +53,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             trial.undo()  # explain in the state the group was planned in
             priority = group_priority(ctx.group, pods_by_group.get(ctx.group.key, []))
             case = Case(fw, ctx, infos, result, needed(ctx, result), priority, budgets,
-                        node_index)
+                        node_index, assignments=all_assignments)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)
@@ -106,7 +108,11 @@ def failures(case: Case) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def fits_empty_cluster(case: Case) -> bool:
-    """Re-plan on the same nodes holding nothing but the group's own running pods."""
+    """Whether one of the group's placements holds it when its nodes hold nothing but the
+    group's own running pods (each placement simulated as the planner does, first fit
+    wins)."""
     own = [pod for pod, _ in case.ctx.scheduled]
-    return case.met(case.replan(infos=with_pods(case.infos, own)))
+    empty = with_pods(case.infos, own)
+    return any(case.fits(case.simulate(case.placement(d), empty))
+               for d in sorted(case.domains, key=lambda d: (-len(d.nodes), d.name)))
 

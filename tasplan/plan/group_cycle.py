@@ -26,9 +26,15 @@ def schedule_group(
     statement: Statement,
     *,
     all_assignments: bool = False,
+    assign: bool = True,
+    static_cache: dict | None = None,
 ) -> GroupResult:
     """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
-    the selected one (what ``--all`` and JSON output show)."""
+    the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
+    that show no assignments): the verdict and the selected placement are the same, but a
+    counted winner gets no pod-by-pod node choice and nothing is assumed. ``static_cache``
+    lets repeated runs over the same nodes share static filter results (see
+    ``simulate_placement``)."""
     group = ctx.group
     pending, scheduled = len(ctx.pending), len(ctx.scheduled)
 
@@ -52,7 +58,7 @@ def schedule_group(
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
     signatures = [pod.signature() for pod in ctx.pending]
-    static_cache: dict = {}
+    static_cache = {} if static_cache is None else static_cache
     count = Count.NEVER
     if len(set(signatures)) == 1:
         count = Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
@@ -80,7 +86,7 @@ def schedule_group(
                        key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
         best = order[0]
         # Counted placements get their nodes chosen pod by pod only where they are shown.
-        for i in order if all_assignments else [best]:
+        for i in order if all_assignments else [best] if assign else []:
             if not feasible[i].simulated:
                 feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER),
                                          feasible[i])
@@ -100,9 +106,10 @@ def schedule_group(
     if not winner.proposed:  # success without a single new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    for assignment in winner.proposed:
-        statement.assume(assignment.pod, assignment.node)
-    statement.commit()
+    if assign:
+        for assignment in winner.proposed:
+            statement.assume(assignment.pod, assignment.node)
+        statement.commit()
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     if tied:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from tasplan.explain.case import Case, renamed
 from tasplan.explain.result import Suggestion
 from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.types import Placement
 from tasplan.model.node import Node
-from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.plan.result import PlacementResult
 
 KIND = "addNodes"
 DOMAINS_TRIED = 3
@@ -51,23 +52,28 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     if found is None:
         return None
     node, per_node = found
+    placement = case.placement(domain)
 
-    def attempt(n: int) -> GroupResult | None:
-        added = [NodeInfo(renamed(node, f"{node.name}-new-{k}"), len(case.infos) + k - 1)
-                 for k in range(1, n + 1)]
-        result = case.replan(infos=[*case.infos, *added])
-        return result if case.met(result) else None
+    def added(n: int) -> list[NodeInfo]:
+        return [NodeInfo(renamed(node, f"{node.name}-new-{k}"), len(case.infos) + k - 1)
+                for k in range(1, n + 1)]
 
+    def works(n: int) -> bool:
+        new = added(n)
+        grown = Placement(placement.name, placement.nodes + tuple(i.index for i in new))
+        return case.fits(case.simulate(grown, [*case.infos, *new]))
+
+    # Only this domain changes, so the search simulates it alone; the answer is verified by
+    # re-planning the whole group.
     guess = -(-max(case.needed - domain.placed, 1) // per_node)
-    n, result = guess, attempt(guess)
-    while result is None and n < guess + EXTRA_TRIES:
-        n += 1
-        result = attempt(n)
-    if result is None:
+    n = next((k for k in range(guess, guess + EXTRA_TRIES + 1) if works(k)), None)
+    if n is None:
         return None
-    # More nodes never hurt, so the count is minimal once one node fewer fails.
-    while n > 1 and (fewer := attempt(n - 1)) is not None:
-        n, result = n - 1, fewer
+    while n > 1 and works(n - 1):  # more nodes never hurt: minimal once one fewer fails
+        n -= 1
+    result = case.replan(infos=[*case.infos, *added(n)])
+    if not case.met(result):
+        return None
     return Suggestion(
         KIND, f"add {n} node(s) shaped like {node.name} to {domain.name!r}", result,
         cost={"nodesAdded": n},

@@ -32,8 +32,8 @@ SYSTEM_CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-cri
 SYSTEM_CRITICAL_PRIORITY = 2_000_000_000
 DOMAINS_TRIED = 3
 # Domain simulations spent on sparing victims and on proving minimality.
-SPARE_BUDGET = 128
-PROOF_BUDGET = 64
+SPARE_BUDGET = 32
+PROOF_BUDGET = 32
 
 
 def suggest(case: Case) -> list[Suggestion]:
@@ -81,7 +81,6 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     if not pool:
         return None
     placement = case.placement(domain)
-    static_cache: dict = {}
 
     def infos_without(victims: Sequence[Pod]) -> list[NodeInfo]:
         by_node: dict[str, list[Pod]] = {}
@@ -94,7 +93,7 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
         return infos
 
     def works(victims: Sequence[Pod]) -> bool:
-        return case.fits(case.simulate(placement, infos_without(victims), static_cache))
+        return case.fits(case.simulate(placement, infos_without(victims)))
 
     if not works(pool):
         return None  # evicting every candidate is not enough here

@@ -1,8 +1,9 @@
 """The largest minCount the gang reaches now.
 
 Feasibility is monotone in minCount (a smaller minCount only lets a placement's simulation
-run longer), so a binary search finds the largest one. The search starts from the most pods
-any placement held (exact for counted placements, so usually one or two re-plans)."""
+run longer), so a binary search finds the largest one. It starts from the most pods any
+placement held; for counted placements (identical pods) that number is exact and one re-plan
+verifies it."""
 
 from __future__ import annotations
 
@@ -32,13 +33,15 @@ def suggest(case: Case) -> list[Suggestion]:
 
     guess = max((p.placed for p in case.result.placements), default=0) + scheduled
     guess = min(max(guess, lower), upper)
+    exact = bool(case.result.placements) and not any(p.simulated for p in case.result.placements)
     best: tuple[int, GroupResult] | None = None
     found = attempt(guess)
     if found is None:
         lo, hi = lower, guess - 1
     else:
-        # The guess is exact for counted placements: try one more before searching.
-        best, lo, hi = (guess, found), guess + 1, upper
+        # Counted placements hold exactly ``placed`` pods whatever minCount is: no placement
+        # reaches guess + 1. Simulated ones stop early, so one more is tried, then searched.
+        best, lo, hi = (guess, found), guess + 1, guess if exact else upper
         if lo <= hi:
             found = attempt(lo)
             if found is None:
