@@ -107,7 +107,8 @@ def _diagnosis(e: Explanation) -> Text:
 def _domains_table(e: Explanation, *, wide: bool) -> Table:
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name, justify in (("DOMAIN", "left"), ("NODES", "right"), ("PODS", "right"),
-                          ("SHORT", "left"), ("EXCLUDED", "left"), ("TOP CONSUMERS", "left")):
+                          ("SHORT", "left"), ("EXCLUDED", "left"),
+                          ("USED BY (priority ×pods)", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
         table.add_row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
@@ -137,5 +138,5 @@ def _excluded(excluded: Mapping[str, int]) -> str:
 
 
 def _consumer(c: Consumer) -> str:
-    used = "".join(f", {human(r, v)} {short_resource(r)}" for r, v in c.requests.items())
-    return f"{c.namespace} prio {c.priority}: {c.pods} pod(s){used}"
+    used = ", ".join(f"{human(r, v)} {short_resource(r)}" for r, v in c.requests.items())
+    return f"{c.namespace} p{c.priority} ×{c.pods}" + (f": {used}" if used else "")

@@ -125,6 +125,8 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     victims = sorted(victims, key=lambda p: p.key)
     change = (f"evict {len(victims)} pod(s) of lower priority in {domain.name!r}: "
               f"{_names(victims)}")
+    if all(p.preemption_policy == "Never" for p in case.ctx.pending):
+        change += " (the pods' preemptionPolicy is Never: the scheduler will not do it itself)"
     return Suggestion(
         KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
         details={"domain": domain.name,
