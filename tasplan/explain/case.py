@@ -63,6 +63,14 @@ class Case:
     # Static filter results depend on the pod class and the node only, so every run for
     # this group shares them; changed pods are another class, added nodes other indexes.
     static_cache: dict = field(default_factory=dict)
+    added: dict[str, int] = field(default_factory=dict)
+    # Shared by every group of one explain run: facts about the (unchanging) nodes.
+    memo: dict = field(default_factory=dict)
+
+    def added_index(self, name: str) -> int:
+        """The index of a node a what-if adds: one per name, never another node's, so the
+        shared static cache never mixes two nodes up."""
+        return self.added.setdefault(name, len(self.infos) + len(self.added))
 
     @property
     def group(self) -> PodGroup:

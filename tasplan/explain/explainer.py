@@ -44,6 +44,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     node_index = snapshot.node_index
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
+    memo: dict = {}
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
@@ -53,7 +54,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             trial.undo()  # explain in the state the group was planned in
             priority = group_priority(ctx.group, pods_by_group.get(ctx.group.key, []))
             case = Case(fw, ctx, infos, result, needed(ctx, result), priority, budgets,
-                        node_index, assignments=all_assignments)
+                        node_index, assignments=all_assignments, memo=memo)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)

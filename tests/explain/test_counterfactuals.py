@@ -88,7 +88,7 @@ def test_topology_candidates_skip_hostname_crossing_and_same_size_keys() -> None
              for n, r, p in (("a1", "r1", "p"), ("a2", "r1", "q"),
                              ("b1", "r2", "p"), ("b2", "r2", "q"))]
     nodes.append(make_node("z", labels={"block": "y"}))
-    case = SimpleNamespace(group=make_group(min_count=5),
+    case = SimpleNamespace(group=make_group(min_count=5), memo={},
                            infos=[NodeInfo(n, i) for i, n in enumerate(nodes)])
     assert candidate_keys(case) == ["block"]
 

@@ -55,13 +55,14 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     placement = case.placement(domain)
 
     def added(n: int) -> list[NodeInfo]:
-        return [NodeInfo(renamed(node, f"{node.name}-new-{k}"), len(case.infos) + k - 1)
-                for k in range(1, n + 1)]
+        names = [f"{node.name}-new-{k}" for k in range(1, n + 1)]
+        return [NodeInfo(renamed(node, name), case.added_index(name)) for name in names]
 
     def works(n: int) -> bool:
-        new = added(n)
-        grown = Placement(placement.name, placement.nodes + tuple(i.index for i in new))
-        return case.fits(case.simulate(grown, [*case.infos, *new]))
+        # Placements index the node list by position: the added nodes come last.
+        grown = Placement(placement.name,
+                          placement.nodes + tuple(range(len(case.infos), len(case.infos) + n)))
+        return case.fits(case.simulate(grown, [*case.infos, *added(n)]))
 
     # Only this domain changes, so the search simulates it alone; the answer is verified by
     # re-planning the whole group.

@@ -20,6 +20,13 @@ MAX_TRIES = 4
 
 def candidate_keys(case: Case) -> list[str]:
     key = case.group.topology_key
+    memo = case.memo.setdefault(KIND, {})
+    if key not in memo:
+        memo[key] = _candidate_keys(case, key)
+    return memo[key]
+
+
+def _candidate_keys(case: Case, key: str | None) -> list[str]:
     values: dict[str, set[str]] = {}  # every value of a label
     inside: dict[str, set[str]] = {}  # its values on nodes that carry the group's key
     carriers: dict[str, int] = {}
