@@ -7,8 +7,10 @@ The supported library API; the CLI is a thin shell over these names::
 """
 
 from tasplan.errors import InputError, TasplanError, UsageError
+from tasplan.framework.profile import SchedulerConfig
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
+from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.planner import plan
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
@@ -23,10 +25,12 @@ __all__ = [
     "JobOverrides",
     "PlacementResult",
     "PlanResult",
+    "SchedulerConfig",
     "TasplanError",
     "UsageError",
     "__version__",
     "load_inputs",
+    "load_scheduler_config",
     "plan",
     "plan_document",
 ]

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from tasplan import __version__
 from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.lint import lint
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
 
 app = typer.Typer(
@@ -69,6 +70,10 @@ ClusterOpt = Annotated[list[Path], typer.Option(
     "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
     "repeatable.", show_default=False)]
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
+SchedulerConfigOpt = Annotated[Path | None, typer.Option(
+    "--scheduler-config", metavar="FILE", show_default=False,
+    help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
+    "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
                                             hidden=True)]
 
@@ -86,6 +91,7 @@ def check(
     topology_key: Annotated[str | None, typer.Option(
         "--topology-key", metavar="KEY",
         help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
+    scheduler_config: SchedulerConfigOpt = None,
     traceback: TracebackOpt = False,
 ) -> None:
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
@@ -95,7 +101,10 @@ def check(
     from tasplan.cli.check import run_check
 
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key), traceback=traceback)
+                                  topology_key, scheduler_config), traceback=traceback)
+
+
+app.command()(lint)
 
 
 @app.command()
@@ -105,6 +114,7 @@ def explain(
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
+    scheduler_config: SchedulerConfigOpt = None,
     traceback: TracebackOpt = False,
 ) -> None:
     """Why pod groups do not fit: per domain, and changes verified to make them fit.
@@ -113,7 +123,8 @@ def explain(
     """
     from tasplan.cli.explain import run_explain
 
-    run_guarded(lambda: run_explain(targets, cluster, output.value), traceback=traceback)
+    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config),
+                traceback=traceback)
 
 
 @app.command()

@@ -11,6 +11,7 @@ from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
+from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
@@ -18,9 +19,12 @@ from tasplan.report.table import render_plan
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
-              gang: int | None, topology_key: str | None) -> int:
+              gang: int | None, topology_key: str | None,
+              scheduler_config: Path | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
+    # The (small) configuration first: a bad one fails before a large snapshot is read.
+    config = load_scheduler_config(scheduler_config) if scheduler_config else None
     err = Console(stderr=True)
     with err.status("loading inputs…") if err.is_terminal else _nothing():
         snapshot = load_inputs(workloads, clusters, jobs=JobOverrides(gang, topology_key))
@@ -31,7 +35,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
                          + (f"; {hints}" if hints else ""))
     with err.status("planning…") if err.is_terminal else _nothing():
         # Machine-readable output lists assignments for every feasible placement.
-        result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"))
+        result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"),
+                      scheduler_config=config)
     if output in ("json", "yaml"):
         document = plan_document(result)
         text = to_json(document) if output == "json" else to_yaml(document)

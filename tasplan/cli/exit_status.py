@@ -6,6 +6,7 @@ from enum import IntEnum
 class ExitStatus(IntEnum):
     OK = 0  # every group schedulable
     UNSCHEDULABLE = 1  # some group is not
+    FINDINGS = 1  # lint: error findings (any finding with --strict)
     INVALID = 2  # bad input or usage
     INTERNAL = 3  # a bug in tasplan
     INTERRUPTED = 130

@@ -13,6 +13,7 @@ from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
 from tasplan.load.loader import load_inputs
+from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
@@ -35,10 +36,12 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
     return paths, names, pending
 
 
-def run_explain(targets: list[str], clusters: list[Path], output: str) -> int:
+def run_explain(targets: list[str], clusters: list[Path], output: str,
+                scheduler_config: Path | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
+    config = load_scheduler_config(scheduler_config) if scheduler_config else None
     err = Console(stderr=True)
     with err.status("loading inputs…") if err.is_terminal else nullcontext():
         snapshot = select(load_inputs(paths, clusters), names, unschedulable=pending)
@@ -46,7 +49,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str) -> int:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
                          "Workloads, Jobs or pods that reference a pod group)")
     with err.status("explaining…") if err.is_terminal else nullcontext():
-        result = explain(snapshot, all_assignments=output in ("json", "yaml"))
+        result = explain(snapshot, all_assignments=output in ("json", "yaml"),
+                         scheduler_config=config)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))

@@ -19,9 +19,9 @@ from tasplan.framework.types import GroupContext, Placement
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
-from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.group_cycle import pod_signatures, schedule_group
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
-from tasplan.plan.pod_cycle import ClassCursor
+from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 
 
@@ -60,17 +60,8 @@ class Case:
     # Whether verified suggestions carry pod -> node assignments (JSON shows them; the table
     # does not, and skipping them spares a pod-by-pod run of each suggestion's placement).
     assignments: bool = True
-    # Static filter results depend on the pod class and the node only, so every run for
-    # this group shares them; changed pods are another class, added nodes other indexes.
-    static_cache: dict = field(default_factory=dict)
-    added: dict[str, int] = field(default_factory=dict)
     # Shared by every group of one explain run: facts about the (unchanging) nodes.
     memo: dict = field(default_factory=dict)
-
-    def added_index(self, name: str) -> int:
-        """The index of a node a what-if adds: one per name, never another node's, so the
-        shared static cache never mixes two nodes up."""
-        return self.added.setdefault(name, len(self.infos) + len(self.added))
 
     @property
     def group(self) -> PodGroup:
@@ -83,7 +74,7 @@ class Case:
 
     @cached_property
     def signatures(self) -> list[tuple]:
-        return [p.signature() for p in self.ctx.pending]
+        return pod_signatures(self.ctx.pending, self.infos)
 
     @cached_property
     def domains(self) -> list[PlacementResult]:
@@ -109,7 +100,7 @@ class Case:
         trial = TrialStatement()
         try:
             return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial,
-                                  assign=self.assignments, static_cache=self.static_cache)
+                                  assign=self.assignments)
         finally:
             trial.undo()
 
@@ -123,8 +114,10 @@ class Case:
     def simulate(self, placement: Placement, infos: Sequence[NodeInfo]) -> Simulation:
         """One placement only, as the planner simulates it: the cheap inner check of a
         search, always followed by a full ``replan`` of the answer."""
-        return simulate_placement(self.fw, self.ctx, placement, infos, Statement(),
-                                  self.static_cache, self.signatures, count=self.count)
+        statement = Statement()
+        return simulate_placement(self.fw, self.ctx, placement, infos, statement,
+                                  GroupCache(infos, statement), self.signatures,
+                                  count=self.count)
 
     def fits(self, sim: Simulation) -> bool:
         return sim.feasible and sim.placed >= self.needed
@@ -132,8 +125,10 @@ class Case:
     def capacity_of(self, node: Node, index: int) -> int | None:
         """How many pending pods of the group's first pod class an empty copy of ``node``
         takes, per the planner's filters; 0 when a filter rejects it; None when unknown."""
-        cursor = ClassCursor(self.fw, self.ctx.pending[0], [NodeInfo(node, index)],
-                             Statement(), {})
+        nodes, statement = [NodeInfo(node, index)], Statement()
+        group = GroupCache(nodes, statement)
+        cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
+                             group.of(self.signatures[0]))
         chosen, _ = cursor.next()
         if chosen is None:
             return 0
@@ -148,6 +143,7 @@ def without(info: NodeInfo, victims: Iterable[Pod]) -> NodeInfo:
     for pod in info.pods:
         if id(pod) not in gone:
             clone.add_pod(pod)
+    clone.nominated = list(info.nominated)
     clone.generation = 0
     return clone
 

@@ -21,7 +21,7 @@ from tasplan.explain.disruption import disruption_budgets
 from tasplan.explain.domains import analyse_domains
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
-from tasplan.framework.profile import Profile
+from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
@@ -36,8 +36,8 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 
 
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
-            registry: Registry | None = None, *, all_assignments: bool = False
-            ) -> ExplainResult:
+            registry: Registry | None = None, *, all_assignments: bool = False,
+            scheduler_config: SchedulerConfig | None = None) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot)
@@ -62,7 +62,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
         return result
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
-                  schedule=schedule)
+                  scheduler_config=scheduler_config, schedule=schedule)
     return ExplainResult(result, explanations)
 
 

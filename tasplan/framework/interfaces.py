@@ -37,12 +37,38 @@ class ScorePlugin(Plugin, Protocol):
     """Scores a feasible node in [0, 100] after optional normalisation over all feasible nodes.
 
     Optional methods: ``pre_score(state, pod) -> bool`` (False = skip this plugin for the pod,
-    upstream's PreScore Skip) and ``normalize_score(state, pod, scores: list[int]) -> None``
-    (in place)."""
+    upstream's PreScore Skip) and ``normalize_score(state, pod, scores: list[int], nodes:
+    list[NodeInfo]) -> None`` (in place; ``nodes[i]`` is the node ``scores[i]`` belongs to)."""
 
     scope: Scope
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int: ...
+
+
+class Summary(Protocol):
+    """What a ClusterStatePlugin knows about the cluster for one pod class."""
+
+    def copy(self) -> Summary: ...
+
+
+@runtime_checkable
+class ClusterStatePlugin(Plugin, Protocol):
+    """A filter or score that reads pods on every node, not only the candidate
+    (PodTopologySpread, InterPodAffinity).
+
+    Upstream recomputes such a summary in PreFilter for every pod. Here ``prepare`` computes
+    it once per pod class and group from the whole cluster (also the nodes outside the
+    placement, as upstream's snapshot ``List()``), and ``add_pod`` / ``remove_pod`` keep it
+    current as pods are assumed or taken away (upstream's PreFilterExtensions). ``prepare``
+    returns None when the plugin has nothing to check or score for this pod (upstream's
+    Skip); the plugin is then not called for the class at all. ``filter`` and ``score``
+    find the summary in ``state[self.name]``."""
+
+    def prepare(self, pod: Pod, cluster: Sequence[NodeInfo]) -> Summary | None: ...
+
+    def add_pod(self, summary: Summary, pod: Pod, added: Pod, node: NodeInfo) -> None: ...
+
+    def remove_pod(self, summary: Summary, pod: Pod, removed: Pod, node: NodeInfo) -> None: ...
 
 
 @runtime_checkable

@@ -14,8 +14,8 @@ class NodeInfo:
     every change; caches compare it to know when to recompute.
     """
 
-    __slots__ = ("generation", "index", "node", "non_zero_cpu", "non_zero_memory", "pods",
-                 "ports", "requested")
+    __slots__ = ("affinity_pods", "generation", "index", "node", "nominated", "non_zero_cpu",
+                 "non_zero_memory", "pods", "ports", "requested")
 
     def __init__(self, node: Node, index: int, usage: NodeUsage = EMPTY_USAGE) -> None:
         self.node = node
@@ -25,6 +25,12 @@ class NodeInfo:
         self.non_zero_memory = usage.non_zero_memory
         self.pods: list[Pod] = list(usage.pods)
         self.ports: list[HostPort] = list(usage.ports)
+        # Pods with pod (anti-)affinity terms (upstream PodsWithAffinity): rules of pods
+        # already placed bind pods that come later.
+        self.affinity_pods: list[Pod] = [p for p in self.pods if p.pod_affinity is not None]
+        # Pending pods whose status.nominatedNodeName is this node, highest priority first:
+        # room the scheduler holds for them (filled in by the planner).
+        self.nominated: list[Pod] = []
         self.generation = 0
 
     @property
@@ -41,6 +47,8 @@ class NodeInfo:
         self.pods.append(pod)
         if pod.host_ports:
             self.ports.extend(pod.host_ports)
+        if pod.pod_affinity is not None:
+            self.affinity_pods.append(pod)
         self.generation += 1
 
     def remove_pod(self, pod: Pod) -> None:
@@ -57,7 +65,21 @@ class NodeInfo:
         self.non_zero_memory -= mem
         for port in pod.host_ports:
             self.ports.remove(port)
+        if pod.pod_affinity is not None:
+            self.affinity_pods.remove(pod)
         self.generation += 1
+
+    def with_pods(self, pods: list[Pod]) -> NodeInfo:
+        """A detached copy of this node with ``pods`` added (nominated pods, upstream's
+        ``addGENominatedPods``)."""
+        clone = NodeInfo(self.node, self.index)
+        clone.requested = dict(self.requested)
+        clone.non_zero_cpu, clone.non_zero_memory = self.non_zero_cpu, self.non_zero_memory
+        clone.pods, clone.ports = list(self.pods), list(self.ports)
+        clone.affinity_pods = list(self.affinity_pods)
+        for pod in pods:
+            clone.add_pod(pod)
+        return clone
 
     def with_copies(self, pod: Pod, copies: int) -> NodeInfo:
         """A detached copy of this node with ``copies`` more copies of ``pod`` on it: what a
@@ -70,6 +92,7 @@ class NodeInfo:
         clone.non_zero_memory = self.non_zero_memory + pod.non_zero[1] * copies
         clone.pods = self.pods + [pod] * copies
         clone.ports = self.ports + list(pod.host_ports) * copies
+        clone.affinity_pods = self.affinity_pods + ([pod] * copies if pod.pod_affinity else [])
         return clone
 
     def __repr__(self) -> str:

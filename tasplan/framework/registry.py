@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from tasplan.errors import ProfileError
 from tasplan.framework.interfaces import Plugin
 
 PluginFactory = Callable[[Mapping[str, Any]], Plugin]
@@ -28,4 +29,13 @@ class Registry:
         return iter(sorted(self._factories))
 
     def create(self, name: str, args: Mapping[str, Any]) -> Plugin:
+        """Factories validate their args; errors name the field relative to ``args``."""
         return self._factories[name](args)
+
+    def build(self, name: str, args: Mapping[str, Any]) -> Plugin:
+        """``create`` with argument errors naming the plugin (``NodeResourcesFit.args.x``)."""
+        try:
+            return self.create(name, args)
+        except ProfileError as exc:
+            where = f"{name}.args" + (f".{exc.field}" if exc.field else "")
+            raise ProfileError(exc.source, exc.detail, field=where) from None

@@ -9,6 +9,7 @@ from itertools import product
 
 from tasplan.errors import InternalError, ProfileError
 from tasplan.framework.interfaces import (
+    ClusterStatePlugin,
     FilterPlugin,
     PlacementFeasiblePlugin,
     PlacementGeneratePlugin,
@@ -60,6 +61,10 @@ class Framework:
             )
             for ref in profile.score
         ]
+        # Filters and scores that summarise the whole cluster, each once.
+        self.cluster_state: list[ClusterStatePlugin] = list({
+            id(p): p for p in [*self.filters, *(s.plugin for s in self.scores)]
+            if isinstance(p, ClusterStatePlugin)}.values())
         self.placement_generators: list[PlacementGeneratePlugin] = [
             self._plugin(n, PlacementGeneratePlugin, "placementGenerate")
             for n in profile.placement_generate
@@ -93,7 +98,7 @@ class Framework:
         plugin = self._instances.get(name)
         if plugin is None:
             args = self.profile.plugin_args.get(name, {})
-            plugin = self._instances[name] = self._registry.create(name, args)
+            plugin = self._instances[name] = self._registry.build(name, args)
         if not isinstance(plugin, interface):
             raise ProfileError(
                 "<profile>",

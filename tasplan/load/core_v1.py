@@ -1,4 +1,4 @@
-"""core/v1 Node and Pod, and scheduling.k8s.io/v1 PriorityClass -> model."""
+"""core/v1 Node, Pod and Namespace, and scheduling.k8s.io/v1 PriorityClass -> model."""
 
 from __future__ import annotations
 
@@ -7,8 +7,16 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from tasplan.load.fields import ObjectFields
+from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
 from tasplan.model.node import Node
-from tasplan.model.pod import DEFAULT_SCHEDULER, HostPort, Pod
+from tasplan.model.pod import (
+    DEFAULT_SCHEDULER,
+    UNMODELLED_DRA,
+    UNMODELLED_VOLUMES,
+    HostPort,
+    Pod,
+)
+from tasplan.model.pod_affinity import NAMESPACE_NAME_LABEL
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.selectors import OPERATORS, NodeSelectorTerm, PreferredTerm, Requirement
@@ -45,7 +53,18 @@ def decode_node(source: Source, obj: Mapping[str, Any]) -> Node:
             allocatable[resource] = parse_milli(qty) if resource == "cpu" else parse_value(qty)
         except QuantityError as exc:
             raise f.error(f"{field}.{resource}", str(exc)) from None
-    return Node(name, labels, tuple(taints), unschedulable, allocatable, source)
+    return Node(name, labels, tuple(taints), unschedulable, allocatable, source,
+                has_images=bool(status.get("images")))
+
+
+def decode_namespace(source: Source, obj: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
+    """Name and labels; the API server always adds the name label, older exports may lack it."""
+    f = ObjectFields(source, obj)
+    meta = f.mapping(obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    labels = dict(f.string_map(meta.get("labels"), "metadata.labels"))
+    labels.setdefault(NAMESPACE_NAME_LABEL, name)
+    return name, labels
 
 
 def decode_priority_class(source: Source, obj: Mapping[str, Any]) -> PriorityClass:
@@ -143,7 +162,12 @@ def decode_pod(
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
     )
     if node_name:
-        return pod  # bound: only its usage matters, the rest is never read
+        # Bound: its usage matters, and its pod (anti-)affinity, which binds pods that
+        # come later (symmetry); nothing else of it is read.
+        if has_pod_affinity(spec):
+            f.string_map(labels, "metadata.labels")
+            pod.pod_affinity = pod_affinity(f, spec, namespace, labels, spec_path)
+        return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
 
 
@@ -192,8 +216,28 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
         required_terms=required,
         preferred_terms=tuple(preferred),
         tolerations=tuple(tolerations),
+        spread_constraints=spread_constraints(f, spec, pod.labels, path),
+        pod_affinity=pod_affinity(f, spec, pod.namespace, pod.labels, path),
         nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        unmodelled=_unmodelled(spec),
     )
+
+
+# Volume sources whose scheduling (binding, zones, attach limits) tasplan does not simulate.
+_VOLUME_SOURCES = ("persistentVolumeClaim", "ephemeral", "csi", "awsElasticBlockStore",
+                   "gcePersistentDisk", "azureDisk", "cinder", "iscsi", "rbd")
+
+
+def _unmodelled(spec: Mapping) -> frozenset[str]:
+    """Features of the pod spec that upstream plugins tasplan does not model would read."""
+    out = set()
+    for volume in spec.get("volumes") or ():
+        if isinstance(volume, dict) and any(k in volume for k in _VOLUME_SOURCES):
+            out.add(UNMODELLED_VOLUMES)
+            break
+    if spec.get("resourceClaims"):
+        out.add(UNMODELLED_DRA)
+    return frozenset(out)
 
 
 def _term(f: ObjectFields, raw: object, path: str) -> NodeSelectorTerm:

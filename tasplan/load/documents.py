@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,14 +22,35 @@ from tasplan.errors import InputError
 from tasplan.model.source import Source
 
 try:
-    _FastLoader: type = yaml.CSafeLoader
+    FastLoader: type = yaml.CSafeLoader
 except AttributeError:  # libyaml missing: still correct, only slower
-    _FastLoader = yaml.SafeLoader
+    FastLoader = yaml.SafeLoader
 
 SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_BYTES = 4 * 1024**3
 MAX_ALIAS_NODES = 1_000_000
 _ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
+
+
+# libyaml composes nested collections recursively in C: input nested tens of thousands
+# deep overflows the C stack and kills the process. Deeper than this goes to the guarded
+# pure-Python loader, where the interpreter's recursion limit turns it into an error.
+MAX_FAST_DEPTH = 10_000  # libyaml handled 20,000 levels here and crashed at 50,000
+_BRACKETS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[{]}"))
+_BLOCK_PREFIX = re.compile(rb"^[ \t?:-]{%d,}" % MAX_FAST_DEPTH, re.M)
+
+
+def needs_guarded_loader(data: bytes) -> bool:
+    """True when the YAML defines anchors (alias bombs) or may nest deeper than libyaml
+    can take. The depth test is an upper bound: flow brackets (quoted ones included)
+    and block indentation; it costs a fraction of parsing."""
+    if _ANCHOR.search(data) or _BLOCK_PREFIX.search(data):
+        return True
+    brackets = data.translate(_BRACKETS, _NOT_BRACKETS)
+    if len(brackets) <= MAX_FAST_DEPTH:
+        return False
+    return any(depth > MAX_FAST_DEPTH for depth in accumulate(b - 1 for b in brackets))
 
 
 def max_input_bytes() -> int:
@@ -124,10 +146,10 @@ def _parse(path: Path) -> list[Any]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
-    loader = _GuardedLoader if _ANCHOR.search(data) else _FastLoader
+    loader = GuardedLoader if needs_guarded_loader(data) else FastLoader
     try:
         return list(yaml.load_all(text, Loader=loader))
-    except _AliasBomb as exc:
+    except AliasBomb as exc:
         raise InputError(label, str(exc), line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -142,13 +164,13 @@ def _parse(path: Path) -> list[Any]:
         raise InputError(label, "YAML nesting is too deep") from None
 
 
-class _AliasBomb(ValueError):
+class AliasBomb(ValueError):
     def __init__(self, message: str, line: int | None) -> None:
         super().__init__(message)
         self.line = line
 
 
-class _GuardedLoader(yaml.SafeLoader):
+class GuardedLoader(yaml.SafeLoader):
     """SafeLoader that counts the nodes aliases would expand to and stops past a limit."""
 
     def __init__(self, stream: str) -> None:
@@ -163,7 +185,7 @@ class _GuardedLoader(yaml.SafeLoader):
             if node is not None:
                 self._expanded += self._size(node)
                 if self._expanded > MAX_ALIAS_NODES:
-                    raise _AliasBomb(
+                    raise AliasBomb(
                         f"YAML aliases expand to more than {MAX_ALIAS_NODES} nodes "
                         "(possible alias bomb); refusing to load", event.start_mark.line + 1)
         return super().compose_node(parent, index)
@@ -190,7 +212,7 @@ def locate(path: str, document: int, field: str) -> int | None:
     of the deepest part of it that exists; None when the file cannot be composed again."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
-        loader = _GuardedLoader(text)
+        loader = GuardedLoader(text)
         try:
             node = None
             for _ in range(document + 1):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tasplan.errors import InputError
@@ -53,6 +53,16 @@ class ObjectFields:
         if not isinstance(value, dict):
             raise self.expected(field, "a mapping", value)
         return value
+
+    def strict(self, value: object, field: str, known: Iterable[str]) -> Mapping[str, Any]:
+        """A mapping with only ``known`` keys (decoders that reject unknown fields, as
+        kube-scheduler's configuration decoding does)."""
+        m = self.mapping(value, field)
+        allowed = frozenset(known)
+        for key in m:
+            if key not in allowed:
+                raise self.error(f"{field}.{key}" if field else key, "unknown field")
+        return m
 
     def sequence(self, value: object, field: str) -> list:
         if value is None:

@@ -22,24 +22,35 @@ from tasplan.load.batch import (
     decode_job,
     job_pod,
 )
-from tasplan.load.core_v1 import PriorityResolver, decode_node, decode_pod, decode_priority_class
+from tasplan.load.core_v1 import (
+    PriorityResolver,
+    decode_namespace,
+    decode_node,
+    decode_pod,
+    decode_priority_class,
+)
 from tasplan.load.documents import Document, expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
+from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
+from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
 
 Progress = Callable[[str], None]
 
 _KINDS = {
     ("v1", "Node"): "Node",
     ("v1", "Pod"): "Pod",
+    ("v1", "Namespace"): "Namespace",
     ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
     ("batch/v1", "Job"): "Job",
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+    **SPREAD_SELECTOR_KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
 
@@ -73,7 +84,7 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     docs.extend(read_documents(file, workload=role))
-        return _assemble(docs, jobs or JobOverrides())
+        return assemble(docs, jobs or JobOverrides())
 
 
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
@@ -118,7 +129,9 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     return out
 
 
-def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+    """Documents already read (cluster ones first) -> the snapshot; ``tasplan lint`` calls
+    this with the objects it has parsed itself."""
     by_kind, ignored, positions = _classify(docs)
     warnings: list[str] = []
 
@@ -138,6 +151,10 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         if node.allocatable.get("pods", 0) == 0:
             warnings.append(f"node {node.name} has no allocatable pods (status.allocatable.pods);"
                             " no pod fits on it")
+    namespaces = {}
+    for d in by_kind["Namespace"]:
+        name, labels = decode_namespace(d.source, d.obj)
+        namespaces[name] = labels
     workloads = _unique("Workload", [
         ((w.namespace, w.name), w, d.source) for d in by_kind["Workload"]
         for w in [scheduling.decode_workload(d.source, d.obj)]], warnings)
@@ -153,8 +170,11 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
                 warnings.append(f"Job {job.namespace}/{job.name} has .spec.scheduling; "
                                 "--gang and --topology-key do not apply to it")
 
+    selectors = decode_spread_selectors(
+        d for kind in SPREAD_SELECTOR_KINDS.values() for d in by_kind[kind])
     order = 0
     pods: dict[tuple[str, str], Pod] = {}
+    owners: dict[tuple[str, str], ControllerRef | None] = {}
     for d in by_kind["Pod"]:
         pod = decode_pod(d.source, d.obj, order, priorities)
         order += 1
@@ -163,12 +183,16 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
                             f"{pod.source} over {pods[key].source}")
         pods[key] = pod
+        if selectors and not pod.node_name:
+            owners[key] = controller_ref(ObjectFields(d.source, d.obj))
 
     groups: list[PodGroup] = []
     _job_groups(jobs, pods, priorities, groups, order, positions)
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
+    if selectors:
+        _default_spread_selectors(pods, owners, selectors)
 
     known = {g.key for g in groups}
     pending_from_workload: set[str] = set()
@@ -191,10 +215,21 @@ def _assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         pods=tuple(pods.values()),
         groups=tuple(groups),
         priority_classes=classes,
+        namespaces=namespaces,
         ignored=dict(sorted(ignored.items())),
         warnings=tuple(warnings),
         documents=tuple(docs),
     )
+
+
+def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
+    """Pending pods without spread constraints get the selector their default constraints
+    count with (upstream computes it per scheduling attempt; the inputs do not change)."""
+    for key, pod in pods.items():
+        if not pod.node_name and not pod.spread_constraints:
+            selector = selectors.default_selector(pod, owners.get(key))
+            if selector is not None:
+                pods[key] = replace(pod, default_spread_selector=selector)
 
 
 def _group_priority(spec: scheduling.GroupSpec, f: ObjectFields, field: str,

@@ -20,6 +20,8 @@ class Node:
     unschedulable: bool
     allocatable: Mapping[str, int]
     source: Source
+    # status.images is listed: upstream ImageLocality has data to score with.
+    has_images: bool = False
 
     def __str__(self) -> str:
         return self.name

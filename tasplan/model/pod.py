@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tasplan.model.pod_affinity import LabelSelector, PodAffinity, SpreadConstraint
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
 from tasplan.model.taints import Toleration
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 DEFAULT_SCHEDULER = "default-scheduler"
+# Pod features read by upstream plugins tasplan does not model (see plan/fidelity.py).
+UNMODELLED_VOLUMES = "volumes"
+UNMODELLED_DRA = "dra"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +65,16 @@ class Pod:
     preferred_terms: tuple[PreferredTerm, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     host_ports: tuple[HostPort, ...] = ()
+    spread_constraints: tuple[SpreadConstraint, ...] = ()
+    # What the Services and the controller selecting this pod select (upstream
+    # ``DefaultSelector``); default spread constraints count pods with it. None: nothing
+    # selects the pod, so no default constraint applies.
+    default_spread_selector: LabelSelector | None = None
+    pod_affinity: PodAffinity | None = None
     nominated_node_name: str = ""
     deleting: bool = False
     synthesised: bool = False
+    unmodelled: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -92,6 +103,16 @@ class Pod:
             self.preferred_terms,
             self.tolerations,
             self.host_ports,
+            self.spread_constraints,
+            self.pod_affinity,
+            # Labels only matter to rules between pods; leaving them out otherwise keeps
+            # pods that differ only in labels (job indexes) in one class.
+            tuple(sorted(self.labels.items()))
+            if self.spread_constraints or self.pod_affinity else None,
+            self.default_spread_selector,
+            # Of its labels, default spreading reads only whether the pod matches itself.
+            self.default_spread_selector.matches(self.labels)
+            if self.default_spread_selector is not None else None,
         )
 
     def __str__(self) -> str:

@@ -23,9 +23,10 @@ def valid_label_value(value: str) -> bool:
 
 
 def valid_label_key(key: str) -> bool:
-    prefix, _, name = key.rpartition("/")
-    if "/" in prefix or (prefix and (len(prefix) > 253
-                                     or not _DNS1123_SUBDOMAIN.fullmatch(prefix))):
+    """Upstream ``IsQualifiedName``: ``[prefix/]name``; a ``/`` needs a non-empty prefix."""
+    prefix, slash, name = key.rpartition("/")
+    if "/" in prefix or (slash and (not prefix or len(prefix) > 253
+                                    or not _DNS1123_SUBDOMAIN.fullmatch(prefix))):
         return False
     return 0 < len(name) <= 63 and _NAME.fullmatch(name) is not None
 

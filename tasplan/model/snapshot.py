@@ -68,7 +68,7 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[dict, d
 class ClusterSnapshot:
     """Nodes sorted by name, pods and groups in input order.
 
-    ``ignored`` counts objects of kinds tasplan does not use (Services, Deployments, ...),
+    ``ignored`` counts objects of kinds tasplan does not use (Deployments, ConfigMaps, ...),
     so reports can say what was skipped instead of dropping it silently. ``usage`` (node
     name -> NodeUsage) is derived from nodes and pods when not given.
     """
@@ -77,6 +77,8 @@ class ClusterSnapshot:
     pods: tuple[Pod, ...]
     groups: tuple[PodGroup, ...]
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
+    # Namespace name -> labels, for namespaceSelectors of pod affinity terms.
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     ignored: Mapping[str, int] = field(default_factory=Counter)
     warnings: tuple[str, ...] = ()
     usage: Mapping[str, NodeUsage] | None = None

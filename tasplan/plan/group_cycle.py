@@ -11,12 +11,14 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
+from tasplan.model.pod import Pod
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
-from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
 
 NO_PLACEMENTS = "no feasible placements found"
 NO_POD_SCHEDULED = "no pods were schedulable"
+NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was scheduled"
 
 
 def schedule_group(
@@ -27,14 +29,11 @@ def schedule_group(
     *,
     all_assignments: bool = False,
     assign: bool = True,
-    static_cache: dict | None = None,
 ) -> GroupResult:
     """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
     the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
     that show no assignments): the verdict and the selected placement are the same, but a
-    counted winner gets no pod-by-pod node choice and nothing is assumed. ``static_cache``
-    lets repeated runs over the same nodes share static filter results (see
-    ``simulate_placement``)."""
+    counted winner gets no pod-by-pod node choice and nothing is assumed."""
     group = ctx.group
     pending, scheduled = len(ctx.pending), len(ctx.scheduled)
 
@@ -57,22 +56,34 @@ def schedule_group(
     if not placements:
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
-    signatures = [pod.signature() for pod in ctx.pending]
-    static_cache = {} if static_cache is None else static_cache
+    signatures = pod_signatures(ctx.pending, nodes)
+    cache = GroupCache(nodes, statement)
     count = Count.NEVER
     if len(set(signatures)) == 1:
         count = Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
 
     def simulate(placement: Placement, mode: Count) -> Simulation:
-        return simulate_placement(fw, ctx, placement, nodes, statement, static_cache,
+        return simulate_placement(fw, ctx, placement, nodes, statement, cache,
                                   signatures, count=mode)
 
     try:
-        sims = [simulate(p, count) for p in placements]
-        feasible = [s for s in sims if s.feasible]
+        nominated = nominated_placement(ctx, placements, nodes)
+        sims = []
+        if nominated is not None:
+            # v1.37 fast path: the placement holding most nominated pods goes first and is
+            # taken at once if it schedules anything.
+            sim = simulate(placements[nominated], Count.NEVER)
+            if sim.feasible and sim.proposed:
+                return _commit(sim, nodes, statement, result, pending,
+                               note="the nominated-node placement was chosen first "
+                               "(v1.37 fast path); other placements were not evaluated")
+            sims.append(sim)
+        sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
+        # A nominated placement that got here scheduled nothing: it is not a candidate.
+        feasible = [s for s in sims[1 if nominated is not None else 0:] if s.feasible]
         if not feasible:
             ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
-            first = sims[0].status.message
+            first = NOMINATED_NOTHING if sims[0].feasible else sims[0].status.message
             return result(False, f"0/{len(sims)} placements are available, first placement "
                           f"status: {first}", placements=ranked)
 
@@ -112,10 +123,44 @@ def schedule_group(
         statement.commit()
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
-    if tied:
-        message += (f"; tied with {', '.join(map(repr, tied))} - upstream picks among tied "
-                    "placements at random")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
+
+
+def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo]) -> list[tuple]:
+    """Equivalence-class keys of the pending pods (``Pod.signature``), plus their labels when
+    placed pods' affinity terms may select pending pods by them."""
+    signatures = [pod.signature() for pod in pending]
+    if any(info.affinity_pods for info in nodes):
+        signatures = [(*s, tuple(sorted(p.labels.items())))
+                      for s, p in zip(signatures, pending, strict=True)]
+    return signatures
+
+
+def _commit(sim: Simulation, nodes: Sequence[NodeInfo], statement: Statement, result,
+            pending: int, note: str) -> GroupResult:
+    for assignment in sim.proposed:
+        statement.assume(assignment.pod, assignment.node)
+    statement.commit()
+    name = sim.placement.name
+    return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled in placement "
+                  f"{name!r}; {note}", placements=(_result(sim, nodes),), selected=name)
+
+
+def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],
+                        nodes: Sequence[NodeInfo]) -> int | None:
+    """Index of the placement holding the most pending pods' nominated nodes (pods, not
+    nodes, are counted; ties keep the earlier placement), None when no pod's nominated node
+    is in any placement (upstream ``nominatedPlacement``)."""
+    wanted = [p.nominated_node_name for p in ctx.pending if p.nominated_node_name]
+    if not wanted:
+        return None
+    best, best_count = None, 0
+    for k, placement in enumerate(placements):
+        names = {nodes[i].node.name for i in placement.nodes}
+        count = sum(1 for n in wanted if n in names)
+        if count > best_count:
+            best, best_count = k, count
+    return best
 
 
 def _simulated(sim: Simulation, counted: Simulation) -> Simulation:

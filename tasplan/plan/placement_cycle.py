@@ -14,7 +14,7 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import Code, Status
 from tasplan.framework.types import GroupContext, Placement, ProposedAssignment
-from tasplan.plan.pod_cycle import ClassCursor, StaticResult
+from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 
 
 class Count(Enum):
@@ -55,23 +55,22 @@ def simulate_placement(
     placement: Placement,
     nodes: Sequence[NodeInfo],
     statement: Statement,
-    static_cache: dict[tuple, dict[int, StaticResult]],
+    cache: GroupCache,
     signatures: Sequence[tuple],
     *,
     count: Count = Count.NEVER,
 ) -> Simulation:
     """Evaluate one placement from the current state and leave that state unchanged.
 
-    ``static_cache`` (class signature -> node index -> static filter result) is shared by
-    all placements of the group: static results do not depend on what is assumed.
+    ``cache`` is shared by all placements of the group (static filter results and cluster
+    summaries per pod class).
     ``count`` says when a group of identical pods may be decided from exact capacity counts
     instead of pod-by-pod node choice (see ``_count``).
     """
     members = [nodes[i] for i in placement.nodes]
     cursors: dict[tuple, ClassCursor] = {}
     if count != Count.NEVER:
-        counted = _count(fw, ctx, placement, members, statement, static_cache, signatures[0],
-                         cursors)
+        counted = _count(fw, ctx, placement, members, statement, cache, signatures[0], cursors)
         if counted is not None and (count == Count.ALWAYS or not counted.feasible):
             return counted
 
@@ -88,8 +87,8 @@ def simulate_placement(
         signature = signatures[k]
         cursor = cursors.get(signature)
         if cursor is None:
-            cursor = cursors[signature] = ClassCursor(
-                fw, pod, members, statement, static_cache.setdefault(signature, {}))
+            cursor = cursors[signature] = ClassCursor(fw, pod, members, statement, cache,
+                                                      cache.of(signature))
         node, diagnosis = cursor.next()
         remaining -= 1
         if node is not None:
@@ -122,7 +121,7 @@ def _count(
     placement: Placement,
     members: list[NodeInfo],
     statement: Statement,
-    static_cache: dict,
+    cache: GroupCache,
     signature: tuple,
     cursors: dict,
 ) -> Simulation | None:
@@ -132,8 +131,8 @@ def _count(
     Replaying PlacementFeasible over that sequence gives upstream's exact verdict; the
     proposals carry no node. None when a dynamic filter cannot state its capacity."""
     first = ctx.pending[0]
-    cursor = cursors[signature] = ClassCursor(fw, first, members, statement,
-                                              static_cache.setdefault(signature, {}))
+    cursor = cursors[signature] = ClassCursor(fw, first, members, statement, cache,
+                                              cache.of(signature))
     capacity = cursor.capacity()
     if capacity is None:
         return None

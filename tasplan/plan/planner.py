@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 from tasplan.framework.node_info import NodeInfo
-from tasplan.framework.profile import Profile
+from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.framework.runtime import Framework
+from tasplan.framework.sampling import node_sampling
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup
-from tasplan.model.pod import Pod
+from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.result import GroupResult, PlanResult
-from tasplan.plugins.defaults import default_profile
+from tasplan.plugins.defaults import default_scheduler_config
 from tasplan.plugins.registry import in_tree_registry
 
 
@@ -24,6 +28,13 @@ def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[st
     from the snapshot are reported, not counted."""
     infos = [NodeInfo(node, i, snapshot.node_usage(node.name))
              for i, node in enumerate(snapshot.nodes)]
+    index = snapshot.node_index
+    for pod in snapshot.pods:
+        if pod.nominated_node_name and not pod.node_name and pod.nominated_node_name in index \
+                and not pod.terminal and not pod.deleting:
+            infos[index[pod.nominated_node_name]].nominated.append(pod)
+    for info in infos:
+        info.nominated.sort(key=lambda p: -p.priority)
     warnings = [f"{n} pod(s) are bound to node {name}, which is not in the snapshot; "
                 "their requests are not counted"
                 for name, n in sorted(snapshot.unknown_nodes.items())]
@@ -36,23 +47,87 @@ def group_priority(group: PodGroup, pods: list[Pod]) -> int:
     return max((p.priority for p in pods), default=0)
 
 
+def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
+    """Upstream fails a pod group whose pending pods disagree on schedulerName, priority or
+    preemption policy, or whose priority differs from the group's own."""
+    for what, value in (("spec.schedulerName", lambda p: p.scheduler_name),
+                        ("priority", lambda p: p.priority),
+                        ("spec.preemptionPolicy", lambda p: p.preemption_policy)):
+        seen = Counter(value(p) for p in pending)
+        if len(seen) > 1:
+            counts = ", ".join(f"{v} ({n} pod(s))" for v, n in sorted(seen.items(), key=str))
+            return f"invalid pod group: its pods must share one {what}, found {counts}"
+    if pending and group.priority is not None and pending[0].priority != group.priority:
+        return (f"invalid pod group: its pods have priority {pending[0].priority}, the group "
+                f"has priority {group.priority}")
+    return None
+
+
+def cluster_facts(snapshot: ClusterSnapshot) -> ClusterFacts:
+    namespaces = {p.namespace for p in snapshot.pods}
+    return ClusterFacts(
+        node_images=any(n.has_images for n in snapshot.nodes),
+        unlabelled_namespaces=tuple(sorted(namespaces - snapshot.namespaces.keys())),
+    )
+
+
+def _drop_nominations(infos: list[NodeInfo], placed: list[Pod]) -> None:
+    """Assumed pods leave the nominator (upstream ``assume``)."""
+    gone = {id(p) for p in placed if p.nominated_node_name}
+    if gone:
+        for info in infos:
+            if info.nominated:
+                info.nominated = [p for p in info.nominated if id(p) not in gone]
+
+
+def scheduler_name(pods: list[Pod]) -> str:
+    """The scheduler a group's pods ask for (its first pending pod's)."""
+    pod = next((p for p in pods if not p.node_name), pods[0] if pods else None)
+    return pod.scheduler_name if pod is not None else DEFAULT_SCHEDULER
+
+
+def not_handled(name: str) -> str:
+    return (f'not planned: no scheduler profile "{name}" (the spec.schedulerName of its pods); '
+            "kube-scheduler leaves such pods to another scheduler")
+
+
 def plan(
     snapshot: ClusterSnapshot,
     profile: Profile | None = None,
     registry: Registry | None = None,
     *,
     all_assignments: bool = False,
+    scheduler_config: SchedulerConfig | None = None,
     schedule: Callable[..., GroupResult] = schedule_group,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
 
+    Each group is planned with the profile of its pods' schedulerName in
+    ``scheduler_config`` (default: upstream's default profile only); groups whose scheduler
+    has no profile are reported, not planned. A ``profile`` instead plans every group with
+    that one profile, whatever its pods' schedulerName.
+
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups).
     ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
     at each group in the state the planner gives it."""
-    fw = Framework(profile or default_profile(), registry or in_tree_registry())
+    registry = registry or in_tree_registry()
+    if profile is not None and scheduler_config is not None:
+        raise ValueError("give a profile or a scheduler_config, not both")
+    config = scheduler_config or default_scheduler_config(registry)
+    frameworks: dict[str, Framework] = {}
+
+    def framework(name: str) -> Framework | None:
+        chosen = profile or config.profiles.get(name)
+        if chosen is None:
+            return None
+        if chosen.scheduler_name not in frameworks:
+            frameworks[chosen.scheduler_name] = Framework(chosen, registry)
+        return frameworks[chosen.scheduler_name]
+
     infos, warnings = build_node_infos(snapshot)
+    facts = cluster_facts(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group
     groups = [g for g in snapshot.groups if g.planned]
@@ -60,9 +135,30 @@ def plan(
     results: list[GroupResult] = []
     for group in groups:
         pods = [p for p in by_group.get(group.key, []) if not p.terminal]
-        pending = sorted((p for p in pods if not p.node_name), key=lambda p: (-p.priority, p.order))
+        # The scheduler skips pending pods that are being deleted.
+        pending = sorted((p for p in pods if not p.node_name and not p.deleting),
+                         key=lambda p: (-p.priority, p.order))
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
+        name = scheduler_name(pods)
+        # Without pending pods there is nothing to schedule: any profile reports that.
+        fw = framework(name if pending else next(iter(config.profiles), name))
+        if fw is None:
+            results.append(GroupResult(group, len(pending), len(scheduled), False,
+                                       not_handled(name), scheduler_name=name))
+            continue
         ctx = GroupContext(group, tuple(pending), scheduled)
-        results.append(schedule(fw, ctx, infos, statement, all_assignments=all_assignments))
+        invalid = validate_group(group, pending)
+        if invalid:
+            results.append(GroupResult(group, len(pending), len(scheduled), False, invalid,
+                                       error=True, scheduler_name=name))
+            continue
+        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
+        if result.selected is not None:
+            _drop_nominations(infos, pending)
+        pct = fw.profile.percentage_of_nodes_to_score
+        sampling = tuple(s for p in result.placements
+                         if (s := node_sampling(p.name, len(p.nodes), pct)) is not None)
+        notes = group_notes(ctx, fw.profile, sampling, result, facts)
+        results.append(replace(result, scheduler_name=name, sampling=sampling, notes=notes))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
-                      tuple(snapshot.warnings) + tuple(warnings))
+                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings)

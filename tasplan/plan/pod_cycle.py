@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, insort
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from tasplan.errors import InternalError
 from tasplan.framework.diagnosis import Diagnosis
@@ -44,6 +45,31 @@ def _stamp(status: Status, plugin_name: str) -> Status:
     return status.with_plugin(plugin_name)
 
 
+@dataclass
+class ClassCache:
+    """What one pod class shares across the placements of its group: static filter results
+    per node index, and the cluster-state plugins' summaries as of the group's start."""
+
+    static: dict[int, StaticResult] = field(default_factory=dict)
+    summaries: dict[str, object | None] | None = None
+
+
+class GroupCache:
+    """Per-class caches of one group's cycle. ``base`` is the Statement position when the
+    cycle began: every placement is simulated from there and rolled back to it."""
+
+    def __init__(self, cluster: Sequence[NodeInfo], statement: Statement) -> None:
+        self.cluster = cluster
+        self.base = statement.checkpoint()
+        self._classes: dict[tuple, ClassCache] = {}
+
+    def of(self, signature: tuple) -> ClassCache:
+        cache = self._classes.get(signature)
+        if cache is None:
+            cache = self._classes[signature] = ClassCache()
+        return cache
+
+
 class ClassCursor:
     """Places pods of one class, one at a time, on the nodes of one placement."""
 
@@ -53,18 +79,31 @@ class ClassCursor:
         pod: Pod,
         nodes: Sequence[NodeInfo],
         statement: Statement,
-        static_cache: dict[int, StaticResult],
+        group: GroupCache,
+        cache: ClassCache,
     ) -> None:
         self._pod = pod
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
         self._local = {info.index: i for i, info in enumerate(nodes)}
+        # Cluster-state plugins with something to do for this class, summaries in state.
+        self._summarised = self._summarise(fw, group, cache)
+        skipped = {p.name for p in fw.cluster_state} - {p.name for p in self._summarised}
         filters = fw.filters
         self._filter_count = len(filters)
-        self._dyn_filters = [(pos, f) for pos, f in enumerate(filters) if f.scope != Scope.STATIC]
-        self._cluster_scope = any(f.scope == Scope.CLUSTER for f in filters)
+        self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
+                             if f.scope != Scope.STATIC and f.name not in skipped]
+        self._cluster_scope = any(f.scope == Scope.CLUSTER for _, f in self._dyn_filters)
 
+        # Pods nominated to a node at this class's priority or higher (not the pod itself
+        # nor its own group: those are the pods being placed), per local node index.
+        self._reserved = {
+            i: reserved for i, info in enumerate(nodes) if info.nominated
+            for reserved in [[p for p in info.nominated if p.priority >= pod.priority
+                              and p is not pod and (p.group is None or p.group != pod.group)]]
+            if reserved}
+        static_cache = cache.static
         self._static: list[StaticResult] = []
         for info in nodes:
             if info.index in static_cache:
@@ -73,7 +112,8 @@ class ClassCursor:
                 result = static_cache[info.index] = self._static_filter(filters, info)
             self._static.append(result)
 
-        active = [s for s in fw.scores if s.pre_score is None or s.pre_score(state, pod)]
+        active = [s for s in fw.scores if s.plugin.name not in skipped
+                  and (s.pre_score is None or s.pre_score(state, pod))]
         self._dyn_scores = [(s.plugin, s.weight, s.normalize) for s in active
                             if s.plugin.scope != Scope.STATIC]
         self._cluster_scope |= any(s.plugin.scope == Scope.CLUSTER for s in active)
@@ -96,6 +136,31 @@ class ClassCursor:
         self._position = statement.checkpoint()
         self._last_failure: Diagnosis | None = None
 
+    def _summarise(self, fw: Framework, group: GroupCache, cache: ClassCache) -> list:
+        """Summaries of the cluster-state plugins for this class as of now: the class's
+        summary at the group's start (computed once: from the current state, minus what was
+        assumed since the start), plus what was assumed since."""
+        pod, statement = self._pod, self._statement
+        since = statement.changes_since(group.base)
+        if cache.summaries is None:
+            cache.summaries = {}
+            for plugin in fw.cluster_state:
+                summary = plugin.prepare(pod, group.cluster)
+                if summary is not None:
+                    for added, info in reversed(since):
+                        plugin.remove_pod(summary, pod, added, info)
+                cache.summaries[plugin.name] = summary
+        active = []
+        for plugin in fw.cluster_state:
+            base = cache.summaries[plugin.name]
+            if base is None:
+                continue
+            summary = self._state[plugin.name] = base.copy()
+            for added, info in since:
+                plugin.add_pod(summary, pod, added, info)
+            active.append(plugin)
+        return active
+
     # -- filtering ---------------------------------------------------------------------------
 
     def _static_filter(self, filters, info: NodeInfo) -> StaticResult:
@@ -107,9 +172,30 @@ class ClassCursor:
         return None
 
     def _node_status(self, i: int, info: NodeInfo) -> Status | None:
+        """Upstream's two passes: with the pods nominated to the node at equal or higher
+        priority added, then without them; the node must pass both."""
+        reserved = self._reserved.get(i)
+        if reserved:
+            status = self._filter_node(i, info.with_pods(reserved),
+                                       self._state_with(reserved, info))
+            if status is not None:
+                return status
+        return self._filter_node(i, info, self._state)
+
+    def _state_with(self, reserved: list[Pod], info: NodeInfo) -> CycleState:
+        if not self._summarised:
+            return self._state
+        state = CycleState(self._state)
+        for plugin in self._summarised:
+            summary = state[plugin.name] = state[plugin.name].copy()
+            for other in reserved:
+                plugin.add_pod(summary, self._pod, other, info)
+        return state
+
+    def _filter_node(self, i: int, info: NodeInfo, state: CycleState) -> Status | None:
         static = self._static[i]
         limit = static[0] if static is not None else self._filter_count
-        state, pod = self._state, self._pod
+        pod = self._pod
         for pos, plugin in self._dyn_filters:
             if pos >= limit:
                 break
@@ -178,7 +264,7 @@ class ClassCursor:
         for weight, normalize, raw in self._static_scores:
             scores = [raw[i] for i in feasible]
             if normalize is not None:
-                normalize(self._state, self._pod, scores)
+                normalize(self._state, self._pod, scores, [self._nodes[i] for i in feasible])
             for i, value in zip(feasible, scores, strict=True):
                 total[i] += weight * value
         self._static_total = total
@@ -193,7 +279,7 @@ class ClassCursor:
         for k, (plugin, weight, normalize) in enumerate(self._dyn_scores):
             scores = [self._dyn_raw[i][k] for i in feasible]
             if normalize is not None:
-                normalize(self._state, self._pod, scores)
+                normalize(self._state, self._pod, scores, [self._nodes[i] for i in feasible])
             for i, value in zip(feasible, scores, strict=True):
                 if not 0 <= value <= MAX_NODE_SCORE:
                     raise InternalError(f"{plugin.name} scored {value}, outside [0, 100]")
@@ -207,6 +293,11 @@ class ClassCursor:
         position = self._statement.checkpoint()
         if position == self._position:
             return False
+        if self._summarised:
+            pod, state = self._pod, self._state
+            for added, info in self._statement.changes_since(self._position):
+                for plugin in self._summarised:
+                    plugin.add_pod(state[plugin.name], pod, added, info)
         if self._cluster_scope:
             changed = range(len(self._nodes))
         else:
@@ -265,7 +356,9 @@ class ClassCursor:
             if self._static[i] is not None or self._fail[i] is not None:
                 out.append(0)
             else:
-                out.append(min((f.capacity(self._pod, info) for f in plugins),
+                reserved = self._reserved.get(i)
+                view = info.with_pods(reserved) if reserved else info
+                out.append(min((f.capacity(self._pod, view) for f in plugins),
                                default=UNLIMITED))
         return out
 

@@ -6,7 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tasplan.framework.diagnosis import Diagnosis
+from tasplan.framework.sampling import NodeSampling
 from tasplan.model.group import PodGroup
+from tasplan.model.pod import DEFAULT_SCHEDULER
+from tasplan.plan.fidelity import Note
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,10 @@ class PlacementResult:
 
 @dataclass(frozen=True)
 class GroupResult:
+    """``scheduler_name`` is the profile the group was planned with (or would have been);
+    ``sampling`` lists the placements where upstream would filter and score only part of
+    the nodes for each pod (``percentageOfNodesToScore``), which tasplan does not."""
+
     group: PodGroup
     pending: int
     scheduled: int
@@ -48,6 +55,9 @@ class GroupResult:
     selected: str | None = None
     tied_with: tuple[str, ...] = ()
     error: bool = False
+    scheduler_name: str = DEFAULT_SCHEDULER
+    sampling: tuple[NodeSampling, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def selected_placement(self) -> PlacementResult | None:

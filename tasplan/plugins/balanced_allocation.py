@@ -16,10 +16,12 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.pod import Pod
 from tasplan.plugins import names
+from tasplan.plugins.args import TYPE_META, ArgFields
 from tasplan.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
     allocatable_and_requested,
+    go_div,
     parse_resources,
     pod_request,
 )
@@ -38,12 +40,6 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
     else:
         std = 0.0
     return int((1 - std) * MAX_NODE_SCORE)
-
-
-def _go_div(a: int, b: int) -> int:
-    """Integer division truncating toward zero, as Go's ``/`` on int64."""
-    q = abs(a) // b
-    return q if a >= 0 else -q
 
 
 class BalancedAllocation:
@@ -67,9 +63,11 @@ class BalancedAllocation:
             without_pod.append(req - request if alloc else 0)
         s_with = balanced_resource_score(with_pod, allocatable)
         s_without = balanced_resource_score(without_pod, allocatable)
-        return HALF + _go_div(HALF + s_with - s_without, 2)
+        return HALF + go_div(HALF + s_with - s_without, 2)
 
 
 def new(args: Mapping[str, Any]) -> BalancedAllocation:
-    return BalancedAllocation(parse_resources(
-        args.get("resources"), "NodeResourcesBalancedAllocation.args.resources"))
+    fields = ArgFields(args)
+    spec = fields.strict(args, "", (*TYPE_META, "resources"))
+    return BalancedAllocation(parse_resources(fields, spec.get("resources"), "resources",
+                                              weight_one=True))

@@ -1,21 +1,25 @@
 """NodeResourcesFit: the pod's requests must fit the node's free allocatable; nodes are
-scored LeastAllocated (default) or MostAllocated; placements are scored MostAllocated over
-the whole domain (KEP-5732 bin-packing at domain level)."""
+scored LeastAllocated (default), MostAllocated or RequestedToCapacityRatio; placements are
+scored MostAllocated over the whole domain (KEP-5732 bin-packing at domain level)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasplan.errors import ProfileError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import InsufficientResource, Status, unschedulable
 from tasplan.framework.types import CycleState, GroupContext, Placement, ProposedAssignment, Scope
 from tasplan.model.pod import Pod
+from tasplan.model.selectors import valid_label_key
 from tasplan.plugins import names
+from tasplan.plugins.args import TYPE_META, ArgFields
 from tasplan.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_UTILIZATION,
     ResourceSpec,
+    ShapePoint,
     allocatable_and_requested,
     is_extended_resource_name,
     least_allocated,
@@ -23,10 +27,14 @@ from tasplan.plugins.resource_allocation import (
     node_requested,
     parse_resources,
     pod_request,
+    requested_to_capacity_ratio,
 )
 
 TOO_MANY_PODS = "Too many pods"
-STRATEGIES = {"LeastAllocated": least_allocated, "MostAllocated": most_allocated}
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
 
 def insufficient_reason(resource: str) -> str:
@@ -40,13 +48,19 @@ class NodeResourcesFit:
 
     def __init__(
         self,
-        strategy: str = "LeastAllocated",
+        strategy: str = LEAST_ALLOCATED,
         resources: Sequence[ResourceSpec] = DEFAULT_RESOURCES,
         ignored_resources: frozenset[str] = frozenset(),
         ignored_groups: frozenset[str] = frozenset(),
+        shape: Sequence[ShapePoint] = (),
     ) -> None:
+        """``shape`` is RequestedToCapacityRatio's curve (required for that strategy)."""
         self.strategy = strategy
-        self._scorer = STRATEGIES[strategy]
+        if strategy == REQUESTED_TO_CAPACITY_RATIO:
+            self._scorer = requested_to_capacity_ratio(shape)
+        else:
+            self._scorer = most_allocated if strategy == MOST_ALLOCATED else least_allocated
+        self.shape = tuple(shape)
         self.resources = tuple(resources)
         self._names = tuple(r.name for r in self.resources)
         self._weights = tuple(r.weight for r in self.resources)
@@ -132,16 +146,69 @@ class NodeResourcesFit:
 
 
 def new(args: Mapping[str, Any]) -> NodeResourcesFit:
-    strategy = args.get("scoringStrategy") or {}
-    kind = strategy.get("type", "LeastAllocated")
+    """Upstream ``NewFit`` after v1 defaulting (``SetDefaults_NodeResourcesFitArgs``) and
+    ``ValidateNodeResourcesFitArgs``. Without ``scoringStrategy``: LeastAllocated over cpu
+    and memory; a ``scoringStrategy`` must name its ``type`` (v1 does not default it)."""
+    fields = ArgFields(args)
+    spec = fields.strict(args, "", (*TYPE_META, "scoringStrategy", "ignoredResources",
+                                    "ignoredResourceGroups"))
+    ignored = _names(fields, spec.get("ignoredResources"), "ignoredResources", group=False)
+    groups = _names(fields, spec.get("ignoredResourceGroups"), "ignoredResourceGroups",
+                    group=True)
+    raw = spec.get("scoringStrategy")
+    if raw is None:
+        return NodeResourcesFit(LEAST_ALLOCATED, DEFAULT_RESOURCES, ignored, groups)
+    strategy = fields.strict(raw, "scoringStrategy",
+                             ("type", "resources", "requestedToCapacityRatio"))
+    kind = fields.string(strategy.get("type"), "scoringStrategy.type")
     if kind not in STRATEGIES:
-        raise ProfileError("<profile>", f"unsupported scoring strategy {kind!r}",
-                           field="NodeResourcesFit.args.scoringStrategy.type")
-    resources = parse_resources(strategy.get("resources"),
-                                "NodeResourcesFit.args.scoringStrategy.resources")
-    return NodeResourcesFit(
-        kind,
-        resources,
-        frozenset(args.get("ignoredResources") or ()),
-        frozenset(args.get("ignoredResourceGroups") or ()),
-    )
+        raise fields.error("scoringStrategy.type", f"unsupported value {kind!r}: supported "
+                           f"values: {', '.join(STRATEGIES)}")
+    resources = parse_resources(fields, strategy.get("resources"), "scoringStrategy.resources")
+    shape: tuple[ShapePoint, ...] = ()
+    ratio = strategy.get("requestedToCapacityRatio")
+    if ratio is not None or kind == REQUESTED_TO_CAPACITY_RATIO:
+        param = fields.strict(ratio, "scoringStrategy.requestedToCapacityRatio", ("shape",))
+        shape = _shape(fields, param.get("shape"),
+                       "scoringStrategy.requestedToCapacityRatio.shape")
+    return NodeResourcesFit(kind, resources, ignored, groups, shape)
+
+
+def _shape(fields: ArgFields, raw: object, field: str) -> tuple[ShapePoint, ...]:
+    """``validateFunctionShape``: at least one point, utilisation strictly increasing and in
+    [0, 100], score in [0, 10]. (Upstream's error path says ``scoringStrategy.shape``; the
+    path here is where the value is.)"""
+    items = fields.sequence(raw, field)
+    if not items:
+        raise fields.error(field, "at least one point must be specified")
+    points = []
+    for i, item in enumerate(items):
+        point = fields.strict(item, f"{field}[{i}]", ("utilization", "score"))
+        utilization = fields.integer(point.get("utilization", 0), f"{field}[{i}].utilization")
+        score = fields.integer(point.get("score", 0), f"{field}[{i}].score")
+        if not 0 <= utilization <= MAX_UTILIZATION:
+            raise fields.error(f"{field}[{i}].utilization",
+                               f"{utilization} not in valid range [0, {MAX_UTILIZATION}]")
+        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
+            raise fields.error(f"{field}[{i}].score",
+                               f"{score} not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")
+        if points and points[-1].utilization >= utilization:
+            raise fields.error(f"{field}[{i}].utilization",
+                               "utilization values must be sorted in increasing order")
+        points.append(ShapePoint(utilization, score))
+    return tuple(points)
+
+
+def _names(fields: ArgFields, raw: object, field: str, *, group: bool) -> frozenset[str]:
+    """ignoredResources are label names (``ValidateLabelName``); ignoredResourceGroups are
+    label names without a "/"."""
+    out = []
+    for i, item in enumerate(fields.sequence(raw, field)):
+        name = fields.string(item, f"{field}[{i}]", required=True)
+        if group and "/" in name:
+            raise fields.error(f"{field}[{i}]", f"resource group name can't contain '/': "
+                               f"{name!r}")
+        if not valid_label_key(name):
+            raise fields.error(f"{field}[{i}]", f"{name!r} is not a valid label name")
+        out.append(name)
+    return frozenset(out)

@@ -39,7 +39,8 @@ class TaintToleration:
             if taint.effect == PREFER_NO_SCHEDULE and not tolerated(taint, tolerations)
         )
 
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int]) -> None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int],
+                        nodes: list[NodeInfo]) -> None:
         default_normalize(scores, reverse=True)
 
 

@@ -46,6 +46,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "kind": g.group.kind,
         "policy": g.group.policy.value,
         "minCount": g.group.min_count,
+        "schedulerName": g.scheduler_name,
         "topologyKey": g.group.topology_key,
         "pendingPods": g.pending,
         "scheduledPods": g.scheduled,
@@ -54,6 +55,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "tiedWith": list(g.tied_with),
         "message": g.message,
         "error": g.error,
+        "notes": [{"code": n.code, "message": n.message} for n in g.notes],
         "placements": [_placement(p) for p in g.placements],
     }
 

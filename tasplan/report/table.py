@@ -47,6 +47,8 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     verdict_style = "bold green" if g.schedulable else "bold red"
     verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
     parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
+    for note in g.notes:
+        parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
 
 

@@ -488,6 +488,18 @@ def test_alias_bomb_through_load_inputs(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 2
 
 
+@pytest.mark.parametrize("text", [
+    "a: " + "[" * 100_000 + "]" * 100_000 + "\n",  # flow collections
+    "- " * 60_000 + "x\n",  # block sequences, compact on one line
+])
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path, text: str) -> None:
+    """libyaml's composer recurses in C: 50,000 levels overflow the C stack and kill the
+    process (a segfault, no traceback). Such input must go to the guarded loader."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(text)
+    assert "nesting is too deep" in str(load_error(path))
+
+
 def test_input_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASPLAN_MAX_INPUT_BYTES", "100")
     small = tmp_path / "small.yaml"

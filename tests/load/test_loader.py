@@ -626,7 +626,7 @@ def test_list_item_without_kind(tmp_path: Path) -> None:
 def test_unknown_kinds_are_ignored_and_counted(tmp_path: Path) -> None:
     path = write(tmp_path, "misc.yaml", """
         apiVersion: v1
-        kind: Service
+        kind: Secret
         metadata: {name: a}
         ---
         apiVersion: apps/v1
@@ -643,14 +643,14 @@ def test_unknown_kinds_are_ignored_and_counted(tmp_path: Path) -> None:
         kind: List
         items:
         - apiVersion: v1
-          kind: Service
+          kind: Secret
           metadata: {name: b}
         - apiVersion: v1
           kind: Pod
           metadata: {name: p}
         """)
     snapshot = load_inputs([path])
-    assert dict(snapshot.ignored) == {"ConfigMap": 1, "Deployment": 1, "Service": 2}
+    assert dict(snapshot.ignored) == {"ConfigMap": 1, "Deployment": 1, "Secret": 2}
     assert [p.name for p in snapshot.pods] == ["p"]
     assert list(snapshot.ignored) == sorted(snapshot.ignored)
 

@@ -5,6 +5,10 @@ worked out by hand from upstream semantics (reference §3, §5.2), not by runnin
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from tasplan.plan.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
 
@@ -111,7 +115,8 @@ def test_groups_are_planned_by_priority_then_input_order():
     nodes = rack_nodes(**{"rack-1": ["n1", "n2"], "rack-2": ["n3"]})
     low = make_group("low", min_count=2)
     high = make_group("high", min_count=2, priority=1000)
-    result = plan(snapshot(nodes, [*gang_pods(low, 2, cpu=2), *gang_pods(high, 2, cpu=2)],
+    result = plan(snapshot(nodes, [*gang_pods(low, 2, cpu=2),
+                           *gang_pods(high, 2, cpu=2, priority=1000)],
                            [low, high]))
     assert [g.group.key for g in result.groups] == ["default/high", "default/low"]
     assert [g.schedulable for g in result.groups] == [True, False]
@@ -209,14 +214,49 @@ def test_unconstrained_group_has_one_placement_of_all_nodes():
     assert g.schedulable
 
 
-def test_higher_priority_pods_of_a_group_are_placed_first():
-    """Pod order inside a group: priority descending, then input order."""
+def test_pods_of_a_group_with_different_priorities_fail_validation():
+    """Upstream validatePodGroup: one priority for all pending pods of a group; the group
+    fails with an error and nothing is simulated."""
     nodes = rack_nodes(**{"rack-1": ["n1"]})
     group = make_group(min_count=None)
     low = make_pod("low", 2, group=group.key, priority=1)
     high = make_pod("high", 2, group=group.key, priority=5)
-    placement = plan(snapshot(nodes, [low, high], [group])).groups[0].selected_placement
-    assert dict(placement.assignments) == {"default/high": "n1"}
+    g = plan(snapshot(nodes, [low, high], [group])).groups[0]
+    assert (g.schedulable, g.error, g.placements) == (False, True, ())
+    assert g.message == ("invalid pod group: its pods must share one priority, found "
+                         "1 (1 pod(s)), 5 (1 pod(s))")
+
+
+@pytest.mark.parametrize(("field", "values", "shown"), [
+    ("scheduler_name", ("default-scheduler", "other"), "spec.schedulerName"),
+    ("preemption_policy", ("Never", "PreemptLowerPriority"), "spec.preemptionPolicy"),
+])
+def test_pods_of_a_group_must_agree_on_scheduler_and_preemption(field, values, shown):
+    nodes = rack_nodes(**{"rack-1": ["n1"]})
+    group = make_group(min_count=None)
+    pods = [replace(make_pod(f"p{i}", 1, group=group.key), **{field: v})
+            for i, v in enumerate(values)]
+    g = plan(snapshot(nodes, pods, [group])).groups[0]
+    assert g.error and g.message.startswith(f"invalid pod group: its pods must share one {shown}")
+
+
+def test_group_priority_must_match_its_pods():
+    nodes = rack_nodes(**{"rack-1": ["n1"]})
+    group = make_group(min_count=1, priority=7)
+    g = plan(snapshot(nodes, gang_pods(group, 1, priority=100), [group])).groups[0]
+    assert g.error
+    assert g.message == "invalid pod group: its pods have priority 100, the group has priority 7"
+
+
+def test_pending_pods_being_deleted_are_not_scheduled():
+    """The scheduler skips pods with a deletionTimestamp; a gang short of them waits."""
+    nodes = rack_nodes(**{"rack-1": ["n1"]})
+    group = make_group(min_count=2)
+    pods = gang_pods(group, 2)
+    pods[1] = replace(pods[1], deleting=True)
+    g = plan(snapshot(nodes, pods, [group])).groups[0]
+    assert (g.pending, g.schedulable) == (1, False)
+    assert g.message.startswith("waiting for pods")
 
 
 def test_terminal_pods_free_their_resources():

@@ -214,7 +214,7 @@ def test_score(preferred, nodes, want, want_pre_score):
     plugin = NodeAffinity()
     assert plugin.pre_score(CycleState(), pod) is want_pre_score
     scores = [plugin.score(CycleState(), pod, i) for i in infos]
-    plugin.normalize_score(CycleState(), pod, scores)
+    plugin.normalize_score(CycleState(), pod, scores, infos)
     assert scores == want
 
 

@@ -404,7 +404,8 @@ def test_placement_score_is_most_allocated_whatever_the_node_strategy():
     ],
 )
 def test_placement_score_resource_weights(resources, want):
-    args = {"scoringStrategy": {"resources": resources}} if resources else {}
+    args = {"scoringStrategy": {"type": "LeastAllocated", "resources": resources}} \
+        if resources else {}
     plugin = node_resources_fit.new(args)
     nodes = node_infos([make_node(f"n{i}", 2, memory=4096 * MI) for i in range(2)])
     group = make_group(min_count=2)

@@ -126,7 +126,7 @@ def _scores(tolerations, node_taints):
     pod = make_pod("pod1", tolerations=tuple(tolerations))
     plugin = TaintToleration()
     scores = [plugin.score(CycleState(), pod, i) for i in infos]
-    plugin.normalize_score(CycleState(), pod, scores)
+    plugin.normalize_score(CycleState(), pod, scores, infos)
     return scores
 
 

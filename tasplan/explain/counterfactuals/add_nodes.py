@@ -55,11 +55,11 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     placement = case.placement(domain)
 
     def added(n: int) -> list[NodeInfo]:
-        names = [f"{node.name}-new-{k}" for k in range(1, n + 1)]
-        return [NodeInfo(renamed(node, name), case.added_index(name)) for name in names]
+        # Placements index the node list by position: the added nodes come last.
+        return [NodeInfo(renamed(node, f"{node.name}-new-{k}"), len(case.infos) + k - 1)
+                for k in range(1, n + 1)]
 
     def works(n: int) -> bool:
-        # Placements index the node list by position: the added nodes come last.
         grown = Placement(placement.name,
                           placement.nodes + tuple(range(len(case.infos), len(case.infos) + n)))
         return case.fits(case.simulate(grown, [*case.infos, *added(n)]))

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Time ``tasplan lint`` on a generated corpus of manifests (no --cluster).
+
+The corpus (default 1,000 manifests) is written to a temporary directory: one file per
+training job, each a multi-document YAML with a v1beta1 Workload, its PodGroup and
+pods written as ``kubectl get -o yaml`` shows them (about 60 lines each), plus a Job
+with ``.spec.scheduling`` and a Service (skipped by lint) in some files, so every code
+path a real repository exercises runs: parsing with marks, schema validation, the
+semantic rules. Every eighth file has a deliberate error, so findings are located and
+rendered too.
+
+Reported, best of ``--repeat``, as wall and CPU time: (a) ``lint()`` in-process (parse,
+validate, semantic), (b) the same plus rendering every format, (c) the CLI end-to-end in
+a fresh process (``tasplan lint DIR -o json``), interpreter start-up and imports included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {job}-{i}
+  namespace: ml
+  labels:
+    app.kubernetes.io/name: {job}
+    app.kubernetes.io/component: worker
+  annotations:
+    example.com/owner: team-{n}
+spec:
+  schedulingGroup:
+    podGroupName: {job}-0
+  priorityClassName: training-high
+  restartPolicy: Never
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+  nodeSelector:
+    node.kubernetes.io/instance-type: gpu-8x
+  containers:
+  - name: trainer
+    image: registry.example.com/ml/trainer:1.4.{n}
+    command: ["torchrun", "--nnodes=4", "--nproc-per-node=8", "train.py"]
+    env:
+    - name: RANK
+      value: "{i}"
+    - name: MASTER_ADDR
+      value: {job}-0
+    ports:
+    - containerPort: 29500
+      name: rendezvous
+    resources:
+      requests:
+        cpu: "{cpu}"
+        memory: 256Gi
+        nvidia.com/gpu: "8"
+      limits:
+        cpu: "{cpu}"
+        memory: 256Gi
+        nvidia.com/gpu: "8"
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: {job}-data
+"""
+
+HEAD = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: {job}
+  namespace: ml
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy:
+      gang:
+        minCount: {pods}
+    schedulingConstraints:
+      topology:
+      - key: {key}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata:
+  name: {job}-0
+  namespace: ml
+spec:
+  workloadRef:
+    workloadName: {job}
+    templateName: workers
+  priorityClassName: training-high
+  schedulingPolicy:
+    gang:
+      minCount: {pods}
+  schedulingConstraints:
+    topology:
+    - key: {key}
+"""
+
+TAIL = """\
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {job}-eval
+  namespace: ml
+spec:
+  parallelism: 2
+  completions: 2
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy:
+      gang: {{}}
+    schedulingConstraints:
+      topology:
+      - key: topology.example.com/rack
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: eval
+        image: registry.example.com/ml/eval:2.0
+        resources:
+          requests: {{cpu: "4", memory: 16Gi}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {job}
+  namespace: ml
+spec:
+  clusterIP: None
+  selector:
+    app.kubernetes.io/name: {job}
+"""
+
+
+def write_corpus(directory: Path, manifests: int) -> int:
+    """Files of 2 + 4 pods (+ Job and Service every other file) until ``manifests``."""
+    written = n = 0
+    while written < manifests:
+        job = f"train-{n:04d}"
+        # every 8th file has an invalid topology key (an error in the Workload and one in
+        # the PodGroup)
+        key = "topology.example.com/rack" if n % 8 else "topology.example.com/rack_"
+        parts = [HEAD.format(job=job, pods=4, key=key)]
+        parts += [POD.format(job=job, i=i, n=n % 10, cpu=32) for i in range(4)]
+        count = 6
+        if n % 2:
+            parts.append(TAIL.format(job=job))
+            count += 2
+        (directory / f"{job}.yaml").write_text("".join(parts))
+        written += count
+        n += 1
+    return written
+
+
+def best(repeat: int, fn) -> tuple[float, float]:
+    """Best wall time and best CPU time (this process and its children) of ``repeat``
+    runs. The machine is shared: CPU time shows the work when others load the cores."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = _cpu()
+        start = time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - before)
+    return min(walls), min(cpus)
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--manifests", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    from tasplan.lint import lint
+    from tasplan.lint.formats import RENDERERS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        count = write_corpus(directory, args.manifests)
+        files = len(list(directory.iterdir()))
+        report = lint([directory])
+        in_process = best(args.repeat, lambda: lint([directory]))
+
+        def with_formats() -> None:
+            r = lint([directory])
+            for render in RENDERERS.values():
+                render(r)
+
+        rendered = best(args.repeat, with_formats)
+        command = [sys.executable, "-m", "tasplan", "lint", str(directory), "-o", "json"]
+        cli = best(args.repeat, lambda: subprocess.run(command, capture_output=True,
+                                                       check=False))
+    print(f"corpus: {count} manifests in {files} files; "
+          f"{len(report.findings)} findings ({report.summary_line()})")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores;"
+          " best wall / best CPU seconds")
+    print("(a) lint() in-process          {:6.3f} / {:6.3f}".format(*in_process))
+    print("(b) lint() + all 5 formats     {:6.3f} / {:6.3f}".format(*rendered))
+    print("(c) CLI end-to-end (-o json)   {:6.3f} / {:6.3f}   target < 2 s".format(*cli))
+
+
+if __name__ == "__main__":
+    main()

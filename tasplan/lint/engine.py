@@ -1,0 +1,174 @@
+"""``lint``: files -> LintReport. Parses each file once, validates each object against its
+schema, runs the semantic rules on the objects that passed, and the cluster rules when a
+cluster is given. Prints nothing; the CLI renders the report."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tasplan.errors import InputError
+from tasplan.lint import schema, semantic
+from tasplan.lint.reader import Manifest, parse, read_bytes
+from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
+from tasplan.lint.rules import Severity, rule
+from tasplan.load.documents import expand_paths, type_name
+
+CHECKED_GROUP_KINDS = ("Workload", "PodGroup")
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")  # spec.containers[0].name
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    strict: bool = False  # unknown fields are errors; warnings fail the run
+    clusters: tuple[str | os.PathLike, ...] = ()
+    namespace: str = "default"  # for objects without metadata.namespace
+
+
+def lint_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Files as given, directories expanded to their YAML/JSON files (recursively, sorted);
+    each file once. A missing path raises InputError."""
+    seen: dict[Path, None] = {}
+    for path in paths:
+        for file in expand_paths(path):
+            seen.setdefault(file)
+    return list(seen)
+
+
+def lint(paths: Iterable[str | os.PathLike], options: LintOptions | None = None) -> LintReport:
+    options = options or LintOptions()
+    files = lint_files(paths)
+    cluster_docs = None
+    if options.clusters:  # read first: a bad cluster dump is a usage problem (exit 2)
+        from tasplan.lint.cluster import read_cluster
+
+        cluster_docs = read_cluster(options.clusters)
+    run = _Run(options)
+    for file in files:
+        run.read(str(file), read_bytes(file))
+    run.semantic()
+    if cluster_docs is not None:
+        run.cluster(cluster_docs)
+    return run.report([str(f) for f in files])
+
+
+class _Run:
+    def __init__(self, options: LintOptions) -> None:
+        self.options = options
+        self.manifests: list[Manifest] = []
+        self.violations: dict[int, list[Violation]] = {}  # id(manifest) -> violations
+        self.findings: list[Finding] = []
+        self.resources: list[Resource] = []
+        self.skipped: Counter = Counter()
+        self.checked: set[int] = set()
+
+    def read(self, label: str, data: bytes) -> None:
+        manifests, problem = parse(label, data)
+        if problem is not None:
+            self.resources.append(Resource(label, None, None, "", "", "", True))
+            self.findings.append(Finding(rule("TP001"), Severity.ERROR, label, problem.line,
+                                         problem.column, None, None, "", problem.message))
+        for m in manifests:
+            self.manifests.append(m)
+            self.violations[id(m)] = found = self._validate(m)
+            checked = id(m) in self.checked
+            if not checked and not found:
+                self.skipped[m.kind or "(none)"] += 1
+            self.resources.append(Resource(label, m.document, m.item, m.kind, _name(m),
+                                           m.api_version, checked or bool(found)))
+
+    def _validate(self, m: Manifest) -> list[Violation]:
+        if not isinstance(m.obj, dict):
+            return [Violation("TP002", (), "expected a Kubernetes object (a mapping with "
+                              f"apiVersion and kind), got {type_name(m.obj)}")]
+        missing = [f for f in ("apiVersion", "kind") if not isinstance(m.obj.get(f), str)
+                   or not m.obj.get(f)]
+        if missing:
+            return [Violation("TP002", (f,), "required field is missing (every object needs "
+                              "apiVersion and kind)") for f in missing]
+        found = schema.validate(m.obj, m.api_version, m.kind)
+        if found is not None:
+            self.checked.add(id(m))
+            return found
+        group = m.api_version.rpartition("/")[0]
+        if group == schema.SCHEMA_GROUP and m.kind in CHECKED_GROUP_KINDS:
+            versions = ", ".join(schema.known_versions(m.kind))
+            return [Violation("TP003", ("apiVersion",), f"{m.kind} is not served as "
+                              f"{m.api_version!r} (known: {versions})")]
+        return []
+
+    def _clean(self) -> list[Manifest]:
+        """Objects without error-level violations (unknown fields do not count)."""
+        return [m for m in self.manifests if isinstance(m.obj, dict) and m.kind
+                and all(v.rule == "TP108" for v in self.violations[id(m)])]
+
+    def semantic(self) -> None:
+        checked = [m for m in self.manifests if id(m) in self.checked]
+        for m, v in semantic.check(checked, self.options.namespace):
+            self.violations[id(m)].append(v)
+
+    def cluster(self, docs: list) -> None:
+        from tasplan.lint.cluster import NotPlannable, check
+
+        excluded: set[int] = set()
+        while True:  # an object the loader rejects is reported and left out, then retry
+            try:
+                found = check([m for m in self._clean() if id(m) not in excluded], docs,
+                              self.options.namespace)
+                break
+            except NotPlannable as exc:
+                culprit = self._not_plannable(exc.error)
+                if culprit is None:
+                    return
+                excluded.add(id(culprit))
+        for m, v in found:
+            self.violations[id(m)].append(v)
+
+    def _not_plannable(self, err: InputError) -> Manifest | None:
+        """The loader's error as a TP306 finding, placed on the object it names (returned)."""
+        match = next((m for m in self.manifests if m.file.label == err.source
+                      and f"{m.kind} {_name(m)}" == err.obj), None)
+        if match is None:
+            self.findings.append(Finding(rule("TP306"), Severity.ERROR, err.source, err.line,
+                                         None, None, None, err.field, err.detail, err.obj))
+            return None
+        parts = tuple(int(n) if n else name for name, n in _TOKEN.findall(err.field))
+        self.violations[id(match)].append(Violation("TP306", parts, err.detail))
+        return match
+
+    def report(self, files: list[str]) -> LintReport:
+        for m in self.manifests:
+            found = self.violations[id(m)]
+            # One finding per field: a specific rule replaces the generic unknown-field one,
+            # and a field that breaks its schema gets no semantic follow-up findings.
+            specific = {v.path for v in found if v.rule == "TP207"}
+            broken = {v.path for v in found if v.rule.startswith("TP1") and v.rule != "TP108"}
+            for v in found:
+                if (v.rule == "TP108" and v.path in specific) or (
+                        v.rule[:3] in ("TP2", "TP3") and v.path in broken):
+                    continue
+                self.findings.append(self._finding(m, v))
+        self.findings.sort(key=Finding.sort_key)
+        places = {(r.file, r.document, r.item) for r in self.resources}
+        for f in self.findings:  # a finding no resource holds is about its file
+            if (f.file, f.document, f.item) not in places:
+                places.add((f.file, f.document, f.item))
+                self.resources.append(Resource(f.file, f.document, f.item, "", "", "", True))
+        return LintReport(tuple(self.findings), tuple(self.resources), tuple(files),
+                          dict(sorted(self.skipped.items())), self.options.strict)
+
+    def _finding(self, m: Manifest, v: Violation) -> Finding:
+        r = rule(v.rule)
+        severity = Severity.ERROR if self.options.strict and v.rule == "TP108" else r.severity
+        line, column = m.locate(v.path, key=v.key)
+        label = f"{m.kind} {_name(m)}".strip() if isinstance(m.obj, dict) else ""
+        return Finding(r, severity, m.file.label, line, column, m.document, m.item,
+                       format_path(v.path), v.message, label)
+
+
+def _name(m: Manifest) -> str:
+    return f"{m.namespace}/{m.name}" if m.namespace and m.name else m.name

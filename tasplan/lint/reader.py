@@ -1,0 +1,224 @@
+"""Manifest files -> objects that remember where each of their fields is.
+
+The spine's loader parses fast and looks positions up only for its one error; lint needs
+a line and column for every finding, so YAML is composed to a node tree once and the
+objects are constructed from it (libyaml for both steps). JSON is parsed with orjson and
+composed as YAML only when a finding needs a position. The same limits as the spine
+apply: a size cap, the alias-expansion guard, safe constructors only (python tags are
+refused). Problems with a file's content are returned as a :class:`ParseProblem`, never
+raised; only a file that cannot be opened raises :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from tasplan.errors import InputError
+from tasplan.lint.report import Path as FieldPath
+from tasplan.load.documents import (
+    AliasBomb,
+    FastLoader,
+    GuardedLoader,
+    max_input_bytes,
+    needs_guarded_loader,
+)
+
+Mark = tuple[int | None, int | None]  # 1-based line, column
+_SNIFF = 8192
+_RESOLVED: dict[tuple, str] = {}
+
+
+class _Loader(FastLoader):  # type: ignore[misc, valid-type]
+    """libyaml's safe loader with memoised implicit tags: resolving a plain scalar runs
+    Python regexes, and manifests repeat the same keys and values thousands of times."""
+
+    def resolve(self, kind, value, implicit):  # type: ignore[override]
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            if len(_RESOLVED) > 100_000:
+                _RESOLVED.clear()
+            tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+        return tag
+
+
+@dataclass(frozen=True, slots=True)
+class ParseProblem:
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(slots=True)
+class ManifestFile:
+    """One input file. ``nodes`` holds each document's root node; for JSON it is composed
+    on first use (None when even that fails: findings then have no position)."""
+
+    label: str
+    text: str
+    nodes: list[yaml.Node | None] | None = None
+    composed: bool = False
+
+    def node(self, document: int) -> yaml.Node | None:
+        if not self.composed:
+            self.composed = True
+            try:
+                self.nodes = list(yaml.compose_all(self.text, Loader=FastLoader))
+            except (yaml.YAMLError, RecursionError):
+                self.nodes = None
+        if self.nodes is None or document >= len(self.nodes):
+            return None
+        return self.nodes[document]
+
+
+@dataclass(slots=True)
+class Manifest:
+    """One Kubernetes object of a file: a document, or an item of a ``kind: List``."""
+
+    file: ManifestFile
+    document: int
+    item: int | None
+    obj: Any
+
+    @property
+    def kind(self) -> str:
+        kind = self.obj.get("kind") if isinstance(self.obj, dict) else None
+        return kind if isinstance(kind, str) else ""
+
+    @property
+    def api_version(self) -> str:
+        v = self.obj.get("apiVersion") if isinstance(self.obj, dict) else None
+        return v if isinstance(v, str) else ""
+
+    @property
+    def namespace(self) -> str:
+        meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
+        ns = meta.get("namespace") if isinstance(meta, dict) else None
+        return ns if isinstance(ns, str) and ns else ""
+
+    @property
+    def name(self) -> str:
+        meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) else ""
+
+    def locate(self, path: FieldPath, *, key: bool = False) -> Mark:
+        """Position of ``path``: its value (or, with ``key``, its key). A path that does not
+        exist points at the key of the deepest part that does."""
+        node = self.file.node(self.document)
+        if node is not None and self.item is not None:
+            node = _child(node, "items")
+            node = _child(node[1], self.item) if node else None
+            node = node[1] if node else None
+        if node is None:
+            return None, None
+        key_node = None
+        for part in path:
+            child = _child(node, part)
+            if child is None:
+                return _mark(key_node or node)
+            key_node, node = child
+        return _mark(key_node if key and key_node is not None else node)
+
+
+def _child(node: yaml.Node, part: str | int) -> tuple[yaml.Node | None, yaml.Node] | None:
+    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == part:
+                return k, v
+    elif (isinstance(node, yaml.SequenceNode) and isinstance(part, int)
+          and 0 <= part < len(node.value)):
+        return None, node.value[part]
+    return None
+
+
+def _mark(node: yaml.Node) -> Mark:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes; raises InputError when it cannot be opened (exit status 2)."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(max_input_bytes() + 1)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    return data
+
+
+def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]:
+    """Every object in the file. On a problem, the objects read before it are kept only
+    for YAML streams (earlier documents are complete); the problem is reported once."""
+    limit = max_input_bytes()
+    if len(data) > limit:
+        return [], ParseProblem(
+            f"file is larger than the limit of {limit} bytes "
+            "(set TASPLAN_MAX_INPUT_BYTES to raise it)")
+    nul = data.find(b"\0", 0, _SNIFF)
+    if nul >= 0:
+        return [], ParseProblem(
+            f"binary file (NUL byte at offset {nul}), not YAML or JSON")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return [], ParseProblem(
+            f"not UTF-8 text (invalid byte at offset {exc.start})")
+    file = ManifestFile(label, text)
+    if label.lower().endswith(".json"):
+        try:
+            roots = [orjson.loads(text)]
+        except orjson.JSONDecodeError as exc:
+            return [], ParseProblem(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+        return _objects(file, roots), None
+    file.composed = True
+    file.nodes = []
+    roots: list[Any] = []
+    loader = (GuardedLoader if needs_guarded_loader(data) else _Loader)(text)
+    problem = None
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            file.nodes.append(node)
+            roots.append(loader.construct_document(node) if node is not None else None)
+    except AliasBomb as exc:
+        problem = ParseProblem(str(exc), exc.line)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            problem = ParseProblem(f"invalid YAML: {what}")
+        else:
+            problem = ParseProblem(f"invalid YAML: {what}", mark.line + 1, mark.column + 1)
+    except yaml.YAMLError as exc:
+        problem = ParseProblem(f"invalid YAML: {exc}")
+    except RecursionError:
+        problem = ParseProblem("YAML nesting is too deep")
+    finally:
+        loader.dispose()
+    return _objects(file, roots), problem
+
+
+def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:
+    """Documents, with ``kind: *List`` flattened into their items (as kubectl does)."""
+    out: list[Manifest] = []
+    for index, obj in enumerate(roots):
+        if obj is None:
+            continue
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        items = obj.get("items") if isinstance(obj, dict) else None
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+            item_kind = kind[: -len("List")] if kind != "List" else None
+            for k, item in enumerate(items):
+                if item_kind and isinstance(item, dict) and "kind" not in item:
+                    item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
+                out.append(Manifest(file, index, k, item))
+        else:
+            out.append(Manifest(file, index, None, obj))
+    return out

@@ -1,0 +1,136 @@
+"""The lint rules: stable ids, default severities and the hint each finding carries.
+
+Ids never change meaning once released: CI configurations and SARIF baselines refer to
+them. TP0xx are about reading files, TP1xx schema rules (``schemas/``), TP2xx semantic
+rules on the manifests alone, TP3xx rules that need ``--cluster``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    summary: str  # what the rule checks, for the README table and SARIF
+    hint: str  # how to fix a finding, shown with it
+
+
+_E, _W = Severity.ERROR, Severity.WARNING
+
+RULES: tuple[Rule, ...] = (
+    Rule("TP001", "unparseable-file", _E,
+         "The file cannot be read as YAML or JSON: syntax error, binary or non-UTF-8 content, "
+         "a python tag, an alias bomb, too deep nesting or too large.",
+         "Fix the file so that `kubectl apply --dry-run=client -f FILE` reads it."),
+    Rule("TP002", "not-an-object", _E,
+         "A document is not a Kubernetes object: not a mapping, or without apiVersion/kind.",
+         "Every document needs `apiVersion` and `kind`."),
+    Rule("TP003", "unsupported-version", _E,
+         "A scheduling.k8s.io kind with an apiVersion no Kubernetes release serves.",
+         "Use scheduling.k8s.io/v1beta1 (v1.37), v1alpha2 (v1.36) or v1alpha1 (v1.35)."),
+    Rule("TP101", "wrong-type", _E,
+         "A field has the wrong type (a string where an integer belongs, ...).",
+         "See the field's type in the API reference of your Kubernetes version."),
+    Rule("TP102", "required-field", _E,
+         "A required field is missing.",
+         "Add the field; the API server rejects the object without it."),
+    Rule("TP103", "invalid-format", _E,
+         "A name, reference or label key does not have the format the API server demands "
+         "(DNS label, DNS subdomain, label key, path segment).",
+         "Names are lowercase alphanumerics and '-'; label keys are [prefix/]name."),
+    Rule("TP104", "item-count", _E,
+         "A list has more or fewer items than allowed (at most 8 templates, 1 topology "
+         "constraint, 4 resource claims; at least 1 template).",
+         "Keep the list within the bounds the message gives (split a workload that needs "
+         "more than 8 templates)."),
+    Rule("TP105", "exactly-one-of", _E,
+         "A union field sets none or several of its members (basic / gang, single / all, "
+         "podGroupTemplates / compositePodGroupTemplates, ...).",
+         "Set exactly one member, e.g. `schedulingPolicy: {gang: {minCount: 4}}`."),
+    Rule("TP106", "out-of-range", _E,
+         "A number is outside its bounds (minCount >= 1, priority <= 1000000000, int32).",
+         "Use a value within the bounds the message gives."),
+    Rule("TP107", "invalid-value", _E,
+         "A field holds a value outside its enumeration (preemptionPolicy, disruptionMode, "
+         "toleration operator or effect, ...).",
+         "Use one of the values the message lists."),
+    Rule("TP108", "unknown-field", _W,
+         "A field the API version does not define (a typo, or a field of another version). "
+         "An error with --strict.",
+         "Check the spelling and the apiVersion; the API server drops or rejects unknown "
+         "fields."),
+    Rule("TP201", "unresolved-reference", _W,
+         "A pod or PodGroup references a PodGroup or Workload that is not in the inputs.",
+         "Fine if it exists in the cluster; otherwise the pods stay pending until it does."),
+    Rule("TP202", "unknown-template", _E,
+         "A reference names a pod group template that the referenced Workload (in the "
+         "inputs) does not declare.",
+         "Use one of the Workload's podGroupTemplates / podGroups names."),
+    Rule("TP203", "reference-other-namespace", _E,
+         "A reference names an object that exists in the inputs only in another namespace; "
+         "references are namespace-local.",
+         "Put the pod and its group in the same namespace (check metadata.namespace)."),
+    Rule("TP204", "gang-too-few-pods", _W,
+         "Fewer pods in the inputs reference a gang than its minCount: GangScheduling keeps "
+         "them waiting until minCount pods exist.",
+         "Add pods, lower minCount, or make sure the remaining pods are created elsewhere."),
+    Rule("TP205", "mixed-scheduler-name", _E,
+         "Pods of one group name different schedulers; the pod-group cycle rejects the "
+         "group.",
+         "Give every pod of the group the same spec.schedulerName."),
+    Rule("TP206", "mixed-priority", _E,
+         "Pods of one group (or a pod and its PodGroup) have different priority classes; "
+         "the pod-group cycle requires one priority.",
+         "Give the PodGroup and all its pods the same priorityClassName."),
+    Rule("TP207", "topology-unsupported-version", _E,
+         "A topology constraint on an API version that has none (scheduling.k8s.io/v1alpha1).",
+         "Move to scheduling.k8s.io/v1alpha2 or later (podGroupTemplates[]."
+         "schedulingConstraints.topology)."),
+    Rule("TP208", "gang-exceeds-parallelism", _E,
+         "A Job's gang minCount is larger than the number of pods the Job runs at once "
+         "(parallelism, or completions if smaller): the gang can never be complete.",
+         "Lower minCount or raise spec.parallelism."),
+    Rule("TP209", "duplicate-name", _E,
+         "Two objects of the same kind share namespace and name, or a list keyed by name "
+         "(templates, resource claims) repeats a name.",
+         "Rename one of them."),
+    Rule("TP301", "topology-key-missing", _E,
+         "No node of the cluster carries the group's topology key: there is no placement.",
+         "Use a label key the nodes have (kubectl get nodes -L KEY)."),
+    Rule("TP302", "never-fits", _E,
+         "The group cannot be placed in any topology domain even in an empty cluster: it "
+         "will never schedule.",
+         "Lower minCount or the pods' requests, or use a larger topology domain."),
+    Rule("TP303", "does-not-fit-now", _W,
+         "The group fits an empty cluster but not the cluster as it is now "
+         "(`tasplan check`'s verdict).",
+         "Run `tasplan check` for the placement table; wait for capacity or free some."),
+    Rule("TP304", "untolerated-taints", _E,
+         "Every node of every topology domain carries a taint the group's pods do not "
+         "tolerate.",
+         "Add the matching tolerations to the pods."),
+    Rule("TP305", "no-matching-nodes", _E,
+         "The pods' nodeSelector / required node affinity excludes every node of every "
+         "topology domain.",
+         "Fix the selector, or label the nodes."),
+    Rule("TP306", "not-plannable", _E,
+         "The manifests cannot be planned against the cluster (e.g. a priorityClassName "
+         "the cluster does not define).",
+         "Fix the field the message names, or add the missing object to the cluster dump."),
+)
+
+BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    return BY_ID[rule_id]

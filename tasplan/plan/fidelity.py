@@ -1,0 +1,96 @@
+"""What tasplan did not or could not model for a group, said only when the input uses it.
+
+Each note names a place where kube-scheduler's decision may differ from the plan: a plugin
+tasplan does not simulate (volumes, DRA, ImageLocality), randomness upstream (node sampling,
+tie-breaking) or timing (basic groups seen in part).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tasplan.framework.profile import Profile
+from tasplan.framework.sampling import NodeSampling
+from tasplan.framework.types import GroupContext
+from tasplan.model.group import Policy
+from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
+from tasplan.model.pod_affinity import PodAffinity
+
+if TYPE_CHECKING:
+    from tasplan.plan.result import GroupResult
+
+IMAGE_LOCALITY = "ImageLocality"
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterFacts:
+    """What the notes need to know about the whole input, gathered once per plan."""
+
+    node_images: bool = False  # some node lists status.images
+    # Namespaces that pods live in but whose Namespace object (labels) is not in the input.
+    unlabelled_namespaces: tuple[str, ...] = ()
+
+
+def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSampling],
+                result: GroupResult, facts: ClusterFacts) -> tuple[Note, ...]:
+    """``sampling``: the simulated placements where upstream would not look at every node."""
+    pending = ctx.pending
+    selected, tied_with = result.selected, result.tied_with
+    notes: list[Note] = []
+    features = frozenset().union(*(p.unmodelled for p in pending))
+    if UNMODELLED_VOLUMES in features:
+        notes.append(Note("volumes", "pods use persistent or CSI volumes: VolumeBinding, "
+                          "VolumeZone, NodeVolumeLimits and VolumeRestrictions are not "
+                          "simulated, so a node the volumes cannot reach may be chosen"))
+    if UNMODELLED_DRA in features:
+        notes.append(Note("dra", "pods request DRA resource claims: devices are not "
+                          "simulated (DynamicResources), only cpu, memory and extended "
+                          "resources are checked"))
+    if facts.node_images and IMAGE_LOCALITY in profile.unmodelled and pending:
+        notes.append(Note("image-locality", "nodes list their images but ImageLocality "
+                          "(score weight 1) is not modelled: upstream may prefer nodes that "
+                          "already hold the pods' images within a placement"))
+    if sampling and pending:
+        s = max(sampling, key=lambda s: (s.nodes, s.placement))
+        notes.append(Note("node-sampling", "upstream filters each pod only until it finds "
+                          f"{s.feasible_to_find} feasible nodes of the {s.nodes} in placement "
+                          f"{s.placement!r} (percentageOfNodesToScore {s.percentage}%), "
+                          "starting where the previous pod "
+                          "stopped; tasplan evaluates every node, so node choice inside a "
+                          "placement may differ (feasibility does not)"))
+    if ctx.group.policy == Policy.BASIC and len(pending) > 1:
+        notes.append(Note("basic-timing", "basic groups are not gated: the scheduler may "
+                          "start the group's cycle when only its first pods are queued and "
+                          "choose the domain from those alone; tasplan plans all "
+                          f"{len(pending)} pending pods at once"))
+    if tied_with:
+        tied = ", ".join(repr(n) for n in (selected, *tied_with))
+        notes.append(Note("random-ties", f"placements {tied} tie on score: upstream picks "
+                          f"one at random, tasplan the first by name ({selected!r})"))
+    missing = facts.unlabelled_namespaces
+    if missing and any(_uses_namespace_selector(p.pod_affinity) for p in pending):
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
+                                          if len(missing) > 5 else "")
+        notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
+                          f"Namespace objects of {shown} are not in the inputs: they were "
+                          "matched by their kubernetes.io/metadata.name label only"))
+    if not result.schedulable and pending and any(p.preemption_policy != "Never" for p in pending):
+        notes.append(Note("preemption", "upstream would next try preemption (workload-aware "
+                          "for pod groups) and may evict lower-priority pods; the plan does "
+                          "not preempt (tasplan explain shows eviction what-ifs)"))
+    return tuple(notes)
+
+
+def _uses_namespace_selector(affinity: PodAffinity | None) -> bool:
+    if affinity is None:
+        return False
+    terms = [*affinity.required, *affinity.required_anti,
+             *(w.term for w in affinity.preferred), *(w.term for w in affinity.preferred_anti)]
+    return any(t.namespace_selector is not None for t in terms)

@@ -1,0 +1,82 @@
+"""``tasplan lint`` as CI runs it: exit codes, stdin file lists, --summary, errors."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from tasplan.cli.app import app
+from tests.lint.helpers import FIXTURES, REPO
+
+GOOD = str(FIXTURES / "good")
+BAD = str(FIXTURES / "bad")
+
+
+@pytest.fixture(autouse=True)
+def _at_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+
+def run(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(app, ["lint", *args], input=stdin, env={"COLUMNS": "200"})
+
+
+def test_clean_input_exits_0_and_prints_nothing() -> None:
+    result = run(GOOD, "--strict")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_error_findings_exit_1() -> None:
+    result = run(f"{BAD}/TP105-exactly-one-of.yaml")
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"{BAD}/TP105-exactly-one-of.yaml:8:5: error TP105: ")
+
+
+def test_warnings_exit_0_unless_strict() -> None:
+    path = f"{BAD}/TP201-unresolved-reference.yaml"
+    assert run(path).exit_code == 0
+    assert run(path, "--strict").exit_code == 1
+
+
+def test_missing_file_exits_2_with_one_line() -> None:
+    result = run(GOOD, "no/such/file.yaml", "-o", "sarif")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == "error: no/such/file.yaml: no such file or directory\n"
+
+
+def test_bad_cluster_exits_2() -> None:
+    result = run(GOOD, "--cluster", f"{BAD}/TP001-invalid-yaml.yaml")
+    assert result.exit_code == 2
+    assert "invalid YAML" in result.stderr
+
+
+def test_file_names_on_stdin() -> None:
+    names = f"{GOOD}/job.json\n\n{BAD}/TP106-out-of-range.yaml\n"
+    result = run("-", "-o", "json", stdin=names)
+    assert result.exit_code == 1
+    assert '"files": 2' in result.stdout
+
+
+def test_empty_stdin_is_a_usage_error() -> None:
+    result = run("-", stdin="")
+    assert result.exit_code == 2
+    assert result.stderr == "error: no file names on stdin\n"
+
+
+def test_summary_goes_to_stdout_for_text_and_stderr_otherwise() -> None:
+    line = "5 file(s), 15 resource(s) checked, 1 skipped (Service 1): 0 error(s), 0 warning(s)\n"
+    assert run(GOOD, "--summary").stdout == line
+    result = run(GOOD, "--summary", "-o", "github")
+    assert (result.stdout, result.stderr) == ("", line)
+
+
+def test_with_cluster_exit_1_on_never_fits() -> None:
+    result = run("samples/workloads/train-too-big.yaml", "-c", "samples/cluster")
+    assert result.exit_code == 1
+    assert " error TP302: PodGroup ml/big-workers: " in result.stdout
+
+
+def test_directory_and_its_file_are_linted_once() -> None:
+    result = run(GOOD, f"{GOOD}/job.json", "--summary")
+    assert result.stdout.startswith("5 file(s)")

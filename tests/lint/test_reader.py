@@ -1,0 +1,69 @@
+"""Reading files safely, with positions: never a traceback or a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasplan.errors import InputError
+from tasplan.lint import lint
+from tasplan.lint.reader import parse, read_bytes
+
+
+def _rules(tmp_path, name: str, data: bytes) -> list[tuple[str, int | None, str]]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return [(f.rule.id, f.line, f.message) for f in lint([path]).findings]
+
+
+def test_binary_file_is_a_finding(tmp_path) -> None:
+    assert _rules(tmp_path, "x.yaml", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR") == [
+        ("TP001", None, "binary file (NUL byte at offset 8), not YAML or JSON")]
+
+
+def test_invalid_utf8_is_a_finding(tmp_path) -> None:
+    assert _rules(tmp_path, "x.yaml", "name: caf\xe9\n".encode("latin-1")) == [
+        ("TP001", None, "not UTF-8 text (invalid byte at offset 9)")]
+
+
+def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TASPLAN_MAX_INPUT_BYTES", "100")
+    [(rule, _, message)] = _rules(tmp_path, "x.yaml", b"a: b\n" * 30)
+    assert rule == "TP001"
+    assert message.startswith("file is larger than the limit of 100 bytes")
+
+
+def test_deep_nesting_is_a_finding_or_parses(tmp_path) -> None:
+    """libyaml nests iteratively; whatever depth, the result is findings, not a crash."""
+    findings = _rules(tmp_path, "x.yaml", b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    assert findings and all(rule in ("TP001", "TP002") for rule, _, _ in findings)
+
+
+def test_documents_before_a_syntax_error_are_still_linted(tmp_path) -> None:
+    data = (b"apiVersion: v1\nkind: Pod\nmetadata: {name: Bad}\nspec: {containers: [{name: c}]}\n"
+            b"---\nkey: [unclosed\n")
+    assert sorted(r for r, _, _ in _rules(tmp_path, "x.yaml", data)) == ["TP001", "TP103"]
+
+
+def test_unreadable_path_raises_input_error(tmp_path) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        read_bytes(tmp_path)  # a directory cannot be opened as a file
+
+
+def test_json_positions_come_from_composing_it_as_yaml() -> None:
+    data = b'{"apiVersion": "v1", "kind": "Pod",\n "metadata": {"name": "p"},\n "spec": {}}'
+    [m], problem = parse("x.json", data)
+    assert problem is None
+    assert m.locate(("metadata", "name")) == (2, 23)
+    assert m.locate(("spec", "containers")) == (3, 2)  # missing: the key of its parent
+
+
+def test_list_items_locate_inside_the_list() -> None:
+    data = b"kind: PodList\napiVersion: v1\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n"
+    manifests, _ = parse("x.yaml", data)
+    assert [(m.kind, m.name, m.item) for m in manifests] == [("Pod", "a", 0), ("Pod", "b", 1)]
+    assert manifests[1].locate(("metadata", "name")) == (5, 20)
+    assert manifests[1].locate(("metadata", "name"), key=True) == (5, 14)
+
+
+def test_empty_documents_are_skipped() -> None:
+    assert parse("x.yaml", b"---\n---\n# only a comment\n") == ([], None)
