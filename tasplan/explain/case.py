@@ -24,6 +24,8 @@ from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 
+HOSTNAME = "kubernetes.io/hostname"
+
 
 class TrialStatement(Statement):
     """A Statement whose commits can be undone: ``schedule_group`` commits the winner's
@@ -122,10 +124,31 @@ class Case:
     def fits(self, sim: Simulation) -> bool:
         return sim.feasible and sim.placed >= self.needed
 
-    def capacity_of(self, node: Node, index: int) -> int | None:
+    def empty_capacity(self, node: Node) -> int | None:
         """How many pending pods of the group's first pod class an empty copy of ``node``
-        takes, per the planner's filters; 0 when a filter rejects it; None when unknown."""
-        nodes, statement = [NodeInfo(node, index)], Statement()
+        takes, per the planner's filters; 0 when a filter rejects it; None when unknown.
+
+        Memoised for the run per pod class and node shape: nodes that differ only in name
+        give the same answer unless the pods can tell them apart by name."""
+        memo = self.memo.setdefault(("capacity", self.signatures[0]), {})
+        key = (node.name if self._reads_node_name else None,
+               frozenset((k, v) for k, v in node.labels.items() if k != HOSTNAME),
+               node.taints, node.unschedulable, frozenset(node.allocatable.items()))
+        if key not in memo:
+            memo[key] = self._capacity_of(node)
+        return memo[key]
+
+    @cached_property
+    def _reads_node_name(self) -> bool:
+        pod = self.ctx.pending[0]
+        terms = [*(pod.required_terms or ()), *(p.term for p in pod.preferred_terms)]
+        return (HOSTNAME in pod.node_selector or bool(pod.spread_constraints)
+                or pod.pod_affinity is not None
+                or any(t.match_fields or any(r.key == HOSTNAME for r in t.match_expressions)
+                       for t in terms))
+
+    def _capacity_of(self, node: Node) -> int | None:
+        nodes, statement = [NodeInfo(node, 0)], Statement()
         group = GroupCache(nodes, statement)
         cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
                              group.of(self.signatures[0]))
@@ -161,6 +184,6 @@ def with_pods(infos: Sequence[NodeInfo], pods: Iterable[Pod]) -> list[NodeInfo]:
 def renamed(node: Node, name: str) -> Node:
     """A copy of ``node`` under a new name (its hostname label follows)."""
     labels = dict(node.labels)
-    if "kubernetes.io/hostname" in labels:
-        labels["kubernetes.io/hostname"] = name
+    if HOSTNAME in labels:
+        labels[HOSTNAME] = name
     return replace(node, name=name, labels=labels)

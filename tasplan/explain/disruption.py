@@ -12,26 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tasplan.load.fields import ObjectFields
+from tasplan.load.pod_affinity import label_selector
 from tasplan.model.pod import Pod
-from tasplan.model.selectors import Requirement
+from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.snapshot import ClusterSnapshot
 
 API_VERSION = "policy/v1"
 KIND = "PodDisruptionBudget"
-_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-@dataclass(frozen=True, slots=True)
-class LabelSelector:
-    """A metav1.LabelSelector: ``matchLabels`` and ``matchExpressions`` ANDed. An empty
-    selector matches every pod (policy/v1 semantics)."""
-
-    match_labels: Mapping[str, str]
-    match_expressions: tuple[Requirement, ...] = ()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        return (all(labels.get(k) == v for k, v in self.match_labels.items())
-                and all(r.matches(labels) for r in self.match_expressions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +53,7 @@ def decode_budget(f: ObjectFields, pods: Iterable[Pod]) -> DisruptionBudget:
     name = f.string(meta.get("name"), "metadata.name", required=True)
     namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
     spec = f.mapping(obj.get("spec"), "spec")
-    raw = spec.get("selector")
-    selector = None if raw is None else _selector(f, raw)
+    selector = label_selector(f, spec.get("selector"), "spec.selector")
     status = f.mapping(obj.get("status"), "status")
     if status.get("disruptionsAllowed") is not None:
         allowed = f.integer(status["disruptionsAllowed"], "status.disruptionsAllowed")
@@ -97,20 +83,3 @@ def _int_or_percent(f: ObjectFields, value: object, field: str, total: int) -> i
     if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
         return math.ceil(int(value[:-1]) * total / 100)
     raise f.expected(field, 'an integer or a percentage such as "50%"', value)
-
-
-def _selector(f: ObjectFields, raw: object) -> LabelSelector:
-    raw = f.mapping(raw, "spec.selector")
-    labels = f.string_map(raw.get("matchLabels"), "spec.selector.matchLabels")
-    exprs = []
-    for i, item in enumerate(f.sequence(raw.get("matchExpressions"),
-                                        "spec.selector.matchExpressions")):
-        path = f"spec.selector.matchExpressions[{i}]"
-        item = f.mapping(item, path)
-        op = f.string(item.get("operator"), f"{path}.operator", required=True)
-        if op not in _SELECTOR_OPERATORS:
-            raise f.expected(f"{path}.operator", " or ".join(_SELECTOR_OPERATORS), op)
-        values = f.sequence(item.get("values"), f"{path}.values")
-        exprs.append(Requirement(f.string(item.get("key"), f"{path}.key", required=True), op,
-                                 tuple(f.string(v, f"{path}.values") for v in values)))
-    return LabelSelector(labels, tuple(exprs))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from tasplan.explain.case import Case
 from tasplan.explain.result import Consumer, DomainExplanation
@@ -29,8 +30,8 @@ def analyse_domains(case: Case) -> tuple[DomainExplanation, ...]:
         explanation = _domain(case, domain)
         if rank < CONSUMER_DOMAINS:
             resources = list(explanation.shortfall) or ["cpu"]
-            explanation = DomainExplanation(
-                **{**explanation.__dict__, "consumers": consumers(case, domain, resources)})
+            explanation = replace(explanation,
+                                  consumers=consumers(case, domain, resources))
         out.append(explanation)
     return tuple(out)
 

@@ -28,6 +28,7 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.placement_cycle import Count
 from tasplan.plan.planner import group_priority, plan
 from tasplan.plan.result import GroupResult
 
@@ -110,10 +111,29 @@ def failures(case: Case) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def fits_empty_cluster(case: Case) -> bool:
     """Whether one of the group's placements holds it when its nodes hold nothing but the
-    group's own running pods (each placement simulated as the planner does, first fit
-    wins)."""
+    group's own running pods. Identical pods are counted as the planner counts them (the
+    sum of what each empty node takes); other groups are simulated per placement."""
+    if not case.ctx.scheduled and case.count != Count.NEVER:
+        fits = _fits_empty_counted(case)
+        if fits is not None:
+            return fits
     own = [pod for pod, _ in case.ctx.scheduled]
     empty = with_pods(case.infos, own)
     return any(case.fits(case.simulate(case.placement(d), empty))
                for d in sorted(case.domains, key=lambda d: (-len(d.nodes), d.name)))
+
+
+def _fits_empty_counted(case: Case) -> bool | None:
+    """None when a filter cannot state its capacity (then the caller simulates)."""
+    pending = len(case.ctx.pending)
+    for domain in case.domains:
+        total = 0
+        for name in domain.nodes:
+            capacity = case.empty_capacity(case.infos[case.node_index[name]].node)
+            if capacity is None:
+                return None
+            total += capacity
+        if min(total, pending) >= case.needed:
+            return True
+    return False
 

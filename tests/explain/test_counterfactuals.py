@@ -8,9 +8,11 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from tasplan.explain.counterfactuals.topology_key import candidate_keys
-from tasplan.explain.disruption import DisruptionBudget, LabelSelector
+from tasplan.explain.disruption import DisruptionBudget
 from tasplan.explain.explainer import explain
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.pod_affinity import LabelSelector
+from tasplan.model.selectors import Requirement
 from tasplan.model.taints import Taint, Toleration
 from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot
 from tests.explain.helpers import explained, kinds, only, rack
@@ -162,12 +164,13 @@ def test_no_eviction_of_system_critical_pods() -> None:
 
 def test_pdb_that_allows_one_disruption_blocks_eviction() -> None:
     """Two victims are needed; a budget over all three allows one."""
-    budget = DisruptionBudget("default", "all", LabelSelector({}), 1)
+    budget = DisruptionBudget("default", "all", LabelSelector(), 1)
     assert "evict" not in kinds(eviction_case(budgets=(budget,)))
 
 
 def test_pdb_on_other_pods_does_not_matter() -> None:
-    budget = DisruptionBudget("default", "v2-only", LabelSelector({"app": "v2"}), 0)
+    only_v2 = LabelSelector((Requirement("app", "In", ("v2",)),))
+    budget = DisruptionBudget("default", "v2-only", only_v2, 0)
     s = only(eviction_case(budgets=(budget,)), "evict")
     assert s.cost == {"podsEvicted": 2}
 

@@ -38,7 +38,7 @@ def template(case: Case, domain: PlacementResult) -> tuple[Node, int] | None:
         info = case.infos[case.node_index[name]]
         if info.node.unschedulable:
             continue
-        capacity = case.capacity_of(info.node, info.index)
+        capacity = case.empty_capacity(info.node)
         if capacity == 0:
             continue
         capacity = capacity or 1  # unknown: count one per node and let verification decide
