@@ -288,3 +288,16 @@ def test_explanation_leaves_the_plan_unchanged() -> None:
     assert [(g.group.key, g.schedulable, g.selected, g.message)
             for g in explained_plan.groups] == [
         (g.group.key, g.schedulable, g.selected, g.message) for g in plan(snap).groups]
+
+
+def test_fits_an_empty_cluster_for_pods_of_different_sizes() -> None:
+    """Not counted (two pod classes), so each placement is simulated on empty nodes.
+    Now: blocker (2 cpu) fills a2; the 1-cpu pod takes a1, the 2-cpu pod finds no node.
+    Empty: a1 and a2 take one pod each."""
+    nodes = rack("r1", "a1", "a2")
+    group = make_group(min_count=2, priority=100)
+    pods = [make_pod("blocker", 2, node="a2", priority=1000),
+            make_pod("small", 1, group=group.key), make_pod("large", 2, group=group.key)]
+    e = explained(snapshot(nodes, pods, [group]))
+    assert e.fits_empty_cluster is True
+    assert "evict" not in kinds(e)  # the blocker has the higher priority
