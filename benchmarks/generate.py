@@ -1021,6 +1021,59 @@ spec:
     os.replace(tmp, path)
 
 
+# The explain benchmark: 20 pending gangs that fail for different reasons (see write_pending).
+PENDING_GROUPS = (
+    # (count, name prefix, pods, cpu, memory, GPUs, priority, tolerate the GPU taint)
+    (8, "too-big", 1400, "3", "40Gi", 0, 0, True),  # > an empty rack (1,344): capacity
+    (6, "crowded", 1250, "3", "40Gi", 0, 500, True),  # fits an empty rack, not a busy one
+    (6, "untolerated", 256, "1", "4Gi", 0, 0, False),  # every GPU node's taint rejects it
+)
+
+
+def write_pending(path: str) -> int:
+    """20 pending gangs (namespace ``explain``), rack-level, as one JSON ``kind: List``:
+
+    * ``too-big-N``: 1,400 pods of (cpu 3, memory 40Gi); an empty rack holds 32 x 42 = 1,344,
+      so no rack can ever hold them (capacity problem; a block can);
+    * ``crowded-N``: 1,250 such pods at priority 500: an empty rack would hold them, the
+      lightest racks hold ~1,200 now (contention; the priority-0 services could be evicted);
+    * ``untolerated-N``: 256 pods of (cpu 1, memory 4Gi) without the GPU toleration: every
+      node rejects them (a missing toleration).
+
+    Returns the number of pods written."""
+    items = []
+    for count, prefix, pods, cpu, memory, gpus, priority, tolerate in PENDING_GROUPS:
+        for k in range(count):
+            name = f"{prefix}-{k}"
+            items.append({
+                "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "explain"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": pods}},
+                         "schedulingConstraints": {"topology": [{"key": RACK_KEY}]}},
+            })
+            requests = {"cpu": cpu, "memory": memory}
+            if gpus:
+                requests["nvidia.com/gpu"] = str(gpus)
+            for i in range(pods):
+                spec = {
+                    "schedulingGroup": {"podGroupName": name},
+                    "priority": priority,
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "worker", "image": "registry.example.com/w:1",
+                                    "resources": {"requests": requests, "limits": requests}}],
+                }
+                if tolerate:
+                    spec["tolerations"] = [GPU_TOLERATION]
+                items.append({"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": f"{name}-{i:04d}", "namespace": "explain"},
+                              "spec": spec, "status": {"phase": "Pending"}})
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    os.replace(tmp, path)
+    return sum(1 for it in items if it["kind"] == "Pod")
+
+
 # ----------------------------------------------------------------------------- report
 
 
@@ -1085,6 +1138,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="cluster snapshot JSON path")
     ap.add_argument("--gang-out", help="gang YAML path (PodGroup bench/gang + pods)")
     ap.add_argument("--gang-pods", type=int, default=1024)
+    ap.add_argument("--pending-out", help="explain benchmark: 20 pending gangs (JSON)")
     ap.add_argument(
         "--compact",
         action="store_true",
@@ -1097,8 +1151,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--summary", action="store_true", help="with --report: only the summary line")
     a = ap.parse_args(argv)
-    if not a.out and not a.gang_out:
-        ap.error("nothing to do: give --out and/or --gang-out")
+    if not a.out and not a.gang_out and not a.pending_out:
+        ap.error("nothing to do: give --out, --gang-out and/or --pending-out")
+    if a.pending_out:
+        n = write_pending(a.pending_out)
+        print(f"wrote {a.pending_out} ({n} pods in 20 groups)", file=sys.stderr)
     if a.gang_out:
         t = time.perf_counter()
         write_gang(a.gang_out, a.gang_pods)

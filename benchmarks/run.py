@@ -14,6 +14,11 @@ temporary directory, or reused from ``--cache-dir``), then timed, best of
 (c) plan: ``tasplan.plan(inputs)``
 (d) end-to-end = (b) + (c) of the same iteration.
 
+``--explain`` adds the explain benchmark: 20 pending gangs (``generate.write_pending``) in the
+same cluster, timed as ``check`` (load + plan) and as ``explain`` (load + plan + every
+counterfactual), both through the library, best of ``--repeat``; the ratio is the budget the
+explain issue sets (at most 3x).
+
 Nothing is disabled around (b)/(c): the loader manages GC itself. The table
 shows end-to-end / (a) for both flavours of (a). ``--json-out`` writes all
 samples. ``--parse-only`` skips (b)-(d) (useful before tasplan exists).
@@ -142,6 +147,29 @@ def time_tasplan(tasplan, cluster: Path, gang: Path, repeat: int) -> dict:
     return {"load_s": load_s, "plan_s": plan_s, "e2e_s": e2e_s}
 
 
+def time_explain(tasplan, cluster: Path, pending: Path, repeat: int) -> dict:
+    from tasplan.explain.explainer import explain
+    from tasplan.explain.selection import select
+
+    check_s, explain_s, suggestions = [], [], 0
+    for _ in range(repeat):
+        for mode in ("check", "explain"):
+            gc.collect()
+            t = time.perf_counter()
+            inputs = tasplan.load_inputs(workloads=[str(pending)], clusters=[str(cluster)])
+            if mode == "check":
+                result = tasplan.plan(inputs)
+                check_s.append(time.perf_counter() - t)
+            else:
+                result = explain(select(inputs, [], unschedulable=True))
+                explain_s.append(time.perf_counter() - t)
+                suggestions = sum(len(e.suggestions) for e in result.explanations.values())
+            del inputs, result
+            gc.unfreeze()
+            gc.collect()
+    return {"check_s": check_s, "explain_s": explain_s, "suggestions": suggestions}
+
+
 def fmt_x(x):
     return "-" if x is None else f"{x:.2f}x"
 
@@ -165,6 +193,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json-out", help="write all samples as JSON")
     ap.add_argument(
         "--parse-only", action="store_true", help="only the orjson baseline; do not import tasplan"
+    )
+    ap.add_argument(
+        "--explain", action="store_true", help="also time explain vs check on 20 pending gangs"
     )
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -204,6 +235,12 @@ def main(argv=None) -> int:
             if tasplan is not None:
                 print(f"timing tasplan on {n} nodes ...", file=sys.stderr, flush=True)
                 row.update(time_tasplan(tasplan, cluster, gang, args.repeat))
+                if args.explain:
+                    pending = workdir / "pending-20.json"
+                    if not pending.exists():
+                        gen.write_pending(str(pending))
+                    print(f"timing explain on {n} nodes ...", file=sys.stderr, flush=True)
+                    row.update(time_explain(tasplan, cluster, pending, args.repeat))
             results.append(row)
     finally:
         if tmp is not None:
@@ -234,6 +271,15 @@ def main(argv=None) -> int:
             f"{fmt_s(b['load_s']):>8} {fmt_s(b['plan_s']):>8} {fmt_s(e2e):>8} "
             f"{fmt_x(b['e2e_over_orjson']):>10} {fmt_x(b['e2e_over_orjson_gc_paused']):>9}"
         )
+
+    if any("explain_s" in r for r in results):
+        print(f"\n{'nodes':>6} {'check s':>8} {'explain s':>10} {'ratio':>6} {'suggestions':>11}")
+        for r in results:
+            if "explain_s" in r:
+                c, e = best(r["check_s"]), best(r["explain_s"])
+                r["best"].update({"check_s": c, "explain_s": e, "explain_over_check": e / c})
+                print(f"{r['nodes']:>6} {c:>8.3f} {e:>10.3f} {fmt_x(e / c):>6} "
+                      f"{r['suggestions']:>11}")
 
     if args.json_out:
         meta = {

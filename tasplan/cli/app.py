@@ -150,6 +150,33 @@ def snapshot(
 
 
 @app.command()
+def explain(
+    targets: Annotated[list[str], typer.Argument(
+        help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
+        "workload files and directories.", show_default=False)],
+    cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    output: OutputOpt = Output.table,
+    scheduler_config: SchedulerConfigOpt = None,
+    live: LiveOpt = False,
+    context: ContextOpt = None,
+    kubeconfig: KubeconfigOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = None,
+    quiet: QuietOpt = False,
+    traceback: TracebackOpt = False,
+) -> None:
+    """Why pod groups do not fit: per domain, and changes verified to make them fit.
+
+    Exit status: 0 every explained group schedulable, 1 some group is not, 2 invalid input.
+    """
+    from tasplan.cli.explain import run_explain
+
+    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source),
+                traceback=traceback)
+
+
+@app.command()
 def version() -> None:
     """Print the tasplan version."""
     typer.echo(f"tasplan {__version__}")

@@ -299,6 +299,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         api_version=pg.api_version, source=pg.source, order=order,
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
+        scheduled_condition=pg.scheduled_condition,
     )
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
+from tasplan.load.pod_affinity import label_selector
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.source import Source
 
@@ -17,15 +19,19 @@ def decode_pdb(source: Source, obj: Mapping[str, Any]) -> PodDisruptionBudget:
     namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
     spec = f.mapping(obj.get("spec"), "spec")
     status = f.mapping(obj.get("status"), "status")
-    selector = spec.get("selector")
-    if selector is not None:
-        selector = f.mapping(selector, "spec.selector")
+    selector = label_selector(f, spec.get("selector"), "spec.selector")
     bounds = []
     for field in ("minAvailable", "maxUnavailable"):
         value = spec.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | str)):
-            raise f.expected(f"spec.{field}", "an integer or a percentage", value)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | str)
+                                  or (isinstance(value, str) and not _PERCENT.fullmatch(value))):
+            raise f.expected(f"spec.{field}", 'an integer or a percentage such as "50%"', value)
         bounds.append(value)
-    allowed = status.get("disruptionsAllowed", 0)
-    return PodDisruptionBudget(namespace, name, selector, bounds[0], bounds[1],
-                               f.integer(allowed, "status.disruptionsAllowed", minimum=0), source)
+    allowed = status.get("disruptionsAllowed")
+    if allowed is not None:
+        allowed = f.integer(allowed, "status.disruptionsAllowed", minimum=0)
+    return PodDisruptionBudget(namespace, name, selector, bounds[0], bounds[1], allowed,
+                               source)
+
+
+_PERCENT = re.compile(r"[0-9]+%")

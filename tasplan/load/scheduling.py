@@ -51,6 +51,7 @@ class PodGroupDef:
     workload: str | None  # referenced Workload name
     template: str | None
     source: Source
+    scheduled_condition: bool | None = None
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -154,4 +155,26 @@ def decode_pod_group(source: Source, obj: Mapping[str, Any]) -> PodGroupDef:
     group_spec = _spec(f, spec, "spec", "schedulingPolicy")
     if group_spec.policy is None and workload is None:
         raise f.error("spec.schedulingPolicy", "required field is missing")
-    return PodGroupDef(namespace, name, version, group_spec, workload, template, source)
+    return PodGroupDef(namespace, name, version, group_spec, workload, template, source,
+                       scheduled_condition(f, obj.get("status")))
+
+
+SCHEDULED_CONDITIONS = ("PodGroupScheduled", "PodGroupInitiallyScheduled")
+
+
+def scheduled_condition(f: ObjectFields, raw: object) -> bool | None:
+    """The group's scheduled condition from ``status.conditions``: False if either
+    ``PodGroupScheduled`` or ``PodGroupInitiallyScheduled`` is False, True if one is True,
+    None if neither is present (``status`` is written by the scheduler, not the user)."""
+    status = f.mapping(raw, "status")
+    seen: bool | None = None
+    for i, cond in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
+        cond = f.mapping(cond, f"status.conditions[{i}]")
+        if cond.get("type") not in SCHEDULED_CONDITIONS:
+            continue
+        value = f.string(cond.get("status"), f"status.conditions[{i}].status")
+        if value == "False":
+            return False
+        if value == "True":
+            seen = True
+    return seen

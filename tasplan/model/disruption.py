@@ -1,29 +1,33 @@
-"""PodDisruptionBudgets, carried through for features that weigh evictions (preemption,
-explain). Nothing in the planner reads them yet."""
+"""PodDisruptionBudgets: what eviction what-ifs (tasplan explain) must respect."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from tasplan.model.pod import Pod
+from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.source import Source
 
 
 @dataclass(frozen=True, slots=True)
 class PodDisruptionBudget:
-    """policy/v1. ``selector`` is the raw LabelSelector (None selects no pods, ``{}`` every
-    pod of the namespace, as upstream); ``min_available`` / ``max_unavailable`` are an
-    integer or a percentage string; ``disruptions_allowed`` is the controller's status."""
+    """policy/v1. ``selector`` None selects no pods, an empty one every pod of the
+    namespace (as upstream); ``min_available`` / ``max_unavailable`` are an integer or a
+    percentage string such as ``"50%"``; ``disruptions_allowed`` is the disruption
+    controller's status, None when the input has none."""
 
     namespace: str
     name: str
-    selector: Mapping[str, Any] | None
+    selector: LabelSelector | None
     min_available: int | str | None
     max_unavailable: int | str | None
-    disruptions_allowed: int
+    disruptions_allowed: int | None
     source: Source
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def covers(self, pod: Pod) -> bool:
+        return (self.selector is not None and pod.namespace == self.namespace
+                and self.selector.matches(pod.labels))

@@ -37,6 +37,9 @@ class PodGroup:
     # Planned groups are those the user asked about: defined in, or with pending pods in, a
     # workload input. Groups that only appear in --cluster inputs are part of the world.
     planned: bool = False
+    # status.conditions of a PodGroup object: False when PodGroupScheduled (or
+    # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
+    scheduled_condition: bool | None = None
 
     def __str__(self) -> str:
         return self.key

@@ -11,6 +11,7 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
+from tasplan.model.pod import Pod
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
@@ -27,9 +28,12 @@ def schedule_group(
     statement: Statement,
     *,
     all_assignments: bool = False,
+    assign: bool = True,
 ) -> GroupResult:
     """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
-    the selected one (what ``--all`` and JSON output show)."""
+    the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
+    that show no assignments): the verdict and the selected placement are the same, but a
+    counted winner gets no pod-by-pod node choice and nothing is assumed."""
     group = ctx.group
     pending, scheduled = len(ctx.pending), len(ctx.scheduled)
 
@@ -52,12 +56,7 @@ def schedule_group(
     if not placements:
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
-    signatures = [pod.signature() for pod in ctx.pending]
-    if any(p.pod_affinity for p in ctx.pending) or any(info.affinity_pods for info in nodes):
-        # Placed pods' affinity terms, and those of group pods placed earlier in the cycle,
-        # may select pending pods by their labels.
-        signatures = [(*s, tuple(sorted(p.labels.items())))
-                      for s, p in zip(signatures, ctx.pending, strict=True)]
+    signatures = pod_signatures(ctx.pending, nodes)
     cache = GroupCache(nodes, statement)
     count = Count.NEVER
     if len(set(signatures)) == 1:
@@ -98,7 +97,7 @@ def schedule_group(
                        key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
         best = order[0]
         # Counted placements get their nodes chosen pod by pod only where they are shown.
-        for i in order if all_assignments else [best]:
+        for i in order if all_assignments else [best] if assign else []:
             if not feasible[i].simulated:
                 feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER),
                                          feasible[i])
@@ -118,12 +117,25 @@ def schedule_group(
     if not winner.proposed:  # success without a single new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    for assignment in winner.proposed:
-        statement.assume(assignment.pod, assignment.node)
-    statement.commit()
+    if assign:
+        for assignment in winner.proposed:
+            statement.assume(assignment.pod, assignment.node)
+        statement.commit()
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
+
+
+def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo]) -> list[tuple]:
+    """Equivalence-class keys of the pending pods (``Pod.signature``), plus their labels when
+    affinity terms may select pending pods by them."""
+    signatures = [pod.signature() for pod in pending]
+    if any(p.pod_affinity for p in pending) or any(info.affinity_pods for info in nodes):
+        # Placed pods' affinity terms, and those of group pods placed earlier in the cycle,
+        # may select pending pods by their labels.
+        signatures = [(*s, tuple(sorted(p.labels.items())))
+                      for s, p in zip(signatures, pending, strict=True)]
+    return signatures
 
 
 def _commit(sim: Simulation, nodes: Sequence[NodeInfo], statement: Statement, result,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from tasplan.framework.node_info import NodeInfo
@@ -87,6 +88,7 @@ def plan(
     *,
     all_assignments: bool = False,
     scheduler_config: SchedulerConfig | None = None,
+    schedule: Callable[..., GroupResult] = schedule_group,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
@@ -97,7 +99,9 @@ def plan(
     that one profile, whatever its pods' schedulerName.
 
     Pod -> node assignments are worked out for the selected placement of each group; with
-    ``all_assignments`` for every feasible placement too (slower on large groups)."""
+    ``all_assignments`` for every feasible placement too (slower on large groups).
+    ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
+    at each group in the state the planner gives it."""
     registry = registry or in_tree_registry()
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
@@ -139,7 +143,7 @@ def plan(
             results.append(GroupResult(group, len(pending), len(scheduled), False, invalid,
                                        error=True, scheduler_name=name))
             continue
-        result = schedule_group(fw, ctx, infos, statement, all_assignments=all_assignments)
+        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
         if result.selected is not None:
             _drop_nominations(infos, pending)
         pct = fw.profile.percentage_of_nodes_to_score

@@ -6,15 +6,26 @@ same result always serialises to the same bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.report.explain_document import explanation_document
 
 API_VERSION = "tasplan/v1"
 
 
-def plan_document(result: PlanResult) -> dict[str, Any]:
+def plan_document(result: PlanResult,
+                  explanations: Mapping[str, Explanation] | None = None) -> dict[str, Any]:
+    """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
+    null for a group that needed none."""
+    groups = [_group(g) for g in result.groups]
+    if explanations is not None:
+        for doc, g in zip(groups, result.groups, strict=True):
+            found = explanations.get(g.group.key)
+            doc["explanation"] = None if found is None else explanation_document(found)
     return {
         "apiVersion": API_VERSION,
         "kind": "PlanReport",
@@ -25,7 +36,7 @@ def plan_document(result: PlanResult) -> dict[str, Any]:
             "schedulable": sum(1 for g in result.groups if g.schedulable),
         },
         "warnings": list(result.warnings),
-        "groups": [_group(g) for g in result.groups],
+        "groups": groups,
     }
 
 

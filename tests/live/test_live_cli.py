@@ -49,6 +49,18 @@ def test_check_live_equals_check_on_the_same_objects_as_files(kubeconfig: Path,
     assert {r.method for r in cluster.requests} == {"GET"}
 
 
+def test_explain_live_equals_explain_on_the_same_objects_as_files(kubeconfig: Path,
+                                                                  cluster: Cluster) -> None:
+    """explain reads a live cluster through the same path: same report, GETs only."""
+    too_big = SAMPLE_WORKLOADS / "train-too-big.yaml"
+    live = invoke("explain", too_big, "--live", "-o", "json")
+    files = invoke("explain", too_big, "-c", SAMPLE_CLUSTER, "-o", "json")
+    assert live.exit_code == files.exit_code == 1, live.stderr
+    assert live.stdout == files.stdout
+    assert json.loads(live.stdout)["groups"][0]["explanation"]["suggestions"]
+    assert {r.method for r in cluster.requests} == {"GET"}
+
+
 def test_every_request_is_a_get_and_lists_are_paginated(kubeconfig: Path, cluster: Cluster,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lister, "PAGE_SIZE", 7)

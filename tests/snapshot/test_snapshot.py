@@ -263,10 +263,10 @@ def test_pdbs_are_carried_into_the_model(tmp_path: Path) -> None:
     [budget] = load_inputs([], [path]).disruption_budgets
     assert (budget.key, budget.min_available, budget.max_unavailable,
             budget.disruptions_allowed) == ("ml/train", "50%", None, 2)
-    assert budget.selector == {"matchLabels": {"app": "train"}}
+    assert budget.selector.matches({"app": "train"}) and not budget.selector.matches({})
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: x}\n"
                    "spec: {maxUnavailable: true}\n")
     with pytest.raises(InputError, match=r"spec\.maxUnavailable: expected an integer or a "
-                       "percentage, got a boolean"):
+                       r"percentage such as \"50%\", got a boolean"):
         load_inputs([], [bad])

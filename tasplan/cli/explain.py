@@ -1,0 +1,69 @@
+"""``tasplan explain``: load, select the groups, plan and explain, render in one piece."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+
+from rich.console import Console
+
+from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.errors import UsageError
+from tasplan.explain.explainer import explain
+from tasplan.explain.selection import UNSCHEDULABLE, select
+from tasplan.load.loader import load_inputs
+from tasplan.load.scheduler_config import load_scheduler_config
+from tasplan.report.document import plan_document
+from tasplan.report.explain_table import render_explanations
+from tasplan.report.serialize import to_json, to_yaml
+
+
+def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
+    """Workload paths, group names and whether ``unschedulable`` was asked for. An existing
+    path wins over a group name of the same spelling."""
+    paths, names, pending = [], [], False
+    for target in targets:
+        if Path(target).exists():
+            paths.append(Path(target))
+        elif target == UNSCHEDULABLE:
+            pending = True
+        elif target.count("/") in (1, 2, 3) and not target.endswith((".yaml", ".yml", ".json")):
+            names.append(target)
+        else:
+            raise UsageError(f"{target!r} is neither a file or directory nor a pod group name "
+                             "(ns/name) nor 'unschedulable'")
+    return paths, names, pending
+
+
+def run_explain(targets: list[str], clusters: list[Path], output: str,
+                scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+    paths, names, pending = split_targets(targets)
+    if not targets:
+        raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
+    config = load_scheduler_config(scheduler_config) if scheduler_config else None
+    source = source or LiveOptions()
+    live = cluster_source(source)
+    err = Console(stderr=True)
+    quiet = source.quiet or not err.is_terminal
+    with nullcontext() if quiet else err.status("loading inputs…"):
+        snapshot = select(load_inputs(paths, clusters, cluster_documents=live), names,
+                          unschedulable=pending)
+    if not any(g.planned for g in snapshot.groups) and not pending:
+        raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
+                         "Workloads, Jobs or pods that reference a pod group)")
+    with nullcontext() if quiet else err.status("explaining…"):
+        result = explain(snapshot, all_assignments=output in ("json", "yaml"),
+                         scheduler_config=config)
+    if output in ("json", "yaml"):
+        document = plan_document(result.plan, result.explanations)
+        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+    else:
+        out = Console(highlight=False)
+        with out.capture() as captured:
+            for renderable in render_explanations(result, wide=output == "wide"):
+                out.print(renderable)
+        sys.stdout.write(captured.get())
+    sys.stdout.flush()
+    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

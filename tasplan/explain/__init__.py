@@ -1,0 +1,1 @@
+"""``tasplan explain``: why a group does not fit, per domain, and verified counterfactuals."""

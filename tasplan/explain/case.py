@@ -1,0 +1,189 @@
+"""One group to explain, in the cluster state the planner gave it, and the what-if runs on it.
+
+Every counterfactual is verified with the real planner (``schedule_group``) on a changed copy
+of that state. Copies are cheap: only the NodeInfos that change are rebuilt, the others are
+shared, and a trial's assumptions are undone afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from tasplan.explain.disruption import DisruptionBudget
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.runtime import Framework
+from tasplan.framework.statement import Statement
+from tasplan.framework.types import GroupContext, Placement
+from tasplan.model.group import PodGroup
+from tasplan.model.node import Node
+from tasplan.model.pod import Pod
+from tasplan.plan.group_cycle import pod_signatures, schedule_group
+from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
+from tasplan.plan.pod_cycle import ClassCursor, GroupCache
+from tasplan.plan.result import GroupResult, PlacementResult
+
+HOSTNAME = "kubernetes.io/hostname"
+
+
+class TrialStatement(Statement):
+    """A Statement whose commits can be undone: ``schedule_group`` commits the winner's
+    assumptions, a what-if must not keep them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.committed: list[tuple[Pod, NodeInfo]] = []
+
+    def commit(self) -> list[tuple[Pod, NodeInfo]]:
+        done = super().commit()
+        self.committed.extend(done)
+        return done
+
+    def undo(self) -> None:
+        for pod, node in reversed(self.committed):
+            node.remove_pod(pod)
+
+
+@dataclass
+class Case:
+    """``needed``: pending pods that must get a node in one placement for the group to count
+    as fixed (minCount minus running members; every pending pod for a group that fit only in
+    part). ``priority`` is the group's, as the planner orders groups."""
+
+    fw: Framework
+    ctx: GroupContext
+    infos: Sequence[NodeInfo]
+    result: GroupResult
+    needed: int
+    priority: int
+    budgets: tuple[DisruptionBudget, ...] = ()
+    node_index: Mapping[str, int] = field(default_factory=dict)
+    # Whether verified suggestions carry pod -> node assignments (JSON shows them; the table
+    # does not, and skipping them spares a pod-by-pod run of each suggestion's placement).
+    assignments: bool = True
+    # Shared by every group of one explain run: facts about the (unchanging) nodes.
+    memo: dict = field(default_factory=dict)
+
+    @property
+    def group(self) -> PodGroup:
+        return self.ctx.group
+
+    @property
+    def partial(self) -> bool:
+        """The group is schedulable but some pending pods found no node."""
+        return self.result.schedulable
+
+    @cached_property
+    def signatures(self) -> list[tuple]:
+        return pod_signatures(self.ctx.pending, self.infos)
+
+    @cached_property
+    def domains(self) -> list[PlacementResult]:
+        """The group's placements, closest first: most pods placed, then by name."""
+        return sorted(self.result.placements, key=lambda p: (-p.placed, p.name))
+
+    def placement(self, domain: PlacementResult) -> Placement:
+        return Placement(domain.name, tuple(self.node_index[n] for n in domain.nodes))
+
+    def met(self, result: GroupResult) -> bool:
+        chosen = result.selected_placement
+        return result.schedulable and chosen is not None and chosen.placed >= self.needed
+
+    # -- what-if runs ---------------------------------------------------------------------
+
+    def replan(self, *, group: PodGroup | None = None, pending: Sequence[Pod] | None = None,
+               infos: Sequence[NodeInfo] | None = None) -> GroupResult:
+        """The planner's verdict for this group with the given changes, leaving no trace."""
+        ctx = self.ctx
+        if group is not None or pending is not None:
+            ctx = GroupContext(group or ctx.group, tuple(ctx.pending if pending is None
+                                                         else pending), ctx.scheduled)
+        trial = TrialStatement()
+        try:
+            return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial,
+                                  assign=self.assignments)
+        finally:
+            trial.undo()
+
+    @cached_property
+    def count(self) -> Count:
+        """How the planner decides this group's placements (see ``schedule_group``)."""
+        if len(set(self.signatures)) != 1:
+            return Count.NEVER
+        return Count.INFEASIBLE if self.fw.placement_scores_read_nodes else Count.ALWAYS
+
+    def simulate(self, placement: Placement, infos: Sequence[NodeInfo]) -> Simulation:
+        """One placement only, as the planner simulates it: the cheap inner check of a
+        search, always followed by a full ``replan`` of the answer."""
+        statement = Statement()
+        return simulate_placement(self.fw, self.ctx, placement, infos, statement,
+                                  GroupCache(infos, statement), self.signatures,
+                                  count=self.count)
+
+    def fits(self, sim: Simulation) -> bool:
+        return sim.feasible and sim.placed >= self.needed
+
+    def empty_capacity(self, node: Node) -> int | None:
+        """How many pending pods of the group's first pod class an empty copy of ``node``
+        takes, per the planner's filters; 0 when a filter rejects it; None when unknown.
+
+        Memoised for the run per pod class and node shape: nodes that differ only in name
+        give the same answer unless the pods can tell them apart by name."""
+        memo = self.memo.setdefault(("capacity", self.signatures[0]), {})
+        key = (node.name if self._reads_node_name else None,
+               frozenset((k, v) for k, v in node.labels.items() if k != HOSTNAME),
+               node.taints, node.unschedulable, frozenset(node.allocatable.items()))
+        if key not in memo:
+            memo[key] = self._capacity_of(node)
+        return memo[key]
+
+    @cached_property
+    def _reads_node_name(self) -> bool:
+        pod = self.ctx.pending[0]
+        terms = [*(pod.required_terms or ()), *(p.term for p in pod.preferred_terms)]
+        return (HOSTNAME in pod.node_selector or bool(pod.spread_constraints)
+                or pod.pod_affinity is not None
+                or any(t.match_fields or any(r.key == HOSTNAME for r in t.match_expressions)
+                       for t in terms))
+
+    def _capacity_of(self, node: Node) -> int | None:
+        nodes, statement = [NodeInfo(node, 0)], Statement()
+        group = GroupCache(nodes, statement)
+        cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
+                             group.of(self.signatures[0]))
+        chosen, _ = cursor.next()
+        if chosen is None:
+            return 0
+        capacity = cursor.capacity()
+        return None if capacity is None else capacity[0]
+
+
+def without(info: NodeInfo, victims: Iterable[Pod]) -> NodeInfo:
+    """A detached copy of ``info`` with ``victims`` gone (an eviction what-if)."""
+    gone = {id(p) for p in victims}
+    clone = NodeInfo(info.node, info.index)
+    for pod in info.pods:
+        if id(pod) not in gone:
+            clone.add_pod(pod)
+    clone.nominated = list(info.nominated)
+    clone.generation = 0
+    return clone
+
+
+def with_pods(infos: Sequence[NodeInfo], pods: Iterable[Pod]) -> list[NodeInfo]:
+    """Empty copies of ``infos`` holding only ``pods`` (by ``node_name``)."""
+    fresh = [NodeInfo(info.node, info.index) for info in infos]
+    by_name = {info.node.name: info for info in fresh}
+    for pod in pods:
+        if pod.node_name in by_name:
+            by_name[pod.node_name].add_pod(pod)
+    return fresh
+
+
+def renamed(node: Node, name: str) -> Node:
+    """A copy of ``node`` under a new name (its hostname label follows)."""
+    labels = dict(node.labels)
+    if HOSTNAME in labels:
+        labels[HOSTNAME] = name
+    return replace(node, name=name, labels=labels)

@@ -1,0 +1,139 @@
+"""Preemption what-if: the fewest lower-priority pods to evict in the closest domain.
+
+Rules, as upstream preemption and the issue state them: only pods of strictly lower
+priority than the group, never the group's own pods, never system-critical pods
+(``system-cluster-critical``/``system-node-critical`` or priority >= 2,000,000,000), never
+more pods of a PodDisruptionBudget than it allows now, and only pods on nodes the group's
+pods could use at all (a taint or selector that rejects the pod is not fixed by eviction).
+
+Search: candidates in greedy order (lowest priority, then the pod that frees the most of
+what the group requests, so fewer pods go), the shortest feasible prefix by binary search
+(feasibility grows with the prefix), then every victim that can be spared is spared. The
+set is proven minimal when it has one pod or when no set one pod smaller works (checked
+exhaustively while that is cheap); otherwise the suggestion says it may not be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from math import comb
+
+from tasplan.explain.case import Case, without
+from tasplan.explain.domains import first_diagnosis
+from tasplan.explain.result import Suggestion
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.status import Code
+from tasplan.model.pod import Pod
+from tasplan.plan.result import PlacementResult
+
+KIND = "evict"
+SYSTEM_CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+SYSTEM_CRITICAL_PRIORITY = 2_000_000_000
+DOMAINS_TRIED = 3
+# Domain simulations spent on sparing victims and on proving minimality.
+SPARE_BUDGET = 32
+PROOF_BUDGET = 32
+
+
+def suggest(case: Case) -> list[Suggestion]:
+    for domain in case.domains[:DOMAINS_TRIED]:
+        suggestion = _in_domain(case, domain)
+        if suggestion is not None:
+            return [suggestion]
+    return []
+
+
+def evictable(case: Case, pod: Pod) -> bool:
+    return (bool(pod.node_name) and not pod.terminal and pod.group != case.group.key
+            and pod.priority < case.priority
+            and pod.priority < SYSTEM_CRITICAL_PRIORITY
+            and pod.priority_class_name not in SYSTEM_CRITICAL_CLASSES)
+
+
+def candidates(case: Case, domain: PlacementResult) -> list[Pod]:
+    """Evictable pods on the domain's usable nodes, in greedy order, within PDB budgets."""
+    diagnosis = first_diagnosis(domain)
+    hopeless = set() if diagnosis is None else {
+        node for node, status in diagnosis.statuses.items()
+        if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
+    want = case.ctx.pending[0].requests
+    pods = [pod for name in domain.nodes if name not in hopeless
+            for pod in case.infos[case.node_index[name]].pods if evictable(case, pod)]
+
+    def frees(pod: Pod) -> float:
+        return sum(min(pod.requests.get(r, 0), v) / v for r, v in want.items() if v > 0)
+
+    pods.sort(key=lambda p: (p.priority, -frees(p), p.key))
+    left = {b.key: b.allowed for b in case.budgets}
+    chosen = []
+    for pod in pods:
+        covering = [b.key for b in case.budgets if b.covers(pod)]
+        if all(left[k] > 0 for k in covering):
+            for k in covering:
+                left[k] -= 1
+            chosen.append(pod)
+    return chosen
+
+
+def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
+    pool = candidates(case, domain)
+    if not pool:
+        return None
+    placement = case.placement(domain)
+
+    def infos_without(victims: Sequence[Pod]) -> list[NodeInfo]:
+        by_node: dict[str, list[Pod]] = {}
+        for pod in victims:
+            by_node.setdefault(pod.node_name, []).append(pod)
+        infos = list(case.infos)
+        for name, gone in by_node.items():
+            i = case.node_index[name]
+            infos[i] = without(infos[i], gone)
+        return infos
+
+    def works(victims: Sequence[Pod]) -> bool:
+        return case.fits(case.simulate(placement, infos_without(victims)))
+
+    if not works(pool):
+        return None  # evicting every candidate is not enough here
+    lo, hi = 1, len(pool)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if works(pool[:mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    victims = pool[:lo]
+    budget = SPARE_BUDGET
+    for pod in reversed(pool[:lo]):
+        if budget == 0 or len(victims) == 1:
+            break
+        budget -= 1
+        rest = [v for v in victims if v is not pod]
+        if works(rest):
+            victims = rest
+    minimal = len(victims) == 1
+    if not minimal and comb(len(pool), len(victims) - 1) <= PROOF_BUDGET:
+        smaller = next((list(c) for c in combinations(pool, len(victims) - 1) if works(c)),
+                       None)
+        minimal = smaller is None
+        victims = smaller or victims
+    result = case.replan(infos=infos_without(victims))
+    if not case.met(result):
+        return None
+    victims = sorted(victims, key=lambda p: p.key)
+    change = (f"evict {len(victims)} pod(s) of lower priority in {domain.name!r}: "
+              f"{_names(victims)}")
+    if all(p.preemption_policy == "Never" for p in case.ctx.pending):
+        change += " (the pods' preemptionPolicy is Never: the scheduler will not do it itself)"
+    return Suggestion(
+        KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
+        details={"domain": domain.name,
+                 "victims": [{"pod": p.key, "node": p.node_name, "priority": p.priority}
+                             for p in victims]})
+
+
+def _names(pods: Sequence[Pod], limit: int = 4) -> str:
+    shown = ", ".join(p.key for p in pods[:limit])
+    return shown + (f" and {len(pods) - limit} more" if len(pods) > limit else "")

@@ -1,0 +1,121 @@
+"""Per-domain analysis of a group that did not fit: pods that fit of those needed, the
+resources that stopped the rest, the nodes no pod of the group may use and why, and who
+else uses the domain. Everything is read from the planner's result and node state."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from tasplan.explain.case import Case
+from tasplan.explain.result import Consumer, DomainExplanation
+from tasplan.framework.diagnosis import Diagnosis
+from tasplan.framework.status import InsufficientResource, Status
+from tasplan.model.pod import Pod
+from tasplan.model.taints import Taint
+from tasplan.plan.result import PlacementResult
+from tasplan.plugins import names
+from tasplan.plugins.node_resources_fit import TOO_MANY_PODS
+
+# Consumers are listed for this many of the closest domains: the others are rarely read and
+# summing every pod of a large cluster per explained group is not free.
+CONSUMER_DOMAINS = 3
+TOP_CONSUMERS = 3
+
+
+def analyse_domains(case: Case) -> tuple[DomainExplanation, ...]:
+    out = []
+    for rank, domain in enumerate(case.domains):
+        explanation = _domain(case, domain)
+        if rank < CONSUMER_DOMAINS:
+            resources = list(explanation.shortfall) or ["cpu"]
+            explanation = replace(explanation,
+                                  consumers=consumers(case, domain, resources))
+        out.append(explanation)
+    return tuple(out)
+
+
+def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
+    diagnosis = first_diagnosis(domain)
+    short = max(case.needed - domain.placed, 0)
+    shortfall: dict[str, int] = {}
+    per_pod: dict[str, int] = {}
+    if short and diagnosis is not None:
+        binding = binding_resources(diagnosis)
+        missing = unplaced_pods(case, domain)[:short]
+        for resource in binding:
+            amounts = [1 if resource == "pods" else p.requests.get(resource, 0) for p in missing]
+            if sum(amounts):
+                shortfall[resource] = sum(amounts)
+                if len(set(amounts)) == 1 and len(amounts) == short:
+                    per_pod[resource] = amounts[0]
+    return DomainExplanation(
+        name=domain.name, nodes=len(domain.nodes), fit=domain.placed, needed=case.needed,
+        shortfall=shortfall, per_pod=per_pod,
+        excluded=exclusions(diagnosis) if diagnosis is not None else {})
+
+
+def first_diagnosis(domain: PlacementResult) -> Diagnosis | None:
+    return next(iter(domain.diagnoses.values()), None)
+
+
+def unplaced_pods(case: Case, domain: PlacementResult) -> list[Pod]:
+    """Pending pods without a node in ``domain``, in the planner's order. A counted
+    placement places the first ``placed`` pods of the (identical) class."""
+    if not domain.simulated:
+        return list(case.ctx.pending[domain.placed:])
+    return [p for p in case.ctx.pending if p.key in domain.unplaced]
+
+
+def binding_resources(diagnosis: Diagnosis) -> list[str]:
+    """Resources some node was short of: short on the most nodes first, extended resources
+    (GPUs) before cpu and memory on a tie; ``pods`` for nodes whose pod slots are full."""
+    counts: Counter = Counter()
+    for status in diagnosis.statuses.values():
+        counts.update({d.resource for d in status.details if isinstance(d, InsufficientResource)})
+    return sorted(counts, key=lambda r: (-counts[r], "/" not in r, r))
+
+
+def exclusions(diagnosis: Diagnosis) -> dict[str, int]:
+    """Nodes rejected for a reason other than free resources, by reason: taints (named, as
+    upstream's reason did before v1.34), selector/affinity, cordon, full pod slots, ..."""
+    counts: Counter = Counter()
+    for status in diagnosis.statuses.values():
+        reason = exclusion_reason(status)
+        if reason:
+            counts[reason] += 1
+    return dict(sorted(counts.items()))
+
+
+def exclusion_reason(status: Status) -> str:
+    if status.plugin == names.NODE_RESOURCES_FIT:
+        return TOO_MANY_PODS if TOO_MANY_PODS in status.reasons else ""
+    if status.plugin == names.TAINT_TOLERATION:
+        taint = next((d for d in status.details if isinstance(d, Taint)), None)
+        if taint is not None:
+            return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+    return status.message
+
+
+def consumers(case: Case, domain: PlacementResult,
+              resources: Sequence[str]) -> tuple[Consumer, ...]:
+    """The other pods on the domain's nodes, by namespace and priority, largest users of
+    ``resources`` first (the group's own running pods are left out)."""
+    totals: dict[tuple[str, int], list] = {}
+    own = case.group.key
+    for name in domain.nodes:
+        for pod in case.infos[case.node_index[name]].pods:
+            if pod.group == own:
+                continue
+            entry = totals.setdefault((pod.namespace, pod.priority), [0, Counter()])
+            entry[0] += 1
+            entry[1].update({r: pod.requests.get(r, 0) for r in resources})
+    ranked = sorted(totals.items(), key=lambda kv: (
+        *(-kv[1][1][r] for r in resources), kv[0][1], kv[0][0]))
+    return tuple(Consumer(ns, prio, n, _nonzero(req))
+                 for (ns, prio), (n, req) in ranked[:TOP_CONSUMERS])
+
+
+def _nonzero(requests: Mapping[str, int]) -> dict[str, int]:
+    return {r: v for r, v in requests.items() if v}

@@ -1,0 +1,139 @@
+"""Plan the selected groups as ``check`` does and explain each one that does not fit.
+
+The planner runs once over all groups. Each group that fails (or fits only in part) is
+explained in the exact state the planner gave it (earlier groups assumed), before the
+planner moves on; every what-if re-plans that one group only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tasplan.explain.case import Case, TrialStatement, with_pods
+from tasplan.explain.counterfactuals import (
+    add_nodes,
+    eviction,
+    min_count,
+    toleration_selector,
+    topology_key,
+)
+from tasplan.explain.disruption import disruption_budgets
+from tasplan.explain.domains import analyse_domains
+from tasplan.explain.result import ExplainResult, Explanation, Suggestion
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.profile import Profile, SchedulerConfig
+from tasplan.framework.registry import Registry
+from tasplan.framework.runtime import Framework
+from tasplan.framework.statement import Statement
+from tasplan.framework.types import GroupContext
+from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.placement_cycle import Count
+from tasplan.plan.planner import group_priority, plan
+from tasplan.plan.result import GroupResult
+
+# The order suggestions are reported in.
+SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
+
+
+def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
+            registry: Registry | None = None, *, all_assignments: bool = False,
+            scheduler_config: SchedulerConfig | None = None) -> ExplainResult:
+    """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
+    node assignments of its placement (JSON output shows them)."""
+    budgets = disruption_budgets(snapshot)
+    node_index = snapshot.node_index
+    pods_by_group = snapshot.pods_by_group
+    explanations: dict[str, Explanation] = {}
+    memo: dict = {}
+
+    def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
+                 statement: Statement, **kw) -> GroupResult:
+        trial = TrialStatement()
+        result = schedule_group(fw, ctx, infos, trial, **kw)
+        if needs_explanation(ctx, result):
+            trial.undo()  # explain in the state the group was planned in
+            priority = group_priority(ctx.group, pods_by_group.get(ctx.group.key, []))
+            case = Case(fw, ctx, infos, result, needed(ctx, result), priority, budgets,
+                        node_index, assignments=all_assignments, memo=memo)
+            explanations[ctx.group.key] = explain_case(case)
+            for pod, node in trial.committed:
+                statement.assume(pod, node)
+            statement.commit()
+        return result
+
+    result = plan(snapshot, profile, registry, all_assignments=all_assignments,
+                  scheduler_config=scheduler_config, schedule=schedule)
+    return ExplainResult(result, explanations)
+
+
+def needs_explanation(ctx: GroupContext, result: GroupResult) -> bool:
+    if result.error or not ctx.pending:
+        return False
+    if not result.schedulable:
+        return True
+    chosen = result.selected_placement
+    return chosen is not None and chosen.placed < len(ctx.pending)
+
+
+def needed(ctx: GroupContext, result: GroupResult) -> int:
+    if result.schedulable:  # fit only in part: the goal is every pending pod
+        return len(ctx.pending)
+    return max(ctx.group.min_count - len(ctx.scheduled), 1)
+
+
+def explain_case(case: Case) -> Explanation:
+    suggestions: list[Suggestion] = []
+    for suggester in SUGGESTERS:
+        suggestions.extend(suggester.suggest(case))
+    key = case.group.topology_key
+    return Explanation(
+        result=case.result,
+        needed=case.needed,
+        domains=analyse_domains(case),
+        failures=failures(case),
+        fits_empty_cluster=fits_empty_cluster(case),
+        suggestions=tuple(suggestions),
+        unlabelled=sum(1 for i in case.infos if key not in i.node.labels) if key else 0,
+    )
+
+
+def failures(case: Case) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The pods that failed in the closest domain, grouped by upstream's message."""
+    if not case.domains:
+        return ()
+    closest = case.domains[0]
+    grouped: dict[str, list[str]] = {}
+    for pod, message in closest.unplaced.items():
+        grouped.setdefault(message, []).append(pod)
+    return tuple((message, tuple(pods)) for message, pods in grouped.items())
+
+
+def fits_empty_cluster(case: Case) -> bool:
+    """Whether one of the group's placements holds it when its nodes hold nothing but the
+    group's own running pods. Identical pods are counted as the planner counts them (the
+    sum of what each empty node takes); other groups are simulated per placement."""
+    if not case.ctx.scheduled and case.count != Count.NEVER:
+        fits = _fits_empty_counted(case)
+        if fits is not None:
+            return fits
+    own = [pod for pod, _ in case.ctx.scheduled]
+    empty = with_pods(case.infos, own)
+    return any(case.fits(case.simulate(case.placement(d), empty))
+               for d in sorted(case.domains, key=lambda d: (-len(d.nodes), d.name)))
+
+
+def _fits_empty_counted(case: Case) -> bool | None:
+    """None when a filter cannot state its capacity (then the caller simulates)."""
+    pending = len(case.ctx.pending)
+    for domain in case.domains:
+        total = 0
+        for name in domain.nodes:
+            capacity = case.empty_capacity(case.infos[case.node_index[name]].node)
+            if capacity is None:
+                return None
+            total += capacity
+        if min(total, pending) >= case.needed:
+            return True
+    return False
+

@@ -1,0 +1,142 @@
+"""Rich renderables for ``explain``: per group the verdict, the failed pods, a per-domain
+table (closest first) and the verified suggestions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
+from tasplan.plan.result import GroupResult
+from tasplan.report.formatting import human, short_resource
+
+DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
+FAILED_PODS_SHOWN = 3
+CONSUMERS_SHOWN = 2
+
+
+def render_explanations(result: ExplainResult, *, wide: bool = False
+                        ) -> Iterator[RenderableType]:
+    for warning in result.plan.warnings:
+        yield Text(f"warning: {warning}", style="yellow")
+    if not result.plan.groups:
+        yield Text("no pending or unschedulable pod groups in the inputs")
+    for g in result.plan.groups:
+        yield render_group(g, result.explanations.get(g.group.key), wide=wide)
+
+
+def _title(g: GroupResult) -> Text:
+    key = g.group.topology_key or "(none)"
+    return Text.assemble(
+        (g.group.key, "bold"),
+        f"  {g.group.kind} · {g.group.policy.value} minCount={g.group.min_count} · "
+        f"topology={key} · pending={g.pending} scheduled={g.scheduled}")
+
+
+def _verdict(g: GroupResult) -> Text:
+    label = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
+    return Text.assemble((f"{label}: ", "bold green" if g.schedulable else "bold red"),
+                         g.message)
+
+
+def render_group(g: GroupResult, e: Explanation | None, *, wide: bool) -> RenderableType:
+    parts: list[RenderableType] = [Text(""), _title(g), _verdict(g)]
+    if e is None:
+        return Group(*parts)
+    if g.schedulable:
+        parts.append(Text(f"only {e.result.selected_placement.placed}/{e.needed} pending pods "
+                          f"fit in {g.selected!r}"))
+    parts.append(_diagnosis(e))
+    if e.failures and e.domains:
+        parts.append(Text(f"pods that failed in {e.domains[0].name!r} (the closest domain):",
+                          style="italic"))
+        for message, pods in e.failures:
+            who = ", ".join(pods[:FAILED_PODS_SHOWN])
+            if len(pods) > FAILED_PODS_SHOWN:
+                who += f" and {len(pods) - FAILED_PODS_SHOWN} more"
+            parts.append(Text(f"  {who}: {message}"))
+    if e.domains:
+        parts.append(_domains_table(e, wide=wide))
+        hidden = len(e.domains) - DOMAIN_ROWS
+        if hidden > 0 and not wide:
+            parts.append(Text(f"… {hidden} more domain(s): -o wide or -o json lists them",
+                              style="dim"))
+    parts.append(Text("suggestions, each verified by re-planning the group:", style="italic")
+                 if e.suggestions else
+                 Text("no single change tried (minCount, eviction, nodes, tolerations and "
+                      "selectors, topology key) makes the group fit", style="italic"))
+    for n, s in enumerate(e.suggestions, 1):
+        chosen = s.result.selected_placement
+        placed = f"{chosen.placed}/{s.result.pending} pods" if chosen is not None else ""
+        line = Text.assemble(f" {n}. {s.change} ", ("→", "bold"),
+                             (f" fits in {s.result.selected!r}", "green"), f" ({placed}")
+        if s.result.tied_with:
+            line.append(f"; tied with {', '.join(s.result.tied_with)}")
+        line.append(")")
+        cost = ", ".join(f"{v} {_COST.get(k, k)}" for k, v in s.cost.items())
+        if cost:
+            line.append(f" · cost: {cost}")
+        if not s.minimal:
+            line.append(" · not proven minimal", style="yellow")
+        parts.append(line)
+    return Group(*parts)
+
+
+_COST = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added"}
+
+
+def _diagnosis(e: Explanation) -> Text:
+    if e.fits_empty_cluster:
+        text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
+                "it needs")
+    else:
+        text = "capacity: it does not fit even in an empty cluster"
+    fits_at = e.fits_at
+    if fits_at is not None:
+        text += (f"; it fits now within one {fits_at.details['topologyKey']} "
+                 f"({fits_at.result.selected!r})")
+    if e.unlabelled:
+        text += (f"; {e.unlabelled} node(s) lack {e.result.group.topology_key} and belong to "
+                 "no placement")
+    return Text(f"why: {text}")
+
+
+def _domains_table(e: Explanation, *, wide: bool) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name, justify in (("DOMAIN", "left"), ("NODES", "right"), ("PODS", "right"),
+                          ("SHORT", "left"), ("EXCLUDED", "left"),
+                          ("USED BY (priority ×pods)", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
+        table.add_row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
+                      _short(d), _excluded(d.excluded),
+                      "\n".join(_consumer(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
+    return table
+
+
+def _short(d: DomainExplanation) -> str:
+    if not d.short:
+        return "-"
+    parts = []
+    for resource, total in d.shortfall.items():
+        text = f"{_amount(resource, total)} {short_resource(resource)}"
+        if resource in d.per_pod and resource != "pods":
+            text += f" ({d.short}×{_amount(resource, d.per_pod[resource])})"
+        parts.append(text)
+    return ", ".join(parts) or f"{d.short} pod(s)"
+
+
+def _amount(resource: str, value: int) -> str:
+    return str(value) if resource == "pods" else human(resource, value)
+
+
+def _excluded(excluded: Mapping[str, int]) -> str:
+    return "\n".join(f"{n} {reason}" for reason, n in excluded.items()) or "-"
+
+
+def _consumer(c: Consumer) -> str:
+    used = ", ".join(f"{human(r, v)} {short_resource(r)}" for r, v in c.requests.items())
+    return f"{c.namespace} p{c.priority} ×{c.pods}" + (f": {used}" if used else "")
