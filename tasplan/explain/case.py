@@ -19,7 +19,7 @@ from tasplan.framework.types import GroupContext, Placement
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
-from tasplan.plan.group_cycle import pod_signatures, schedule_group
+from tasplan.plan.group_cycle import counting_mode, pod_signatures, schedule_group
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
@@ -109,9 +109,7 @@ class Case:
     @cached_property
     def count(self) -> Count:
         """How the planner decides this group's placements (see ``schedule_group``)."""
-        if len(set(self.signatures)) != 1:
-            return Count.NEVER
-        return Count.INFEASIBLE if self.fw.placement_scores_read_nodes else Count.ALWAYS
+        return counting_mode(self.fw, self.signatures)
 
     def simulate(self, placement: Placement, infos: Sequence[NodeInfo]) -> Simulation:
         """One placement only, as the planner simulates it: the cheap inner check of a

@@ -58,9 +58,7 @@ def schedule_group(
 
     signatures = pod_signatures(ctx.pending, nodes)
     cache = GroupCache(nodes, statement)
-    count = Count.NEVER
-    if len(set(signatures)) == 1:
-        count = Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
+    count = counting_mode(fw, signatures)
 
     def simulate(placement: Placement, mode: Count) -> Simulation:
         return simulate_placement(fw, ctx, placement, nodes, statement, cache,
@@ -74,9 +72,12 @@ def schedule_group(
             # taken at once if it schedules anything.
             sim = simulate(placements[nominated], Count.NEVER)
             if sim.feasible and sim.proposed:
-                return _commit(sim, nodes, statement, result, pending,
-                               note="the nominated-node placement was chosen first "
-                               "(v1.37 fast path); other placements were not evaluated")
+                _assume(sim, statement, assign)
+                name = sim.placement.name
+                return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled "
+                              f"in placement {name!r}; the nominated-node placement was chosen "
+                              "first (v1.37 fast path); other placements were not evaluated",
+                              placements=(_result(sim, nodes),), selected=name)
             sims.append(sim)
         sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
         # A nominated placement that got here scheduled nothing: it is not a candidate.
@@ -117,10 +118,7 @@ def schedule_group(
     if not winner.proposed:  # success without a single new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    if assign:
-        for assignment in winner.proposed:
-            statement.assume(assignment.pod, assignment.node)
-        statement.commit()
+    _assume(winner, statement, assign)
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
@@ -138,14 +136,20 @@ def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo]) -> list[tu
     return signatures
 
 
-def _commit(sim: Simulation, nodes: Sequence[NodeInfo], statement: Statement, result,
-            pending: int, note: str) -> GroupResult:
-    for assignment in sim.proposed:
-        statement.assume(assignment.pod, assignment.node)
-    statement.commit()
-    name = sim.placement.name
-    return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled in placement "
-                  f"{name!r}; {note}", placements=(_result(sim, nodes),), selected=name)
+def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
+    """How placements of a group may be decided from capacity counts: only when all its
+    pending pods are one class, and fully only when no placement scorer reads nodes."""
+    if len(set(signatures)) != 1:
+        return Count.NEVER
+    return Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
+
+
+def _assume(winner: Simulation, statement: Statement, assign: bool) -> None:
+    """The chosen placement's pods become part of the world for the next group."""
+    if assign:
+        for assignment in winner.proposed:
+            statement.assume(assignment.pod, assignment.node)
+        statement.commit()
 
 
 def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],

@@ -101,11 +101,14 @@ class ClassCursor:
 
         # Pods nominated to a node at this class's priority or higher (not the pod itself
         # nor its own group: those are the pods being placed), per local node index.
-        self._reserved = {
-            i: reserved for i, info in enumerate(nodes) if info.nominated
-            for reserved in [[p for p in info.nominated if p.priority >= pod.priority
-                              and p is not pod and (p.group is None or p.group != pod.group)]]
-            if reserved}
+        self._reserved: dict[int, list[Pod]] = {}
+        for i, info in enumerate(nodes):
+            if not info.nominated:
+                continue
+            held = [p for p in info.nominated if p.priority >= pod.priority and p is not pod
+                    and (p.group is None or p.group != pod.group)]
+            if held:
+                self._reserved[i] = held
         static_cache = cache.static
         self._static: list[StaticResult] = []
         for info in nodes:
