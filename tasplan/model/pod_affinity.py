@@ -113,3 +113,8 @@ class PodAffinity:
     preferred: tuple[WeightedPodAffinityTerm, ...] = ()
     required_anti: tuple[PodAffinityTerm, ...] = ()
     preferred_anti: tuple[WeightedPodAffinityTerm, ...] = ()
+
+    def terms(self) -> tuple[PodAffinityTerm, ...]:
+        """Every term, required and preferred, affinity and anti-affinity."""
+        return (*self.required, *self.required_anti,
+                *(w.term for w in (*self.preferred, *self.preferred_anti)))

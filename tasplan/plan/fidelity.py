@@ -100,8 +100,5 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
 
 
 def _uses_namespace_selector(affinity: PodAffinity | None) -> bool:
-    if affinity is None:
-        return False
-    terms = [*affinity.required, *affinity.required_anti,
-             *(w.term for w in affinity.preferred), *(w.term for w in affinity.preferred_anti)]
-    return any(t.namespace_selector is not None for t in terms)
+    return affinity is not None and any(t.namespace_selector is not None
+                                        for t in affinity.terms())

@@ -153,8 +153,7 @@ class InterPodAffinity:
         if bool(summary.affinity) != had_affinity:
             return None
         keys = {t.topology_key for a in (pod.pod_affinity, added.pod_affinity) if a is not None
-                for t in (*a.required, *a.required_anti,
-                          *(w.term for w in (*a.preferred, *a.preferred_anti)))}
+                for t in a.terms()}
         labels = node.node.labels
         return {(k, labels[k]) for k in keys if k in labels}
 
