@@ -24,6 +24,7 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.release import ReleaseOptions
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
 
 app = typer.Typer(
@@ -83,6 +84,18 @@ SchedulerConfigOpt = Annotated[Path | None, typer.Option(
     "--scheduler-config", metavar="FILE", show_default=False,
     help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
     "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
+KubeVersionOpt = Annotated[str | None, typer.Option(
+    "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
+    help="Kubernetes release to plan for: API versions, feature gates, fast paths and "
+    "preemption follow it. Default: the cluster's version (--live, tasplan snapshots), "
+    "else 1.37.")]
+FeatureGatesOpt = Annotated[str | None, typer.Option(
+    "--feature-gates", metavar="Name=bool,...", show_default=False,
+    help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
+    "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
+    "assumed on unless set here.")]
+NoPreemptOpt = Annotated[bool, typer.Option(
+    "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
                                             hidden=True)]
 
@@ -101,6 +114,9 @@ def check(
         "--topology-key", metavar="KEY",
         help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
     scheduler_config: SchedulerConfigOpt = None,
+    kube_version: KubeVersionOpt = None,
+    feature_gates: FeatureGatesOpt = None,
+    no_preempt: NoPreemptOpt = False,
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -111,13 +127,16 @@ def check(
 ) -> None:
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
 
-    Exit status: 0 every group schedulable, 1 some group is not, 2 invalid input.
+    Exit status: 0 every group scheduled (possibly after preemption), 1 some group is not,
+    2 invalid input.
     """
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source), traceback=traceback)
+                                  topology_key, scheduler_config, source, release),
+                traceback=traceback)
 
 
 app.command()(lint)
@@ -157,6 +176,9 @@ def explain(
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
     scheduler_config: SchedulerConfigOpt = None,
+    kube_version: KubeVersionOpt = None,
+    feature_gates: FeatureGatesOpt = None,
+    no_preempt: NoPreemptOpt = False,
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -172,8 +194,9 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source),
-                traceback=traceback)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
+                                    release), traceback=traceback)
 
 
 @app.command()

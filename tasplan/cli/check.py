@@ -9,6 +9,7 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.release import ReleaseOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
@@ -17,16 +18,22 @@ from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
+from tasplan.target import parse_gates, parse_version
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
-              scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+              scheduler_config: Path | None = None, source: LiveOptions | None = None,
+              release: ReleaseOptions | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration first: a bad one fails before a large snapshot is read.
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     source = source or LiveOptions()
+    release = release or ReleaseOptions()
+    parse_gates(release.feature_gates)  # a usage error before anything is read
+    if release.kube_version:
+        parse_version(release.kube_version)
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -41,7 +48,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     with _nothing() if quiet else err.status("planning…"):
         # Machine-readable output lists assignments for every feasible placement.
         result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"),
-                      scheduler_config=config)
+                      scheduler_config=config, target=release.target(snapshot),
+                      preempt=release.preempt)
     if output in ("json", "yaml"):
         document = plan_document(result)
         text = to_json(document) if output == "json" else to_yaml(document)

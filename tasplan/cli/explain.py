@@ -10,6 +10,7 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.release import ReleaseOptions
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
@@ -18,6 +19,7 @@ from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
+from tasplan.target import parse_gates, parse_version
 
 
 def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
@@ -38,12 +40,17 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 
 
 def run_explain(targets: list[str], clusters: list[Path], output: str,
-                scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+                scheduler_config: Path | None = None, source: LiveOptions | None = None,
+                release: ReleaseOptions | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     source = source or LiveOptions()
+    release = release or ReleaseOptions()
+    parse_gates(release.feature_gates)  # a usage error before anything is read
+    if release.kube_version:
+        parse_version(release.kube_version)
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -55,7 +62,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                          "Workloads, Jobs or pods that reference a pod group)")
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
-                         scheduler_config=config)
+                         scheduler_config=config, target=release.target(snapshot),
+                         preempt=release.preempt)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))

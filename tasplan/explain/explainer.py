@@ -17,7 +17,6 @@ from tasplan.explain.counterfactuals import (
     toleration_selector,
     topology_key,
 )
-from tasplan.explain.disruption import disruption_budgets
 from tasplan.explain.domains import analyse_domains
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
@@ -31,6 +30,8 @@ from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.planner import group_priority, plan
 from tasplan.plan.result import GroupResult
+from tasplan.preemption.budgets import disruption_budgets
+from tasplan.target import Target
 
 # The order suggestions are reported in.
 SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
@@ -38,7 +39,8 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
-            scheduler_config: SchedulerConfig | None = None) -> ExplainResult:
+            scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
+            preempt: bool = True) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot)
@@ -46,6 +48,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
     memo: dict = {}
+    priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
+                  for g in snapshot.groups}
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
@@ -53,9 +57,9 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
         result = schedule_group(fw, ctx, infos, trial, **kw)
         if needs_explanation(ctx, result):
             trial.undo()  # explain in the state the group was planned in
-            priority = group_priority(ctx.group, pods_by_group.get(ctx.group.key, []))
-            case = Case(fw, ctx, infos, result, needed(ctx, result), priority, budgets,
-                        node_index, assignments=all_assignments, memo=memo)
+            case = Case(fw, ctx, infos, result, needed(ctx, result), priorities[ctx.group.key],
+                        budgets, node_index, assignments=all_assignments, memo=memo,
+                        groups=snapshot.group_index, priorities=priorities)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)
@@ -63,7 +67,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
         return result
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
-                  scheduler_config=scheduler_config, schedule=schedule)
+                  scheduler_config=scheduler_config, schedule=schedule, target=target,
+                  preempt=preempt)
     return ExplainResult(result, explanations)
 
 

@@ -220,7 +220,17 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
         pod_affinity=pod_affinity(f, spec, pod.namespace, pod.labels, path),
         nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
         unmodelled=_unmodelled(spec),
+        scheduling_gates=_scheduling_gates(f, spec, path),
     )
+
+
+def _scheduling_gates(f: ObjectFields, spec: Mapping, path: str) -> tuple[str, ...]:
+    names = []
+    for i, gate in enumerate(f.sequence(spec.get("schedulingGates"), f"{path}.schedulingGates")):
+        gate = f.mapping(gate, f"{path}.schedulingGates[{i}]")
+        names.append(f.string(gate.get("name"), f"{path}.schedulingGates[{i}].name",
+                              required=True))
+    return tuple(names)
 
 
 # Volume sources whose scheduling (binding, zones, attach limits) tasplan does not simulate.

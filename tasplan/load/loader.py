@@ -250,7 +250,19 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        server_version=_server_version(by_kind["Pod"]),
     )
+
+
+def _server_version(pod_docs: list[Document]) -> str:
+    """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
+    for d in pod_docs:
+        if snapshot_format.is_snapshot(d.obj):
+            meta = d.obj.get("metadata")
+            version = meta.get("serverVersion") if isinstance(meta, dict) else None
+            if isinstance(version, str) and version:
+                return version
+    return ""
 
 
 def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
@@ -288,6 +300,8 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.topology_key or template.topology_key,
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
+                spec.preemption_policy or template.preemption_policy,
+                spec.disrupt_all if spec.disrupt_all is not None else template.disrupt_all,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -300,6 +314,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
+        preemption_policy=spec.preemption_policy, disrupt_all=bool(spec.disrupt_all),
     )
 
 

@@ -40,6 +40,12 @@ class PodGroup:
     # status.conditions of a PodGroup object: False when PodGroupScheduled (or
     # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
     scheduled_condition: bool | None = None
+    # spec.preemptionPolicy of a PodGroup (v1alpha3+; read with PodGroupPreemptionPolicy),
+    # None when not set.
+    preemption_policy: str | None = None
+    # spec.disruptionMode: True when the group is evicted as a whole ("all" / "PodGroup"),
+    # False when pod by pod (the default).
+    disrupt_all: bool = False
 
     def __str__(self) -> str:
         return self.key

@@ -75,6 +75,9 @@ class Pod:
     deleting: bool = False
     synthesised: bool = False
     unmodelled: frozenset[str] = frozenset()
+    # spec.schedulingGates names: a gated pod never enters a scheduling cycle
+    # (SchedulingGates PreEnqueue) but exists for the gang's pod count.
+    scheduling_gates: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

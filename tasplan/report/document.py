@@ -12,6 +12,7 @@ from typing import Any
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.preemption.result import PreemptionResult
 from tasplan.report.explain_document import explanation_document
 
 API_VERSION = "tasplan/v1"
@@ -34,6 +35,10 @@ def plan_document(result: PlanResult,
             "pods": result.pods,
             "groups": len(result.groups),
             "schedulable": sum(1 for g in result.groups if g.schedulable),
+            "kubeVersion": result.target.version if result.target else None,
+            "featureGates": dict(sorted(result.target.gates.items())) if result.target
+            else {},
+            "targetNotes": list(result.target.notes) if result.target else [],
         },
         "warnings": list(result.warnings),
         "groups": groups,
@@ -51,12 +56,28 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "pendingPods": g.pending,
         "scheduledPods": g.scheduled,
         "schedulable": g.schedulable,
+        "outcome": g.outcome,
+        "gatedPods": g.gated,
         "selected": g.selected,
         "tiedWith": list(g.tied_with),
         "message": g.message,
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
+        "preemption": _preemption(g.preemption),
+        "preemptionMessage": g.preemption_message or None,
         "placements": [_placement(p) for p in g.placements],
+    }
+
+
+def _preemption(p: PreemptionResult | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "placement": p.placement,
+        "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority, "group": v.group}
+                    for v in p.victims],
+        "nominated": dict(sorted(p.nominated.items())),
+        "pdbViolations": p.pdb_violations,
     }
 
 

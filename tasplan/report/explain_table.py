@@ -12,6 +12,7 @@ from rich.text import Text
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.table import verdict
 
 DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
@@ -36,14 +37,8 @@ def _title(g: GroupResult) -> Text:
         f"topology={key} · pending={g.pending} scheduled={g.scheduled}")
 
 
-def _verdict(g: GroupResult) -> Text:
-    label = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
-    return Text.assemble((f"{label}: ", "bold green" if g.schedulable else "bold red"),
-                         g.message)
-
-
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool) -> RenderableType:
-    parts: list[RenderableType] = [Text(""), _title(g), _verdict(g)]
+    parts: list[RenderableType] = [Text(""), _title(g), *verdict(g)]
     if e is None:
         return Group(*parts)
     if g.schedulable:

@@ -20,6 +20,11 @@ def render_plan(result: PlanResult, *, wide: bool = False,
                 all_assignments: bool = False) -> Iterator[RenderableType]:
     for warning in result.warnings:
         yield Text(f"warning: {warning}", style="yellow")
+    if result.target is not None:
+        gates = ", ".join(f"{k}={str(v).lower()}" for k, v in sorted(result.target.gates.items()))
+        yield Text(f"target: Kubernetes {result.target.version} ({gates})", style="dim")
+        for note in result.target.notes:
+            yield Text.assemble(("note ", "yellow"), ("[target] ", "dim"), note)
     for group in result.groups:
         yield from render_group(group, wide=wide, all_assignments=all_assignments)
 
@@ -44,12 +49,50 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     for placement in shown:
         parts.append(Text(f"assignments in {placement.name!r}:", style="italic"))
         parts.append(_assignments_table(placement))
-    verdict_style = "bold green" if g.schedulable else "bold red"
-    verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
-    parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
+    parts.extend(verdict(g))
     for note in g.notes:
         parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
+
+
+VERDICTS = {"scheduled": "SCHEDULABLE", "scheduled-after-preemption": "SCHEDULABLE AFTER "
+            "PREEMPTION", "unschedulable": "UNSCHEDULABLE", "waiting": "WAITING",
+            "not-planned": "NOT PLANNED", "error": "ERROR"}
+
+
+def verdict(g: GroupResult) -> list[RenderableType]:
+    """The outcome line, with the preemption that leads to it and the gated pods."""
+    parts: list[RenderableType] = []
+    if g.preemption is not None:
+        parts.extend(_preemption(g))
+    if g.gated:
+        parts.append(Text(f"{g.gated} pending pod(s) held by scheduling gates "
+                          "(spec.schedulingGates): not scheduled until the gates are removed",
+                          style="yellow"))
+    outcome = g.outcome
+    style = "bold green" if outcome == "scheduled" else \
+        "bold yellow" if outcome == "scheduled-after-preemption" else "bold red"
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), g.message))
+    if g.preemption_message:
+        parts.append(Text(f"preemption: {g.preemption_message}",
+                          style="yellow" if g.preemption else "dim"))
+    return parts
+
+
+def _preemption(g: GroupResult) -> Iterator[RenderableType]:
+    """The disruption: who is evicted, and where the group's pods are nominated."""
+    p = g.preemption
+    yield Text(f"DISRUPTION: preemption evicts {len(p.victims)} pod(s) so the group fits in "
+               f"{p.placement!r}" + (f" ({p.pdb_violations} beyond a PodDisruptionBudget)"
+                                     if p.pdb_violations else "") + ":", style="bold yellow")
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("EVICTED POD", "NODE", "PRIORITY", "GROUP"):
+        table.add_column(column, justify="right" if column == "PRIORITY" else "left")
+    for v in p.victims:
+        table.add_row(v.pod, v.node, str(v.priority), v.group or "-", style="yellow")
+    yield table
+    yield Text(f"nominated: {len(p.nominated)} pod(s) to nodes of {p.placement!r} "
+               "(they bind once the victims have terminated)", style="italic")
 
 
 def _placements_table(g: GroupResult, *, wide: bool) -> Table:
