@@ -236,6 +236,11 @@ def plan(
             if attempt.result is not None:
                 _apply(attempt.result, infos, pending, statement, evicted, snapshot)
                 _drop_nominations(infos, pending)
+        elif (preempt and not result.schedulable and not result.error and not result.waiting
+              and pending and group.topology_key is not None
+              and target.preemption_for(False) and not target.preemption_for(True)):
+            # 1.36 refuses by name (upstream's status text); the note stays.
+            result = replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
         pct = fw.profile.percentage_of_nodes_to_score
         sampling = tuple(s for p in result.placements
                          if (s := node_sampling(p.name, len(p.nodes), pct)) is not None)
@@ -246,6 +251,10 @@ def plan(
                                gated=gated))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings) + config.warnings, target)
+
+
+CONSTRAINED_NOT_SUPPORTED = ("workload aware preemption is not supported for pod groups "
+                             "with scheduling constraints")
 
 
 def preemption_enabled(fw: Framework, target: Target, group: PodGroup) -> bool:
