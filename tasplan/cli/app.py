@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from tasplan.cli.live import (
     RequestTimeoutOpt,
 )
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.output import OutputError, run_exit_hooks
 
 app = typer.Typer(
     name="tasplan",
@@ -52,7 +54,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         code = body()
-    except (InputError, UsageError) as exc:
+    except (InputError, UsageError, OutputError) as exc:
         if traceback:
             raise
         err.print(f"error: {exc}", markup=False)
@@ -66,8 +68,11 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
     if _FAST_EXIT:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed or broken: the code says enough
+                if stream is not None:
+                    stream.flush()
+        run_exit_hooks()
         os._exit(int(code))
     raise typer.Exit(int(code))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -13,6 +12,7 @@ from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
+from tasplan.output import render_text, write_stdout
 from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
@@ -45,15 +45,10 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     if output in ("json", "yaml"):
         document = plan_document(result)
         text = to_json(document) if output == "json" else to_yaml(document)
-        sys.stdout.write(text)
+        write_stdout(text)
     else:
-        out = Console(highlight=False)
-        with out.capture() as captured:
-            for renderable in render_plan(result, wide=output == "wide",
-                                          all_assignments=all_placements):
-                out.print(renderable)
-        sys.stdout.write(captured.get())
-    sys.stdout.flush()
+        write_stdout(render_text(render_plan(result, wide=output == "wide",
+                                             all_assignments=all_placements)))
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
+from tasplan.output import render_text, write_stdout
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
@@ -58,12 +58,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                          scheduler_config=config)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations)
-        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+        write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
-        out = Console(highlight=False)
-        with out.capture() as captured:
-            for renderable in render_explanations(result, wide=output == "wide"):
-                out.print(renderable)
-        sys.stdout.write(captured.get())
-    sys.stdout.flush()
+        write_stdout(render_text(render_explanations(result, wide=output == "wide")))
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
