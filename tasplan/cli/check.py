@@ -9,6 +9,7 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
@@ -21,7 +22,8 @@ from tasplan.report.table import render_plan
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
-              scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+              scheduler_config: Path | None = None, source: LiveOptions | None = None,
+              width: int | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration first: a bad one fails before a large snapshot is read.
@@ -47,12 +49,10 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         text = to_json(document) if output == "json" else to_yaml(document)
         sys.stdout.write(text)
     else:
-        out = Console(highlight=False)
-        with out.capture() as captured:
-            for renderable in render_plan(result, wide=output == "wide",
-                                          all_assignments=all_placements):
-                out.print(renderable)
-        sys.stdout.write(captured.get())
+        warn(result.warnings)
+        sys.stdout.write(render(lambda target: render_plan(
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            stdout_width(width)))
     sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 

@@ -254,7 +254,8 @@ def test_a_split_that_is_not_an_item_boundary_falls_back(tmp_path: Path) -> None
     objects = _objects()
     text = json.dumps({"apiVersion": "v1", "items": objects, "kind": "List"}, indent=4)
     marker = '"spec": {},'
-    trap = '"spec": {"x": [\n        {\n        "a": 1\n        },\n        {\n        "b": 2\n        }\n    ]},'
+    trap = ('"spec": {"x": [\n        {\n        "a": 1\n        },\n        {\n'
+            '        "b": 2\n        }\n    ]},')
     assert marker in text
     path = tmp_path / "c.json"
     path.write_text(text.replace(marker, trap, 1))
