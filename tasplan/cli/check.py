@@ -8,20 +8,22 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
-from tasplan.output import render_text, write_stdout
 from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
+from tasplan.stdio import write_stdout
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
-              scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+              scheduler_config: Path | None = None, source: LiveOptions | None = None,
+              width: int | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration first: a bad one fails before a large snapshot is read.
@@ -47,8 +49,10 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         text = to_json(document) if output == "json" else to_yaml(document)
         write_stdout(text)
     else:
-        write_stdout(render_text(render_plan(result, wide=output == "wide",
-                                             all_assignments=all_placements)))
+        warn(result.warnings)
+        write_stdout(render(lambda target: render_plan(
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            stdout_width(width)))
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 
 

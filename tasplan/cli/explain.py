@@ -9,15 +9,17 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
+from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
-from tasplan.output import render_text, write_stdout
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
+from tasplan.stdio import write_stdout
 
 
 def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
@@ -38,7 +40,8 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 
 
 def run_explain(targets: list[str], clusters: list[Path], output: str,
-                scheduler_config: Path | None = None, source: LiveOptions | None = None) -> int:
+                scheduler_config: Path | None = None, source: LiveOptions | None = None,
+                width: int | None = None, jobs: JobOverrides | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
@@ -48,7 +51,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
     with nullcontext() if quiet else err.status("loading inputs…"):
-        snapshot = select(load_inputs(paths, clusters, cluster_documents=live), names,
+        snapshot = select(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live), names,
                           unschedulable=pending)
     if not any(g.planned for g in snapshot.groups) and not pending:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
@@ -60,5 +63,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         document = plan_document(result.plan, result.explanations)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
-        write_stdout(render_text(render_explanations(result, wide=output == "wide")))
+        warn(result.plan.warnings)
+        write_stdout(render(lambda target: render_explanations(
+            result, wide=output == "wide", width=target), stdout_width(width)))
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

@@ -11,7 +11,7 @@ import typer
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
-from tasplan.output import write_stdout
+from tasplan.stdio import write_stdout
 
 
 class LintFormat(StrEnum):
@@ -39,7 +39,9 @@ def lint(
     namespace: Annotated[str, typer.Option(
         "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
     = "default",
-    traceback: Annotated[bool, typer.Option("--traceback", hidden=True)] = False,
+    traceback: Annotated[bool, typer.Option(
+        "--traceback", help="On an error, show the Python traceback instead of one line (for "
+        "bug reports).")] = False,
 ) -> None:
     """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
 

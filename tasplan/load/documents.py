@@ -43,6 +43,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 GZIP = ".gz"
 MAX_ALIAS_NODES = 1_000_000
 READ_CHUNK = 16 * 1024**2
+STRICT_TYPED_BYTES = 16 * 1024**2  # JSON up to this size is read by the (strict) dict path
 # An anchor can only start a node: at a line start, after an indicator (``- ``, ``: ``,
 # ``? ``, flow brackets, commas) or after a tag. ``&&`` inside a scalar (shell commands)
 # is not one and must not send whole dumps to the slow guarded loader.
@@ -93,10 +94,14 @@ def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> by
 
 
 class Document(NamedTuple):
-    """One input object and where it came from (a tuple: one is made per object)."""
+    """One input object and where it came from (a tuple: one is made per object).
+
+    ``model`` is the Node or Pod already decoded by the typed reader (``load/typed.py``);
+    its ``obj`` then holds only ``apiVersion`` and ``kind``."""
 
     source: Source
     obj: dict[str, Any]
+    model: Any = None
 
 
 def expand_paths(path: str | os.PathLike, warnings: list[str] | None = None) -> list[Path]:
@@ -139,9 +144,29 @@ def _suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
-    """Every object in the file; ``kind: *List`` documents are flattened into their items."""
-    return parsed_documents(str(path), _parse(path), workload=workload)
+def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterator[Document]:
+    """Every object in the file; ``kind: *List`` documents are flattened into their items.
+
+    ``typed``: JSON Lists and snapshots go through the typed reader, which decodes Nodes
+    and bound Pods to the model directly (``Document.model``); what it does not take,
+    this module reads as before."""
+    if typed:
+        from tasplan.load import typed as typed_reader
+
+        if (_suffix(path) == ".json" and path.suffix.lower() != GZIP and str(path) != "-"
+                and path.is_file() and path.stat().st_size <= max_input_bytes()):
+            docs = typed_reader.read_json_stream(path, workload=workload)
+            if docs is not None:
+                return iter(docs)
+    data = _read_bytes(path)
+    # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
+    # the typed path checks strings only, so a large kubectl dump is not re-encoded).
+    if typed and len(data) > STRICT_TYPED_BYTES and _is_json(path, data):
+        docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
+                                              workload=workload)
+        if docs is not None:
+            return iter(docs)
+    return parsed_documents(str(path), _parse(path, data), workload=workload)
 
 
 def parsed_documents(label: str, objects: Iterable[Any], *,
@@ -236,8 +261,24 @@ class _Bytes:
         return out
 
 
-def _parse(path: Path) -> list[Any]:
-    return parse_bytes(str(path), _read_bytes(path), _suffix(path))
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_json(path: Path, data: bytes) -> bool:
+    return _looks_json(_suffix(path), data)
+
+
+def _looks_json(suffix: str, data: bytes) -> bool:
+    """.json is JSON; anything else that looks like JSON is tried as JSON first and, since
+    flow-style YAML looks the same, read as YAML when that fails."""
+    return suffix == ".json" or (suffix not in (".yaml", ".yml")
+                                 and data.removeprefix(_BOM).lstrip()[:1] in (b"{", b"["))
+
+
+def _parse(path: Path, data: bytes | None = None) -> list[Any]:
+    if data is None:
+        data = _read_bytes(path)
+    return parse_bytes(str(path), data, _suffix(path))
 
 
 def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
@@ -246,12 +287,9 @@ def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
     problem = encoding_problem(data)
     if problem:
         raise InputError(label, problem)
-    # .json is JSON; anything else that looks like JSON is tried as JSON first and, since
-    # flow-style YAML looks the same, read as YAML when that fails.
-    if suffix == ".json" or (suffix not in (".yaml", ".yml")
-                             and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")):
+    if _looks_json(suffix, data):
         try:
-            obj = orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))
+            obj = orjson.loads(data.removeprefix(_BOM))
         except orjson.JSONDecodeError as exc:
             if suffix == ".json":
                 raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",

@@ -103,7 +103,7 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     before = len(docs)
-                    docs.extend(read_documents(file, workload=role))
+                    docs.extend(read_documents(file, workload=role, typed=True))
                     if role and len(docs) == before:
                         notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
                                      "only comments)")
@@ -180,7 +180,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
-        for n in [decode_node(d.source, d.obj)]], warnings)
+        for n in [d.model or decode_node(d.source, d.obj)]], warnings)
     if not nodes:
         warnings.append("the inputs contain no Nodes: pass a cluster snapshot with --cluster "
                         "(kubectl get nodes,pods,priorityclasses -A -o json)")
@@ -221,6 +221,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
+        elif d.model is not None:
+            # Decoded by the typed reader with its order in the file; renumbered only when
+            # other pods came before (a later file, live documents, a reassembly).
+            pod = d.model
+            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
 

@@ -181,6 +181,10 @@ _RISKY_ESCAPE = re.compile(rb"\\(?:0|x00|u0000|U00000000|u[dD][89a-fA-F]|U0000[d
 _BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
 
 
+def risky_escape(data: bytes) -> bool:
+    return _RISKY_ESCAPE.search(data) is not None
+
+
 def check_strings(data: bytes, obj: Any) -> None:
     """Refuse NUL characters and lone surrogates anywhere in ``obj`` (keys included)."""
     if not _RISKY_ESCAPE.search(data):

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from tasplan.errors import InputError
-from tasplan.output import write_stdout
+from tasplan.stdio import write_stdout
 
 
 def write_snapshot(document: dict[str, Any], path: str | os.PathLike) -> int:

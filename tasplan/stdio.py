@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import io
 import sys
-from collections.abc import Callable, Iterable
-
-from rich.console import Console, RenderableType
+from collections.abc import Callable
 
 from tasplan.errors import TasplanError
 
 
 class OutputError(TasplanError):
     """Standard output cannot be written: exit 2 with one line, never a traceback."""
-
-
-def render_text(renderables: Iterable[RenderableType]) -> str:
-    """Renderables as the text standard output would show (its width and colours),
-    rendered to memory: the output is written in one piece, or not at all."""
-    probe = Console(highlight=False)
-    out = Console(highlight=False, file=io.StringIO(), width=probe.width,
-                  force_terminal=probe.is_terminal, color_system=probe.color_system,
-                  soft_wrap=False)
-    for renderable in renderables:
-        out.print(renderable)
-    return out.file.getvalue()
 
 
 def write_stdout(data: str | bytes) -> None:
