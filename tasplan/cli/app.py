@@ -24,6 +24,21 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.whatif import (
+    ARGS_KEY,
+    AddNodesOpt,
+    CordonOpt,
+    DrainOpt,
+    EvictOpt,
+    InOpt,
+    LabelOpt,
+    LikeOpt,
+    RemoveOpt,
+    SetOpt,
+    WhatIfCommand,
+    WhatIfFileOpt,
+    WhatIfOptions,
+)
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
 
 app = typer.Typer(
@@ -87,8 +102,9 @@ TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tra
                                             hidden=True)]
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def check(
+    ctx: typer.Context,
     workloads: WorkloadArgs,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
@@ -101,6 +117,16 @@ def check(
         "--topology-key", metavar="KEY",
         help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -116,8 +142,11 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source), traceback=traceback)
+                                  topology_key, scheduler_config, source, edits),
+                traceback=traceback)
 
 
 app.command()(lint)
@@ -149,14 +178,25 @@ def snapshot(
     run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def explain(
+    ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
         help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -172,8 +212,10 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source),
-                traceback=traceback)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
+    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
+                                    edits), traceback=traceback)
 
 
 @app.command()
