@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasplan.errors import InputError
+from tasplan.errors import InputError, UsageError
 from tasplan.lint.report import format_path
 from tasplan.lint.schema import validate
 from tasplan.load.documents import locate, read_documents
 from tasplan.whatif.edits import Edit
+from tasplan.whatif.ops.set_field import parse_set
+from tasplan.whatif.selectors import check_label_terms, is_selector, parse_terms, pod_filter
 
 API_VERSION = "tasplan/v1"
 KIND = "WhatIf"
@@ -50,3 +52,18 @@ def load_what_if(path: Path) -> tuple[Edit, ...]:
             like=raw.get("like", ""), domain=raw.get("in", ""),
             labels=tuple(sorted((raw.get("labels") or {}).items())), origin=origin))
     return tuple(edits)
+
+
+def check_target(op: str, target: str) -> str | None:
+    """Why ``target`` cannot be the target of ``op`` without looking at a cluster; None
+    when it reads (it may still match nothing in a given cluster)."""
+    try:
+        if op == "evict":
+            pod_filter(target)
+        elif op == "set":
+            parse_set(Edit(op, target))
+        elif op in ("cordon", "drain", "remove") and is_selector(target):
+            check_label_terms(parse_terms(target, what=f"--{op}"), target, f"--{op}")
+    except UsageError as exc:
+        return str(exc)
+    return None

@@ -14,12 +14,17 @@ from tasplan.whatif.edits import AppliedEdit, Edit
 _SET = re.compile(r"^(?P<group>.+)\.(?P<field>minCount|topologyKey)=(?P<value>.*)$")
 
 
-def apply(draft: Draft, edit: Edit) -> AppliedEdit:
+def parse_set(edit: Edit) -> tuple[str, str, str]:
+    """(group key, field, value) of ``GROUP.field=value``."""
     m = _SET.match(edit.target.strip())
     if m is None:
         raise UsageError(f"{edit.where} {edit.target!r}: expected GROUP.minCount=N or "
                          "GROUP.topologyKey=KEY (GROUP as ns/name)")
-    key, what, value = m.group("group"), m.group("field"), m.group("value").strip()
+    return m.group("group"), m.group("field"), m.group("value").strip()
+
+
+def apply(draft: Draft, edit: Edit) -> AppliedEdit:
+    key, what, value = parse_set(edit)
     index = next((i for i, g in enumerate(draft.groups) if g.key == key), None)
     if index is None:
         known = ", ".join(g.key for g in draft.groups[:8]) or "none"
