@@ -98,8 +98,21 @@ SchedulerConfigOpt = Annotated[Path | None, typer.Option(
     "--scheduler-config", metavar="FILE", show_default=False,
     help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
     "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
-TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
-                                            hidden=True)]
+TracebackOpt = Annotated[bool, typer.Option(
+    "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
+    "reports).")]
+WidthOpt = Annotated[int | None, typer.Option(
+    "--width", min=20, metavar="COLUMNS", show_default=False,
+    help="Fit tables into this many columns by leaving out optional columns; names are never "
+    "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
+GangOpt = Annotated[int | None, typer.Option(
+    "--gang", min=1, metavar="MINCOUNT",
+    help="Plan pod-producing objects without their own scheduling (a plain Job, JobSet, "
+    "LeaderWorkerSet, Deployment, ...) as a gang with this minCount.")]
+TopologyKeyOpt = Annotated[str | None, typer.Option(
+    "--topology-key", metavar="KEY",
+    help="Topology key for pod-producing objects without their own scheduling (e.g. a rack "
+    "label).")]
 
 
 @app.command(cls=WhatIfCommand)
@@ -110,12 +123,9 @@ def check(
     output: OutputOpt = Output.table,
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
-    gang: Annotated[int | None, typer.Option(
-        "--gang", min=1, metavar="MINCOUNT",
-        help="Plan Jobs without .spec.scheduling as a gang with this minCount.")] = None,
-    topology_key: Annotated[str | None, typer.Option(
-        "--topology-key", metavar="KEY",
-        help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
+    gang: GangOpt = None,
+    topology_key: TopologyKeyOpt = None,
+    width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -145,7 +155,7 @@ def check(
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source, edits),
+                                  topology_key, scheduler_config, source, width, edits),
                 traceback=traceback)
 
 
@@ -186,6 +196,9 @@ def explain(
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
+    gang: GangOpt = None,
+    topology_key: TopologyKeyOpt = None,
+    width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -212,10 +225,26 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    from tasplan.load.batch import JobOverrides
+
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    edits), traceback=traceback)
+                                    width, JobOverrides(gang, topology_key), edits),
+                traceback=traceback)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tasplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the tasplan version and exit.")] = False) -> None:
+    """What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732)."""
 
 
 @app.command()

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
@@ -25,7 +26,7 @@ from tasplan.whatif import apply_edits
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
-              what_if: WhatIfOptions | None = None) -> int:
+              width: int | None = None, what_if: WhatIfOptions | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration and edits first: bad ones fail before a large snapshot is read.
@@ -54,14 +55,10 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         text = to_json(document) if output == "json" else to_yaml(document)
         sys.stdout.write(text)
     else:
-        out = Console(highlight=False)
-        with out.capture() as captured:
-            for renderable in render_what_if(edited.applied):
-                out.print(renderable)
-            for renderable in render_plan(result, wide=output == "wide",
-                                          all_assignments=all_placements):
-                out.print(renderable)
-        sys.stdout.write(captured.get())
+        warn(result.warnings)
+        sys.stdout.write(render(lambda target: [*render_what_if(edited.applied), *render_plan(
+            result, wide=output == "wide", all_assignments=all_placements, width=target)],
+            stdout_width(width)))
     sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 

@@ -10,10 +10,12 @@ from rich.console import Console
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
+from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.report.document import plan_document
@@ -42,6 +44,7 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 
 def run_explain(targets: list[str], clusters: list[Path], output: str,
                 scheduler_config: Path | None = None, source: LiveOptions | None = None,
+                width: int | None = None, jobs: JobOverrides | None = None,
                 what_if: WhatIfOptions | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
@@ -53,7 +56,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
     with nullcontext() if quiet else err.status("loading inputs…"):
-        edited = apply_edits(load_inputs(paths, clusters, cluster_documents=live), edits)
+        edited = apply_edits(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live),
+                             edits)
         snapshot = select(edited.snapshot, names, unschedulable=pending)
     if not any(g.planned for g in snapshot.groups) and not pending:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
@@ -65,12 +69,10 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         document = plan_document(result.plan, result.explanations, what_if=edited.applied)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
     else:
-        out = Console(highlight=False)
-        with out.capture() as captured:
-            for renderable in render_what_if(edited.applied):
-                out.print(renderable)
-            for renderable in render_explanations(result, wide=output == "wide"):
-                out.print(renderable)
-        sys.stdout.write(captured.get())
+        warn(result.plan.warnings)
+        sys.stdout.write(render(lambda target: [*render_what_if(edited.applied),
+                                                *render_explanations(result, wide=output == "wide",
+                                                                     width=target)],
+                                stdout_width(width)))
     sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

@@ -38,7 +38,9 @@ def lint(
     namespace: Annotated[str, typer.Option(
         "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
     = "default",
-    traceback: Annotated[bool, typer.Option("--traceback", hidden=True)] = False,
+    traceback: Annotated[bool, typer.Option(
+        "--traceback", help="On an error, show the Python traceback instead of one line (for "
+        "bug reports).")] = False,
 ) -> None:
     """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
 
