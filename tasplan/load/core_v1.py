@@ -155,11 +155,11 @@ def decode_pod(
 
     if group is None:
         group = _group_ref(f, namespace, spec, spec_path)
-    host_ports = _host_ports(f, spec, spec_path)
+    ports = host_ports(f, spec, spec_path)
     pod = Pod(
         namespace=namespace, name=name, node_name=node_name, phase=phase, priority=priority,
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
-        group=group, priority_class_name=class_name, host_ports=host_ports,
+        group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
         owner_kind=owner_kind(meta),
     )
@@ -296,7 +296,7 @@ def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str
     return None
 
 
-def _host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
+def host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
     ports = []
     for i, c in enumerate(spec.get("containers") or ()):
         declared = c.get("ports") if isinstance(c, dict) else None

@@ -66,10 +66,14 @@ def max_input_bytes() -> int:
 
 
 class Document(NamedTuple):
-    """One input object and where it came from (a tuple: one is made per object)."""
+    """One input object and where it came from (a tuple: one is made per object).
+
+    ``model`` is the Node or Pod already decoded by the typed reader (``load/typed.py``);
+    its ``obj`` then holds only ``apiVersion`` and ``kind``."""
 
     source: Source
     obj: dict[str, Any]
+    model: Any = None
 
 
 def expand_paths(path: str | os.PathLike) -> list[Path]:
@@ -90,9 +94,27 @@ def _suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
-    """Every object in the file; ``kind: *List`` documents are flattened into their items."""
-    return parsed_documents(str(path), _parse(path), workload=workload)
+def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterator[Document]:
+    """Every object in the file; ``kind: *List`` documents are flattened into their items.
+
+    ``typed``: JSON Lists and snapshots go through the typed reader, which decodes Nodes
+    and bound Pods to the model directly (``Document.model``); what it does not take,
+    this module reads as before."""
+    if typed:
+        from tasplan.load import typed as typed_reader
+
+        if (_suffix(path) == ".json" and path.suffix.lower() != GZIP and str(path) != "-"
+                and path.is_file() and path.stat().st_size <= max_input_bytes()):
+            docs = typed_reader.read_json_stream(path, workload=workload)
+            if docs is not None:
+                return iter(docs)
+    data = _read_bytes(path)
+    if typed and _is_json(path, data):
+        docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
+                                              workload=workload)
+        if docs is not None:
+            return iter(docs)
+    return parsed_documents(str(path), _parse(path, data), workload=workload)
 
 
 def parsed_documents(label: str, objects: Iterable[Any], *,
@@ -176,16 +198,25 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
-def _parse(path: Path) -> list[Any]:
-    data = _read_bytes(path)
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_json(path: Path, data: bytes) -> bool:
+    """.json is JSON; anything else that looks like JSON is tried as JSON first and, since
+    flow-style YAML looks the same, read as YAML when that fails."""
+    suffix = _suffix(path)
+    return suffix == ".json" or (suffix not in (".yaml", ".yml")
+                                 and data.removeprefix(_BOM).lstrip()[:1] in (b"{", b"["))
+
+
+def _parse(path: Path, data: bytes | None = None) -> list[Any]:
+    if data is None:
+        data = _read_bytes(path)
     label = str(path)
     suffix = _suffix(path)
-    # .json is JSON; anything else that looks like JSON is tried as JSON first and, since
-    # flow-style YAML looks the same, read as YAML when that fails.
-    if suffix == ".json" or (suffix not in (".yaml", ".yml")
-                             and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")):
+    if _is_json(path, data):
         try:
-            return [orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))]
+            return [orjson.loads(data.removeprefix(_BOM))]
         except orjson.JSONDecodeError as exc:
             if suffix == ".json":
                 raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",

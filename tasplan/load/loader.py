@@ -98,7 +98,7 @@ def load_inputs(
                 for file in expand_paths(path):
                     if progress:
                         progress(f"reading {file}")
-                    docs.extend(read_documents(file, workload=role))
+                    docs.extend(read_documents(file, workload=role, typed=True))
         return assemble(docs, jobs or JobOverrides())
 
 
@@ -158,7 +158,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
-        for n in [decode_node(d.source, d.obj)]], warnings)
+        for n in [d.model or decode_node(d.source, d.obj)]], warnings)
     if not nodes:
         warnings.append("the inputs contain no Nodes: pass a cluster snapshot with --cluster "
                         "(kubectl get nodes,pods,priorityclasses -A -o json)")
@@ -199,6 +199,11 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
+        elif d.model is not None:
+            # Decoded by the typed reader with its order in the file; renumbered only when
+            # other pods came before (a later file, live documents, a reassembly).
+            pod = d.model
+            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
 
