@@ -25,6 +25,21 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.whatif import (
+    ARGS_KEY,
+    AddNodesOpt,
+    CordonOpt,
+    DrainOpt,
+    EvictOpt,
+    InOpt,
+    LabelOpt,
+    LikeOpt,
+    RemoveOpt,
+    SetOpt,
+    WhatIfCommand,
+    WhatIfFileOpt,
+    WhatIfOptions,
+)
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
 from tasplan.stdio import OutputError, run_exit_hooks
 
@@ -105,8 +120,9 @@ TopologyKeyOpt = Annotated[str | None, typer.Option(
     "label).")]
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def check(
+    ctx: typer.Context,
     workloads: WorkloadArgs,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
@@ -116,6 +132,16 @@ def check(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -131,8 +157,10 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source, width),
+                                  topology_key, scheduler_config, source, width, edits),
                 traceback=traceback)
 
 
@@ -165,8 +193,9 @@ def snapshot(
     run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def explain(
+    ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
         help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
         "workload files and directories.", show_default=False)],
@@ -176,6 +205,16 @@ def explain(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -193,8 +232,10 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    width, JobOverrides(gang, topology_key)),
+                                    width, JobOverrides(gang, topology_key), edits),
                 traceback=traceback)
 
 

@@ -11,6 +11,7 @@ from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_con
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
+    MIRROR_ANNOTATION,
     UNMODELLED_DRA,
     UNMODELLED_VOLUMES,
     HostPort,
@@ -160,6 +161,7 @@ def decode_pod(
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
         group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
+        owner_kind=owner_kind(meta),
     )
     if node_name:
         # Bound: its usage matters, and its pod (anti-)affinity, which binds pods that
@@ -169,6 +171,19 @@ def decode_pod(
             pod.pod_affinity = pod_affinity(f, spec, namespace, labels, spec_path)
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def owner_kind(meta: Mapping[str, Any]) -> str:
+    """The controlling owner's kind; ``Node`` for a mirror pod (its annotation, or the
+    Node owner the kubelet sets). Lenient: malformed references are not this field's
+    business (default spreading validates the controller reference where it reads it)."""
+    annotations = meta.get("annotations")
+    if type(annotations) is dict and MIRROR_ANNOTATION in annotations:
+        return "Node"
+    for ref in meta.get("ownerReferences") or ():
+        if type(ref) is dict and ref.get("controller") is True and type(ref.get("kind")) is str:
+            return ref["kind"]
+    return ""
 
 
 def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Mapping,
