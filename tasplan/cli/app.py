@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from tasplan.cli.whatif import (
     WhatIfOptions,
 )
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.stdio import OutputError, run_exit_hooks
 
 app = typer.Typer(
     name="tasplan",
@@ -67,7 +69,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         code = body()
-    except (InputError, UsageError) as exc:
+    except (InputError, UsageError, OutputError) as exc:
         if traceback:
             raise
         err.print(f"error: {exc}", markup=False)
@@ -81,8 +83,11 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
     if _FAST_EXIT:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed or broken: the code says enough
+                if stream is not None:
+                    stream.flush()
+        run_exit_hooks()
         os._exit(int(code))
     raise typer.Exit(int(code))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -20,6 +19,7 @@ from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
+from tasplan.stdio import write_stdout
 from tasplan.whatif import apply_edits
 
 
@@ -53,13 +53,12 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)
-        sys.stdout.write(text)
+        write_stdout(text)
     else:
         warn(result.warnings)
-        sys.stdout.write(render(lambda target: [*render_what_if(edited.applied), *render_plan(
+        write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
             result, wide=output == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))
-    sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 
 

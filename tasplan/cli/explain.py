@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
+from tasplan.stdio import write_stdout
 from tasplan.whatif import apply_edits
 
 
@@ -67,12 +67,11 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                          scheduler_config=config)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied)
-        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+        write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
-        sys.stdout.write(render(lambda target: [*render_what_if(edited.applied),
+        write_stdout(render(lambda target: [*render_what_if(edited.applied),
                                                 *render_explanations(result, wide=output == "wide",
                                                                      width=target)],
                                 stdout_width(width)))
-    sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

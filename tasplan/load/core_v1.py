@@ -72,7 +72,7 @@ def decode_priority_class(source: Source, obj: Mapping[str, Any]) -> PriorityCla
     f = ObjectFields(source, obj)
     meta = f.mapping(obj.get("metadata"), "metadata")
     name = f.string(meta.get("name"), "metadata.name", required=True)
-    value = f.integer(obj.get("value"), "value")
+    value = f.int32(obj.get("value"), "value")
     default = obj.get("globalDefault", False)
     if not isinstance(default, bool):
         raise f.expected("globalDefault", "true or false", default)
@@ -151,7 +151,7 @@ def decode_pod(
     if priority is None:
         priority = priorities.resolve(f, class_name, f"{spec_path}.priorityClassName")
     elif type(priority) is not int:
-        priority = f.integer(priority, f"{spec_path}.priority")
+        priority = f.int32(priority, f"{spec_path}.priority")
 
     if group is None:
         group = _group_ref(f, namespace, spec, spec_path)
@@ -215,9 +215,8 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
     for i, raw in enumerate(f.sequence(
             affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), ppath)):
         raw = f.mapping(raw, f"{ppath}[{i}]")
-        weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1)
-        if weight > 100:
-            raise f.error(f"{ppath}[{i}].weight", f"expected 1..100, got {weight}")
+        weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1,
+                           maximum=100)
         preferred.append(PreferredTerm(weight, _term(f, raw.get("preference"),
                                                      f"{ppath}[{i}].preference")))
     f.string_map(pod.labels, "metadata.labels")  # a candidate's labels must be strings
@@ -302,11 +301,11 @@ def host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...
         declared = c.get("ports") if isinstance(c, dict) else None
         if not declared:
             continue
-        for k, p in enumerate(declared):
+        for k, p in enumerate(f.sequence(declared, f"{path}.containers[{i}].ports")):
             if not isinstance(p, dict) or not p.get("hostPort"):
                 continue
             field = f"{path}.containers[{i}].ports[{k}]"
-            port = f.integer(p["hostPort"], f"{field}.hostPort", minimum=1)
+            port = f.integer(p["hostPort"], f"{field}.hostPort", minimum=1, maximum=65535)
             ports.append(HostPort(port, f.string(p.get("protocol"), f"{field}.protocol") or "TCP",
                                   f.string(p.get("hostIP"), f"{field}.hostIP") or "0.0.0.0"))
     return tuple(ports)

@@ -18,9 +18,10 @@ is not a JSON ``List`` or snapshot, or that is not valid JSON, is read by the di
 whole, so errors keep their file, line and field.
 
 Large kubectl dumps are read through a memory map a few megabytes of items at a time
-(``read_json_stream``); everything else whole (``read_json_cluster``). Checks on the raw
-bytes (e.g. duplicate keys) belong in ``_Reader.chunk`` and ``_Reader.raw``, before the
-typed decode: the bytes of every piece and item are at hand there.
+(``read_json_stream``); everything else whole (``read_json_cluster``). Strictness
+(load/strict.py): a piece with an escape that can produce NUL or a lone surrogate sends the
+file to the dict path, which refuses those. Duplicate keys are looked for by the dict path,
+which reads all JSON up to ``documents.STRICT_TYPED_BYTES``; not in larger typed reads.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
 from tasplan.load.documents import Document
+from tasplan.load.strict import risky_escape
 from tasplan.model.node import Node
 from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
@@ -170,7 +172,7 @@ def _truthy(raw: Raw) -> bool:
 def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Document] | None:
     """The file's documents, or None when the dict path must read the file (not a List or
     snapshot, invalid JSON or UTF-8): that path then reports any error exactly."""
-    if not data.isascii() and not _valid_utf8(data):
+    if (not data.isascii() and not _valid_utf8(data)) or risky_escape(data):
         return None
     try:
         top = _FILE.decode(data)
@@ -254,7 +256,7 @@ def _stream(label: str, mm: mmap.mmap, workload: bool, chunk_bytes: int) -> list
         cut = mm.find(separator, min(pos + chunk_bytes, stop), stop)
         piece_end = stop if cut < 0 else cut + len(indent) + 2
         piece = b"".join((b"[", mm[pos:piece_end], b"]"))
-        if not piece.isascii() and not _valid_utf8(piece):
+        if (not piece.isascii() and not _valid_utf8(piece)) or risky_escape(piece):
             return None
         if not reader.chunk(piece):
             return None
