@@ -178,7 +178,7 @@ def owner_kind(meta: Mapping[str, Any]) -> str:
     Node owner the kubelet sets). Lenient: malformed references are not this field's
     business (default spreading validates the controller reference where it reads it)."""
     annotations = meta.get("annotations")
-    if type(annotations) is dict and MIRROR_ANNOTATION in annotations:
+    if type(annotations) is dict and annotations.get(MIRROR_ANNOTATION) is not None:
         return "Node"
     for ref in meta.get("ownerReferences") or ():
         if type(ref) is dict and ref.get("controller") is True and type(ref.get("kind")) is str:

@@ -40,7 +40,7 @@ from tasplan.errors import TasplanError
 from tasplan.load.documents import Document
 from tasplan.load.strict import risky_escape
 from tasplan.model.node import Node
-from tasplan.model.pod import HostPort, Pod
+from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
@@ -51,11 +51,24 @@ _NULL = Raw(b"null")
 Quantity = str | int | float
 
 
+class _OwnerRef(Struct):
+    kind: Any = None
+    controller: Any = None
+
+
+class _Annotations(Struct):
+    """Only the annotation ``core_v1.owner_kind`` reads; the others are skipped."""
+
+    mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
+
+
 class _Meta(Struct):
     name: str | None = None
     namespace: str | None = None
     labels: dict[str, str] | None = None
     deletionTimestamp: str | None = None
+    ownerReferences: list[_OwnerRef] | None = None
+    annotations: _Annotations | None = None
 
 
 class _Container(Struct):
@@ -381,8 +394,18 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
         source, order, meta.labels or _EMPTY, _group(namespace, spec),
         spec.priorityClassName or "", host_ports=host_ports,
-        deleting=bool(meta.deletionTimestamp),
+        deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
     )
+
+
+def _owner_kind(meta: _Meta) -> str:
+    """As ``core_v1.owner_kind``."""
+    if meta.annotations is not None and meta.annotations.mirror is not None:
+        return "Node"
+    for ref in meta.ownerReferences or ():
+        if ref.controller is True and type(ref.kind) is str:
+            return ref.kind
+    return ""
 
 
 def _group(namespace: str, spec: _Spec) -> str | None:

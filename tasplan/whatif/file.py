@@ -33,7 +33,7 @@ def load_what_if(path: Path) -> tuple[Edit, ...]:
     if len(documents) != 1:
         raise InputError(label, f"expected one {API_VERSION} {KIND} document, got "
                          f"{len(documents)}")
-    source, obj = documents[0]
+    source, obj = documents[0].source, documents[0].obj
     if obj.get("apiVersion") != API_VERSION or obj.get("kind") != KIND:
         raise InputError(label, f"expected apiVersion {API_VERSION} and kind {KIND}, got "
                          f"{obj.get('apiVersion')!r} {obj.get('kind')!r}",
