@@ -98,7 +98,7 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
         trial.undo()
     chosen = rerun.selected_placement
     if not rerun.schedulable or chosen is None:
-        return Attempt(None, f"{NOT_ENOUGH}: {rerun.message}")
+        return Attempt(None, NOT_ENOUGH)
 
     by_key = {p.key: p for p in ctx.pending}
     index = {info.node.name: i for i, info in enumerate(work)}

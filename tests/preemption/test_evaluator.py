@@ -16,7 +16,7 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.planner import plan
-from tasplan.preemption.evaluator import NEVER, NO_VICTIMS
+from tasplan.preemption.evaluator import NEVER, NO_VICTIMS, NOT_ENOUGH
 from tests.builders import (
     CLUSTER,
     gang_pods,
@@ -198,8 +198,7 @@ def test_gang_preemption_needs_room_for_min_count():
             make_pod("c", node="n3", priority=HIGH), *gang_pods(group, 3, priority=MID)]
     g = plan(snapshot(nodes, pods, [group])).groups[0]
     assert g.outcome == "unschedulable"
-    assert g.preemption_message.startswith("the group does not fit even with every "
-                                           "lower-priority pod evicted: ")
+    assert g.preemption_message == NOT_ENOUGH
 
 
 def test_topology_group_preempts_in_the_placement_the_algorithm_picks():

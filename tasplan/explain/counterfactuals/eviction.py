@@ -160,9 +160,8 @@ def _upstream(case: Case) -> Suggestion | None:
         return None
     placement = next(p for p in case.result.placements if p.name == chosen.placement)
     minimal = len(victims) == 1 or _no_smaller_set(case, case.placement(placement), victims)
-    change = (f"evict {len(victims)} pod(s) of lower priority: {_names(victims)} → "
-              f"kube-scheduler's own workload-aware preemption for this group "
-              f"(placement {chosen.placement!r})")
+    change = (f"evict {len(victims)} pod(s) of lower priority: {_names(victims)} "
+              "(kube-scheduler's own workload-aware preemption)")
     return Suggestion(
         KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
         details={"domain": chosen.placement, "upstream": True,
