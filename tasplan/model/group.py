@@ -14,6 +14,17 @@ class Policy(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Expansion:
+    """Pods tasplan synthesised for a group from a pod-producing object's template (a Job,
+    JobSet, LeaderWorkerSet, ...), and the pods of that object that already existed."""
+
+    kind: str
+    name: str  # namespace/name
+    synthesised: int
+    existing: int
+
+
+@dataclass(frozen=True, slots=True)
 class PodGroup:
     """One schedulable group, whatever API it came from.
 
@@ -40,6 +51,8 @@ class PodGroup:
     # status.conditions of a PodGroup object: False when PodGroupScheduled (or
     # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
     scheduled_condition: bool | None = None
+    # The pod-producing objects whose pods tasplan created for this group.
+    expansions: tuple[Expansion, ...] = ()
 
     def __str__(self) -> str:
         return self.key
