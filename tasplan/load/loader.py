@@ -108,6 +108,18 @@ def load_inputs(
         return assemble(docs, jobs or JobOverrides())
 
 
+def require_kind(doc: Document) -> tuple[str, str]:
+    """apiVersion and kind of an object; without them it is an error in every command
+    (items of a NodeList / PodList get them from the list when read)."""
+    obj = doc.obj
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(kind, str) or not kind or not isinstance(api_version, str):
+        missing = "kind" if not isinstance(kind, str) or not kind else "apiVersion"
+        raise ObjectFields(doc.source, obj).error(
+            missing, "required field is missing (every object needs apiVersion and kind)")
+    return api_version, kind
+
+
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
     """Documents by kind, ignored kinds counted (by apiVersion and kind), and the input
     position of every object that defines a group (groups of equal priority are planned in
@@ -117,12 +129,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     positions: dict = {}
     for position, doc in enumerate(docs):
         obj = doc.obj
-        api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        if not isinstance(kind, str) or not kind or not isinstance(api_version, str):
-            f = ObjectFields(doc.source, obj)
-            missing = "kind" if not isinstance(kind, str) or not kind else "apiVersion"
-            raise f.error(missing, "required field is missing (every object needs apiVersion "
-                          "and kind)")
+        api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
@@ -163,7 +170,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     for d in by_kind["PriorityClass"]:
         pc = decode_priority_class(d.source, d.obj)
         classes[pc.name] = pc
-    priorities = PriorityResolver(classes)
+    priorities = PriorityResolver(classes, no_cluster=not by_kind["Node"])
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]

@@ -35,8 +35,11 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     parts: list[RenderableType] = [Text(""), title]
     parts.extend(expansion_lines(g))
     if g.placements:
-        parts.append(_placements_table(g, wide=wide).fit(width))
-        scorers = sorted({name for p in g.placements for name in p.scores})
+        table = _placements_table(g, wide=wide).fit(width)
+        parts.append(table)
+        shown = {str(c.header) for c in table.columns}
+        scorers = [name for name in sorted({name for p in g.placements for name in p.scores})
+                   if SCORER_HEADERS.get(name, name) in shown]
         if scorers:
             legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
             parts.append(Text(f"SCORE = weighted sum of placement scores: {legend}",
