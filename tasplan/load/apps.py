@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.load.producers import Overrides, PodBatch, Producer, pod_template, replicas
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    check_expansion,
+    pod_template,
+    replicas,
+)
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef
 
@@ -39,6 +46,7 @@ def decode_apps(source: Source, obj: Mapping[str, Any], overrides: Overrides) ->
     namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
     spec = f.mapping(obj.get("spec"), "spec")
     count = replicas(f, spec, "spec.replicas")
+    check_expansion(f, "spec.replicas", count)  # before listing them
     template = pod_template(f, spec.get("template"), "spec.template")
     if kind == "StatefulSet":
         names = tuple((f"{name}-{i}", {"statefulset.kubernetes.io/pod-name": f"{name}-{i}",

@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.load.producers import Overrides, PodBatch, Producer, pod_template
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    check_expansion,
+    pod_template,
+)
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -31,12 +37,12 @@ def job_size(f: ObjectFields, spec: Mapping[str, Any], path: str,
              succeeded: int = 0) -> tuple[int, int]:
     """(parallelism, pods the controller keeps running at once)."""
     parallelism = spec.get("parallelism")
-    parallelism = 1 if parallelism is None else f.integer(parallelism, f"{path}.parallelism",
-                                                          minimum=0)
+    parallelism = 1 if parallelism is None else f.int32(parallelism, f"{path}.parallelism",
+                                                        minimum=0)
     completions = spec.get("completions")
     if completions is None:
         return parallelism, parallelism
-    completions = f.integer(completions, f"{path}.completions", minimum=0)
+    completions = f.int32(completions, f"{path}.completions", minimum=0)
     return parallelism, min(parallelism, max(completions - succeeded, 0))
 
 
@@ -46,6 +52,7 @@ def job_batch(f: ObjectFields, job_name: str, spec: Mapping[str, Any], path: str
     """One Job's pods as a batch, and its parallelism (a JobSet's child Jobs use this
     too)."""
     parallelism, count = job_size(f, spec, path, succeeded)
+    check_expansion(f, f"{path}.parallelism", count)
     template = pod_template(f, spec.get("template"), f"{path}.template")
     mode = spec.get("completionMode")
     indexed = mode == "Indexed" or (mode is None and indexed_default)
@@ -65,7 +72,8 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
     name = f.string(meta.get("name"), "metadata.name", required=True)
     namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
     spec = f.mapping(obj.get("spec"), "spec")
-    succeeded = f.mapping(obj.get("status"), "status").get("succeeded") or 0
+    succeeded = f.mapping(obj.get("status"), "status").get("succeeded")
+    succeeded = 0 if succeeded is None else f.int32(succeeded, "status.succeeded", minimum=0)
     batch, parallelism = job_batch(f, name, spec, "spec", name, {}, succeeded)
 
     scheduling = spec.get("scheduling")
@@ -82,4 +90,4 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
     else:
         group = overrides.group_spec()
     return Producer("Job", "batch/v1", namespace, name, source, obj, (batch,), group,
-                    scheduling is not None)
+                    scheduling is not None, count_field="spec.parallelism")

@@ -20,9 +20,15 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from tasplan.load.batch import job_batch
+from tasplan.load.batch import job_batch, job_size
 from tasplan.load.fields import ObjectFields
-from tasplan.load.producers import Overrides, PodBatch, Producer, replicas
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    check_expansion,
+    replicas,
+)
 from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -44,7 +50,7 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
     if not entries:
         raise f.error("spec.replicatedJobs", "required field is missing (a JobSet needs at "
                       "least one replicated Job)")
-    global_replicas = 0
+    global_replicas = pods = 0
     decoded = []
     for i, raw in enumerate(entries):
         path = f"spec.replicatedJobs[{i}]"
@@ -52,9 +58,11 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
         rj_name = f.string(rj.get("name"), f"{path}.name", required=True)
         count = replicas(f, rj, f"{path}.replicas")
         job = f.mapping(rj.get("template"), f"{path}.template")
-        decoded.append((rj_name, count, f.mapping(job.get("spec"), f"{path}.template.spec"),
-                        f"{path}.template.spec"))
+        job_spec = f.mapping(job.get("spec"), f"{path}.template.spec")
+        decoded.append((rj_name, count, job_spec, f"{path}.template.spec"))
         global_replicas += count
+        pods += count * job_size(f, job_spec, f"{path}.template.spec")[1]
+    check_expansion(f, "spec.replicatedJobs", pods)  # before listing them
 
     policy = f.string(f.mapping(spec.get("gangPolicy"), "spec.gangPolicy").get("policy"),
                       "spec.gangPolicy.policy")
@@ -86,6 +94,7 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
         specs = {g: GroupSpec(Policy.GANG, max(n, 1), overrides.topology_key)
                  for g, n in sizes.items()}
         return Producer("JobSet", obj["apiVersion"], namespace, name, source, obj,
-                        tuple(batches), overrides.group_spec(), True, specs)
+                        tuple(batches), overrides.group_spec(), True, specs,
+                        count_field="spec.replicatedJobs")
     return Producer("JobSet", obj["apiVersion"], namespace, name, source, obj, tuple(batches),
-                    overrides.group_spec(), False)
+                    overrides.group_spec(), False, count_field="spec.replicatedJobs")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from tasplan.errors import InputError
 from tasplan.load import apps, jobset, lws, scheduling
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.core_v1 import (
@@ -22,7 +23,7 @@ from tasplan.load.core_v1 import (
     decode_pod,
     decode_priority_class,
 )
-from tasplan.load.documents import Document, expand_paths, read_documents
+from tasplan.load.documents import Document, expand_paths, locate, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, skipped_kinds
 from tasplan.load.pod_table import decode_pod_table
@@ -34,6 +35,7 @@ from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
 from tasplan.snapshot import format as snapshot_format
 
@@ -99,13 +101,18 @@ def load_inputs(
     they come before the ``clusters`` files and go through the same decoding."""
     with gc_paused():
         docs: list[Document] = list(cluster_documents)
+        notes: list[str] = []
         for role, paths in ((False, clusters), (True, workloads)):
             for path in paths:
-                for file in expand_paths(path):
+                for file in expand_paths(path, notes):
                     if progress:
                         progress(f"reading {file}")
-                    docs.extend(read_documents(file, workload=role))
-        return assemble(docs, jobs or JobOverrides())
+                    before = len(docs)
+                    docs.extend(read_documents(file, workload=role, typed=True))
+                    if role and len(docs) == before:
+                        notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
+                                     "only comments)")
+        return assemble(docs, jobs or JobOverrides(), notes)
 
 
 def require_kind(doc: Document) -> tuple[str, str]:
@@ -151,6 +158,8 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     out: dict = {}
     where: dict = {}
     for key, value, source in items:
+        if key in out and where[key].workload == source.workload:
+            raise _defined_twice(kind, "/".join(key), source, where[key])
         if key in out:
             warnings.append(f"{kind} {'/'.join(key)} is defined more than once; using the one "
                             f"from {source} over {where[key]}")
@@ -159,12 +168,24 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     return out
 
 
-def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
+    """Two objects of one kind and name among the cluster inputs, or among the workload
+    inputs: the API server holds one, so which one is meant is not known. (A workload
+    object replacing a cluster one is a what-if edit, and only a warning.)"""
+    line = locate(source.path, source.document, source.field_prefix())
+    first_line = locate(first.path, first.document, first.field_prefix())
+    at = f"{first}" + (f" line {first_line}" if first_line else "")
+    return InputError(source.path, f"{kind} {name} is defined twice (also at {at}); the API "
+                      "server keeps one object per name", line=line)
+
+
+def assemble(docs: list[Document], overrides: JobOverrides,
+             notes: Iterable[str] = ()) -> ClusterSnapshot:
     """Documents already read (cluster ones first) -> the snapshot; ``tasplan lint`` calls
-    this with the objects it has parsed itself."""
+    this with the objects it has parsed itself. ``notes`` are warnings from reading."""
     docs, named = generated_names(docs)
     by_kind, ignored, positions = _classify(docs)
-    warnings: list[str] = list(named) + skipped_kinds(ignored)
+    warnings: list[str] = [*notes, *named, *skipped_kinds(ignored)]
 
     classes: dict[str, PriorityClass] = {}
     for d in by_kind["PriorityClass"]:
@@ -174,7 +195,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
-        for n in [decode_node(d.source, d.obj)]], warnings)
+        for n in [d.model or decode_node(d.source, d.obj)]], warnings)
     if not nodes:
         warnings.append("the inputs contain no Nodes: pass a cluster snapshot with --cluster "
                         "(kubectl get nodes,pods,priorityclasses -A -o json)")
@@ -216,6 +237,11 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
+        elif d.model is not None:
+            # Decoded by the typed reader with its order in the file; renumbered only when
+            # other pods came before (a later file, live documents, a reassembly).
+            pod = d.model
+            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
 
@@ -224,6 +250,8 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         order += len(decoded)
         for pod in decoded:
             key = (pod.namespace, pod.name)
+            if key in pods and pods[key].source.workload == pod.source.workload:
+                raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
             if key in pods:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "
                                 f"from {pod.source} over {pods[key].source}")
@@ -234,9 +262,13 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     groups: list[PodGroup] = []
     joined: dict[str, list] = {}
     index = PodIndex(pods)
+    synthesised = 0  # pods made from templates so far: one limit for all of them
     for producer in producers.values():
+        before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
-                                   positions[producer.source], owners if has_selectors else None)
+                                   positions[producer.source], owners if has_selectors else None,
+                                   synthesised)
+        synthesised += order - before
         groups.extend(own)
         for key, expansion in extra.items():
             joined.setdefault(key, []).append(expansion)
@@ -244,6 +276,12 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
+    keys: dict[str, PodGroup] = {}
+    for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
+        other = keys.setdefault(g.key, g)
+        if other is not g:
+            raise _defined_twice(f"pod group ({other.kind} and {g.kind})", g.key, g.source,
+                                 other.source)
     if selectors:
         _default_spread_selectors(pods, owners, selectors)
 
@@ -333,15 +371,17 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
     """v1alpha1: one group per (workload, podGroup, replicaKey) the pods name, plus one per
     declared podGroup no pod names yet."""
     referenced: dict[str, None] = {}
+    named: set[str] = set()  # the ns/workload/podGroup part of every referenced key
     for pod in pods.values():
-        if pod.group and pod.group.count("/") >= 2:
-            referenced.setdefault(pod.group)
+        if pod.group and pod.group.count("/") >= 2 and pod.group not in referenced:
+            referenced[pod.group] = None
+            named.add("/".join(pod.group.split("/", 3)[:3]))
     for (ns, name), wl in workloads.items():
         if wl.api_version != scheduling.LEGACY:
             continue
         for pg_name in wl.groups:
             base = f"{ns}/{name}/{pg_name}"
-            if not any(k == base or k.startswith(base + "/") for k in referenced):
+            if base not in named:
                 referenced.setdefault(base)
     for key in referenced:
         ns, wl_name, pg_name, *_ = key.split("/")

@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.load.producers import Overrides, PodBatch, Producer, pod_template, replicas
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    check_expansion,
+    pod_template,
+    replicas,
+)
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -34,7 +41,8 @@ def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
     lwt = f.mapping(spec.get("leaderWorkerTemplate"), "spec.leaderWorkerTemplate")
     path = "spec.leaderWorkerTemplate"
     size = lwt.get("size")
-    size = 1 if size is None else f.integer(size, f"{path}.size", minimum=1)
+    size = 1 if size is None else f.int32(size, f"{path}.size", minimum=1)
+    check_expansion(f, "spec.replicas", count * size)  # before listing them
     worker = pod_template(f, lwt.get("workerTemplate"), f"{path}.workerTemplate")
     if lwt.get("leaderTemplate") is not None:
         leader, leader_path = (pod_template(f, lwt["leaderTemplate"], f"{path}.leaderTemplate"),

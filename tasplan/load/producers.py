@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.load.core_v1 import PriorityResolver, _group_ref, decode_pod
 from tasplan.load.fields import ObjectFields
 from tasplan.load.scheduling import GroupSpec
@@ -84,10 +85,22 @@ class Producer:
     default: GroupSpec
     explicit: bool  # the object has scheduling of its own: --gang does not apply
     specs: Mapping[str, GroupSpec] = field(default_factory=dict)
+    count_field: str = "spec.replicas"  # the field an error about too many pods names
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+
+def check_expansion(f: ObjectFields, field: str, pods: int, total: int = 0) -> None:
+    """Refuse a controller whose pods (``total`` with those of earlier controllers) would
+    exceed the shared limit: expansion is linear, but 10^8 pods is hours of planning.
+    Every pod-producing kind checks before it lists its pods."""
+    limit = MAX_CONTROLLER_PODS.get_int()
+    if pods + total > limit:
+        before = f" (with {total:,} pods of earlier controllers)" if total else ""
+        raise f.error(field, f"{pods:,} pods to create{before} exceed the limit of {limit:,} "
+                      f"pods synthesised from controllers ({MAX_CONTROLLER_PODS.hint()})")
 
 
 def pod_template(f: ObjectFields, raw: object, path: str) -> Mapping[str, Any]:
@@ -101,7 +114,7 @@ def pod_template(f: ObjectFields, raw: object, path: str) -> Mapping[str, Any]:
 
 def replicas(f: ObjectFields, spec: Mapping[str, Any], path: str, default: int = 1) -> int:
     value = spec.get(path.rsplit(".", 1)[-1])
-    return default if value is None else f.integer(value, path, minimum=0)
+    return default if value is None else f.int32(value, path, minimum=0)
 
 
 def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str | None:
@@ -155,11 +168,12 @@ class PodIndex:
 
 def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex,
            priorities: PriorityResolver, order: int, position: int,
-           owners: dict | None = None
+           owners: dict | None = None, total: int = 0
            ) -> tuple[list[PodGroup], int, dict[str, Expansion]]:
     """Add the pods ``producer``'s controllers would still create to ``pods`` (existing
     ones of its own groups join them). Returns its own groups, the next pod order, and
-    what it added to groups defined elsewhere (templates that name a group).
+    what it added to groups defined elsewhere (templates that name a group). ``total``:
+    pods synthesised for earlier objects, which count towards the shared limit.
 
     ``owners`` (pod key -> controller) is filled for synthesised pods when default
     topology spreading needs it."""
@@ -187,6 +201,8 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
                 pods[pkey] = replace(pod, group=own_key)
         taken = {name for _, name in existing}
         missing = max(len(batch.names) - active, 0)
+        check_expansion(owner, producer.count_field, missing, total)
+        total += missing
         synthesised = 0
         for i in range(len(batch.names)):
             if synthesised == missing:
