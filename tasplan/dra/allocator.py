@@ -36,6 +36,7 @@ from tasplan.model.taints import Taint, tolerated
 MAX_STEPS = 200_000
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 INVALID_POOLS = "invalid resource pools were encountered"
+CANNOT_ALLOCATE = "cannot allocate all claims"
 TIMED_OUT = "timed out trying to allocate devices"
 
 
@@ -189,7 +190,9 @@ class World:
         return hit
 
     def selectable(self, request: DeviceRequest, cand: Candidate) -> bool:
-        device_class = self.classes[request.class_name]
+        device_class = self.classes.get(request.class_name)
+        if device_class is None:
+            raise AllocationError(f"could not retrieve device class {request.class_name}")
         return (all(self.selected(e, cand) for e in device_class.selectors)
                 and all(self.selected(e, cand) for e in request.selectors))
 
@@ -426,7 +429,7 @@ class Outcome:
 
 def allocate(world: World, node: Node, claims: Sequence[ClaimSpec],
              in_use: set[DeviceId] | frozenset = frozenset(),
-             counters_used: Mapping = {}) -> Outcome:  # noqa: B006 - read only
+             counters_used: Mapping = {}) -> Outcome:
     """Devices for ``claims`` on ``node`` given the devices in use. Raises
     AllocationError for what upstream treats as an error of the pod."""
     search = _Search(world, node, claims, in_use, counters_used)
@@ -437,5 +440,5 @@ def allocate(world: World, node: Node, claims: Sequence[ClaimSpec],
     if results is not None:
         return Outcome(results)
     if any(p.invalid for p in search.pools):
-        return Outcome(None, INVALID_POOLS)
-    return Outcome(None, "cannot allocate all claims")
+        raise AllocationError(INVALID_POOLS)
+    return Outcome(None, CANNOT_ALLOCATE)

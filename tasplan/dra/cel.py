@@ -187,7 +187,8 @@ def _env():
 
 
 # device.attributes["x"] / device.capacity['x'] with a string literal key.
-_INDEX = re.compile(r"""device\s*\.\s*(attributes|capacity)\s*\[\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\]""")
+_INDEX = re.compile(r"device\s*\.\s*(attributes|capacity)\s*\[\s*"
+                    r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\]""")
 
 
 def _rewrite(expression: str) -> str:

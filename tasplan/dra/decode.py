@@ -13,8 +13,8 @@ from typing import Any
 from tasplan.dra.model import (
     ALL,
     EXACT_COUNT,
-    Allocation,
     AllocatedDevice,
+    Allocation,
     ClaimSpec,
     Constraint,
     Device,

@@ -8,7 +8,7 @@ Everything is immutable; the only mutable DRA state of a plan is the device ledg
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.model.selectors import NodeSelectorTerm
 from tasplan.model.source import Source
@@ -210,6 +210,11 @@ class DraInputs:
     claims: Mapping[tuple[str, str], ResourceClaim] = field(default_factory=dict)
     templates: Mapping[tuple[str, str], ResourceClaimTemplate] = field(default_factory=dict)
     taint_rules: tuple[DeviceTaintRule, ...] = ()
+
+    def unallocated(self) -> DraInputs:
+        """The same objects with every claim's allocation dropped: an empty cluster."""
+        return replace(self, claims={k: replace(c, allocation=None)
+                                     for k, c in self.claims.items()})
 
     def __bool__(self) -> bool:
         return bool(self.classes or self.slices or self.claims or self.templates

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from tasplan.dra.allocator import TIMED_OUT
+from tasplan.dra.allocator import CANNOT_ALLOCATE, TIMED_OUT
 from tasplan.dra.claims import resolve
 from tasplan.dra.model import DraInputs
 from tasplan.framework.types import GroupContext
@@ -48,7 +48,7 @@ def dra_notes(ctx: GroupContext, result: GroupResult,
         yield ("dra-not-modelled", "DRA features not modelled: "
                    + "; ".join(sorted(unmodelled)))
     messages = [m for p in result.placements for m in p.unplaced.values()]
-    if any("cannot allocate all claims" in m for m in messages) and len(pending) > 1:
+    if any(CANNOT_ALLOCATE in m for m in messages) and len(pending) > 1:
         yield ("dra-greedy", "devices are allocated pod by pod, each pod taking the first "
                    "devices that fit in upstream's order; a DRA failure might be avoidable "
                    "with other devices for earlier pods, which upstream does not search for")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from tasplan.dra.allocator import AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
 from tasplan.dra.ledger import DeviceLedger, Reservation
-from tasplan.dra.model import NO_DRA, ClaimSpec, DraInputs
+from tasplan.dra.model import NO_DRA, Allocation, ClaimSpec, DraInputs
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status, error, unschedulable
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
@@ -30,9 +30,10 @@ from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plugins import names
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
-CANNOT_ALLOCATE = "cannot allocate all claims"
 # firstAvailable scoring: subrequest i scores (MAX_SUBREQUESTS - i).
 MAX_SUBREQUESTS = 8
+# CycleState key of the per-node allocation outcomes (the plugin's own key holds its summary).
+OUTCOMES = f"{names.DYNAMIC_RESOURCES}/outcomes"
 
 
 class _Summary:
@@ -74,9 +75,16 @@ class DynamicResources:
             hit = self._uses[id(pod)] = (pod, resolve(pod, group, self.inputs))
         return hit[1]
 
+    def _allocation(self, use: ClaimUse) -> Allocation | None:
+        """The claim's allocation: from the input, or reserved earlier in the plan. A
+        pod's own template claim is never reserved before the pod itself: the pods of one
+        class share their representative's answer, not its claims."""
+        if use.allocation is not None or not use.shared:
+            return use.allocation
+        return self.ledger.pending.get(use.key)
+
     def _unallocated(self, uses: Sequence[ClaimUse]) -> list[ClaimUse]:
-        pending = self.ledger.pending
-        return [u for u in uses if u.allocation is None and u.key not in pending]
+        return [u for u in uses if self._allocation(u) is None]
 
     def _precheck(self, uses: Sequence[ClaimUse]) -> Status | None:
         """PreFilter: claims that cannot be used anywhere, classes that do not exist."""
@@ -114,9 +122,8 @@ class DynamicResources:
         if problem is not None:
             return problem
         n = node.node
-        pending = self.ledger.pending
         for u in uses:
-            allocation = u.allocation or pending.get(u.key)
+            allocation = self._allocation(u)
             if allocation is not None and not allocation.reach.matches(n.name, n.labels):
                 return unschedulable(NOT_AVAILABLE, unresolvable=True)
         todo = self._unallocated(uses)
@@ -126,17 +133,18 @@ class DynamicResources:
             outcome = self._allocate(node, [u.spec for u in todo])
         except AllocationError as exc:
             return error(str(exc))
-        state.setdefault(self.name, {})[node.index] = outcome
+        state.setdefault(OUTCOMES, {})[node.index] = outcome
         if outcome.results is None:
             return unschedulable(outcome.reason, unresolvable=True)
         return None
 
-    def _allocate(self, node: NodeInfo, specs: list[ClaimSpec]) -> Outcome:
+    def _allocate(self, node: NodeInfo, specs: list[ClaimSpec],
+                  pod: Pod | None = None) -> Outcome:
         """Allocation on ``node`` given the ledger, plus the claims of pods on the node the
         ledger does not know (what-if copies of a node: nominated pods, saturated nodes)."""
         ledger = self.ledger
         in_use, counters = ledger.in_use, ledger.counters
-        phantoms = self._phantoms(node)
+        phantoms = [p for p in self._phantoms(node) if p is not pod]
         if phantoms:
             in_use, counters = set(in_use), dict(counters)
             for other in phantoms:
@@ -168,7 +176,7 @@ class DynamicResources:
                    for r in u.spec.requests)
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        outcome = state.get(self.name, {}).get(node.index)
+        outcome = state.get(OUTCOMES, {}).get(node.index)
         if outcome is None or outcome.results is None:
             return 0
         total = 0
@@ -195,7 +203,7 @@ class DynamicResources:
         claims: tuple = ()
         if todo:
             try:
-                outcome = self._allocate(node, [u.spec for u in todo])
+                outcome = self._allocate(node, [u.spec for u in todo], pod)
             except AllocationError:
                 outcome = Outcome(None)
             if outcome.results is not None:

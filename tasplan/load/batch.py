@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasplan.load.fields import ObjectFields
 from tasplan.dra.references import pod_claims
+from tasplan.load.fields import ObjectFields
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
 from tasplan.model.group import Policy
 from tasplan.model.source import Source

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from tasplan.dra.notes import dra_notes
 from tasplan.dra.model import DraInputs
+from tasplan.dra.notes import dra_notes
 from tasplan.framework.profile import Profile
 from tasplan.framework.sampling import NodeSampling
 from tasplan.framework.types import GroupContext
