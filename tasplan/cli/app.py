@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -24,7 +25,23 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.whatif import (
+    ARGS_KEY,
+    AddNodesOpt,
+    CordonOpt,
+    DrainOpt,
+    EvictOpt,
+    InOpt,
+    LabelOpt,
+    LikeOpt,
+    RemoveOpt,
+    SetOpt,
+    WhatIfCommand,
+    WhatIfFileOpt,
+    WhatIfOptions,
+)
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.stdio import OutputError, run_exit_hooks
 
 app = typer.Typer(
     name="tasplan",
@@ -52,7 +69,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         code = body()
-    except (InputError, UsageError) as exc:
+    except (InputError, UsageError, OutputError) as exc:
         if traceback:
             raise
         err.print(f"error: {exc}", markup=False)
@@ -66,8 +83,11 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
     if _FAST_EXIT:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed or broken: the code says enough
+                if stream is not None:
+                    stream.flush()
+        run_exit_hooks()
         os._exit(int(code))
     raise typer.Exit(int(code))
 
@@ -83,24 +103,45 @@ SchedulerConfigOpt = Annotated[Path | None, typer.Option(
     "--scheduler-config", metavar="FILE", show_default=False,
     help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
     "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
-TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
-                                            hidden=True)]
+TracebackOpt = Annotated[bool, typer.Option(
+    "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
+    "reports).")]
+WidthOpt = Annotated[int | None, typer.Option(
+    "--width", min=20, metavar="COLUMNS", show_default=False,
+    help="Fit tables into this many columns by leaving out optional columns; names are never "
+    "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
+GangOpt = Annotated[int | None, typer.Option(
+    "--gang", min=1, metavar="MINCOUNT",
+    help="Plan pod-producing objects without their own scheduling (a plain Job, JobSet, "
+    "LeaderWorkerSet, Deployment, ...) as a gang with this minCount.")]
+TopologyKeyOpt = Annotated[str | None, typer.Option(
+    "--topology-key", metavar="KEY",
+    help="Topology key for pod-producing objects without their own scheduling (e.g. a rack "
+    "label).")]
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def check(
+    ctx: typer.Context,
     workloads: WorkloadArgs,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
-    gang: Annotated[int | None, typer.Option(
-        "--gang", min=1, metavar="MINCOUNT",
-        help="Plan Jobs without .spec.scheduling as a gang with this minCount.")] = None,
-    topology_key: Annotated[str | None, typer.Option(
-        "--topology-key", metavar="KEY",
-        help="Topology key for Jobs without .spec.scheduling (e.g. a rack label).")] = None,
+    gang: GangOpt = None,
+    topology_key: TopologyKeyOpt = None,
+    width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -116,8 +157,11 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source), traceback=traceback)
+                                  topology_key, scheduler_config, source, width, edits),
+                traceback=traceback)
 
 
 app.command()(lint)
@@ -149,14 +193,28 @@ def snapshot(
     run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def explain(
+    ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
         help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
+    gang: GangOpt = None,
+    topology_key: TopologyKeyOpt = None,
+    width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -172,8 +230,26 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source),
+    from tasplan.load.batch import JobOverrides
+
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
+    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
+                                    width, JobOverrides(gang, topology_key), edits),
                 traceback=traceback)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tasplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the tasplan version and exit.")] = False) -> None:
+    """What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732)."""
 
 
 @app.command()

@@ -6,26 +6,28 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.layout import Columns
 
 DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
 CONSUMERS_SHOWN = 2
 
+TIED_SHOWN = 5  # domains a suggestion names as tied; -o json lists them all
 
-def render_explanations(result: ExplainResult, *, wide: bool = False
+
+def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None
                         ) -> Iterator[RenderableType]:
-    for warning in result.plan.warnings:
-        yield Text(f"warning: {warning}", style="yellow")
+    """``width``: what the tables should fit in (None: no limit). Warnings about the inputs
+    are not part of the report (the CLI prints them to stderr)."""
     if not result.plan.groups:
         yield Text("no pending or unschedulable pod groups in the inputs")
     for g in result.plan.groups:
-        yield render_group(g, result.explanations.get(g.group.key), wide=wide)
+        yield render_group(g, result.explanations.get(g.group.key), wide=wide, width=width)
 
 
 def _title(g: GroupResult) -> Text:
@@ -42,7 +44,8 @@ def _verdict(g: GroupResult) -> Text:
                          g.message)
 
 
-def render_group(g: GroupResult, e: Explanation | None, *, wide: bool) -> RenderableType:
+def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
+                 width: int | None = None) -> RenderableType:
     parts: list[RenderableType] = [Text(""), _title(g), _verdict(g)]
     if e is None:
         return Group(*parts)
@@ -59,7 +62,7 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool) -> Render
                 who += f" and {len(pods) - FAILED_PODS_SHOWN} more"
             parts.append(Text(f"  {who}: {message}"))
     if e.domains:
-        parts.append(_domains_table(e, wide=wide))
+        parts.append(_domains_table(e, wide=wide).fit(width))
         hidden = len(e.domains) - DOMAIN_ROWS
         if hidden > 0 and not wide:
             parts.append(Text(f"… {hidden} more domain(s): -o wide or -o json lists them",
@@ -74,7 +77,9 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool) -> Render
         line = Text.assemble(f" {n}. {s.change} ", ("→", "bold"),
                              (f" fits in {s.result.selected!r}", "green"), f" ({placed}")
         if s.result.tied_with:
-            line.append(f"; tied with {', '.join(s.result.tied_with)}")
+            tied = s.result.tied_with
+            more = f" and {len(tied) - TIED_SHOWN} more" if len(tied) > TIED_SHOWN else ""
+            line.append(f"; tied with {', '.join(tied[:TIED_SHOWN])}{more}")
         line.append(")")
         cost = ", ".join(f"{v} {_COST.get(k, k)}" for k, v in s.cost.items())
         if cost:
@@ -104,14 +109,17 @@ def _diagnosis(e: Explanation) -> Text:
     return Text(f"why: {text}")
 
 
-def _domains_table(e: Explanation, *, wide: bool) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name, justify in (("DOMAIN", "left"), ("NODES", "right"), ("PODS", "right"),
-                          ("SHORT", "left"), ("EXCLUDED", "left"),
-                          ("USED BY (priority ×pods)", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+def _domains_table(e: Explanation, *, wide: bool) -> Columns:
+    """On a narrow terminal USED BY goes first, then NODES, then EXCLUDED."""
+    table = Columns()
+    table.add("DOMAIN")
+    table.add("NODES", "right", drop=2)
+    table.add("PODS", "right")
+    table.add("SHORT")
+    table.add("EXCLUDED", drop=1)
+    table.add("USED BY (priority ×pods)", drop=3)
     for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
-        table.add_row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
+        table.row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
                       _short(d), _excluded(d.excluded),
                       "\n".join(_consumer(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
     return table

@@ -5,26 +5,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.layout import Columns
 
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
 SCORER_HEADERS = {"NodeResourcesFit": "FIT", "PodGroupPodsCount": "PODSCOUNT"}
 
 
-def render_plan(result: PlanResult, *, wide: bool = False,
-                all_assignments: bool = False) -> Iterator[RenderableType]:
-    for warning in result.warnings:
-        yield Text(f"warning: {warning}", style="yellow")
+def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool = False,
+                width: int | None = None) -> Iterator[RenderableType]:
+    """The groups' tables; ``width`` (None: no limit) is what the tables should fit in.
+    Warnings about the inputs are not part of the report (the CLI prints them to stderr)."""
     for group in result.groups:
-        yield from render_group(group, wide=wide, all_assignments=all_assignments)
+        yield from render_group(group, wide=wide, all_assignments=all_assignments, width=width)
 
 
-def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterator[RenderableType]:
+def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
+                 width: int | None = None) -> Iterator[RenderableType]:
     key = g.group.topology_key or "(none)"
     title = Text.assemble(
         (g.group.key, "bold"),
@@ -33,7 +34,7 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     )
     parts: list[RenderableType] = [Text(""), title]
     if g.placements:
-        parts.append(_placements_table(g, wide=wide))
+        parts.append(_placements_table(g, wide=wide).fit(width))
         scorers = sorted({name for p in g.placements for name in p.scores})
         if scorers:
             legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
@@ -43,7 +44,7 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
         [p for p in g.placements if p.name == g.selected]
     for placement in shown:
         parts.append(Text(f"assignments in {placement.name!r}:", style="italic"))
-        parts.append(_assignments_table(placement))
+        parts.append(_assignments_table(placement).fit(width))
     verdict_style = "bold green" if g.schedulable else "bold red"
     verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
     parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
@@ -52,24 +53,26 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool) -> Iterat
     yield Group(*parts)
 
 
-def _placements_table(g: GroupResult, *, wide: bool) -> Table:
+def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
+    """Optional columns, dropped first to last on a narrow terminal: the per-scorer parts,
+    the FREE columns (last first), STATUS, NODES."""
     scorers = sorted({name for p in g.placements for name in p.scores})
     resources = list(dict.fromkeys(r for p in g.placements for r in p.free))
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("#", justify="right")
-    table.add_column("PLACEMENT")
-    table.add_column("NODES", justify="right")
-    table.add_column("FEASIBLE")
-    table.add_column("PODS", justify="right")
-    table.add_column("SCORE", justify="right")
+    table = Columns()
+    table.add("#", "right")
+    table.add("PLACEMENT")
+    table.add("NODES", "right", drop=1)
+    table.add("FEASIBLE")
+    table.add("PODS", "right")
+    table.add("SCORE", "right")
     for name in scorers:
-        table.add_column(SCORER_HEADERS.get(name, name), justify="right")
-    for resource in resources:
+        table.add(SCORER_HEADERS.get(name, name), "right", drop=10 + len(resources))
+    for i, resource in enumerate(resources):
         label = {"memory": "MEM"}.get(resource, short_resource(resource).upper())
-        table.add_column(f"FREE {label}", justify="right")
+        table.add(f"FREE {label}", "right", drop=3 + i)
     if wide:
-        table.add_column("STATUS")
-        table.add_column("NODE NAMES")
+        table.add("STATUS", drop=2)
+        table.add("NODE NAMES", fold=True)
     needed = max(g.group.min_count - g.scheduled, 0)
     for rank, p in enumerate(g.placements, 1):
         selected = p.name == g.selected
@@ -87,16 +90,16 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Table:
         ]
         if wide:
             row += [p.status or "-", ",".join(p.nodes)]
-        table.add_row(*row, style=style)
+        table.row(*row, style=style)
     return table
 
 
-def _assignments_table(p: PlacementResult) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("POD")
-    table.add_column("NODE")
+def _assignments_table(p: PlacementResult) -> Columns:
+    table = Columns()
+    table.add("POD")
+    table.add("NODE", fold=True)
     for pod, node in p.assignments.items():
-        table.add_row(pod, node)
+        table.row(pod, node)
     for pod, reason in p.unplaced.items():
-        table.add_row(pod, Text(f"<none>: {reason}", style="red"))
+        table.row(pod, Text(f"<none>: {reason}", style="red"))
     return table

@@ -79,7 +79,8 @@ def test_all_samples_together() -> None:
     assert {n: g["schedulable"] for n, g in by_name.items()} == {
         "ml/finetune": True, "ml/resume": True, "ml/train-workers-0": True,
         "ml/big-workers": False, "serving/web": True, "ml/legacy/workers": True}
-    assert document["summary"] == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5}
+    assert document["summary"] == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5,
+                                   "whatIf": []}
 
 
 def test_directory_and_files_give_the_same_report() -> None:
@@ -437,13 +438,17 @@ def test_help() -> None:
     assert "check" in result.stdout and "version" in result.stdout
     check_help = invoke("check", "--help")
     assert check_help.exit_code == 0
-    for flag in ("--cluster", "--output", "--all", "--gang", "--topology-key"):
+    for flag in ("--cluster", "--output", "--all", "--gang", "--topology-key", "--width",
+                 "--traceback"):
         assert flag in check_help.stdout
-    assert "--traceback" not in check_help.stdout
+    for command in ("explain", "snapshot", "lint"):
+        assert "--traceback" in invoke(command, "--help").stdout, command
+    assert "--version" in result.stdout
 
 
 def test_version() -> None:
-    result = invoke("version")
-    assert result.exit_code == 0
-    assert result.stdout == f"tasplan {__version__}\n"
+    for args in (("version",), ("--version",)):
+        result = invoke(*args)
+        assert result.exit_code == 0
+        assert result.stdout == f"tasplan {__version__}\n"
     assert __version__ == "0.1.0"

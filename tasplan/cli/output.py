@@ -1,0 +1,52 @@
+"""Where table output goes and how wide it is.
+
+On a terminal, tables fit its width (optional columns are dropped first; only then does
+Rich shorten cells). Anywhere else (a file, a pipe, a CI log) nothing is cut or wrapped:
+the output is as wide as its content. ``--width`` sets the width the tables aim for,
+terminal or not; names and numbers are still never cut to meet it.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from rich.console import Console, RenderableType
+
+UNLIMITED = 1 << 16  # wide enough that Rich never wraps a line
+
+
+@dataclass(frozen=True, slots=True)
+class Width:
+    target: int | None  # what tables aim for (None: everything, at content width)
+    cut: bool  # whether lines longer than target may be cut/wrapped (a terminal only)
+
+
+def stdout_width(requested: int | None, *, terminal: bool | None = None) -> Width:
+    if requested is not None:
+        return Width(requested, cut=False)
+    if terminal if terminal is not None else (sys.stdout is not None and sys.stdout.isatty()):
+        return Width(Console().width, cut=True)
+    return Width(None, cut=False)
+
+
+def render(build: Callable[[int | None], Iterable[RenderableType]], width: Width) -> str:
+    """The renderables ``build(target_width)`` yields, as text; trailing blanks stripped."""
+    # Rendered in memory (a Console on stdout would flush to it, and a full or closed
+    # stdout must fail in one place, when the whole text is written).
+    probe = Console()
+    console = Console(highlight=False, width=width.target if width.cut else UNLIMITED,
+                      file=io.StringIO(), force_terminal=probe.is_terminal,
+                      color_system=probe.color_system)
+    for renderable in build(width.target):
+        console.print(renderable)
+    return "".join(line.rstrip() + "\n" for line in console.file.getvalue().splitlines())
+
+
+def warn(messages: Iterable[str]) -> None:
+    """Warnings about the inputs: on stderr, so a redirected report holds only the report."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for message in messages:
+        err.print(f"warning: {message}", style="yellow", markup=False)
