@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tasplan.dra.references import pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.producers import (
     Overrides,
@@ -86,7 +87,9 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
             min_count = max(parallelism, 1)
         key = topology_key_of(f, scheduling.get("schedulingConstraints"),
                               "spec.scheduling.schedulingConstraints")
-        group = GroupSpec(policy, min_count or 1, key)
+        group = GroupSpec(policy, min_count or 1, key,
+                          claims=pod_claims(f, scheduling.get("resourceClaims"),
+                                            "spec.scheduling.resourceClaims"))
     else:
         group = overrides.group_spec()
     return Producer("Job", "batch/v1", namespace, name, source, obj, (batch,), group,

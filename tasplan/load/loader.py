@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from tasplan.dra import decode as dra_decode
+from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
 from tasplan.load import apps, jobset, lws, scheduling
 from tasplan.load.batch import JobOverrides, decode_job
@@ -57,6 +59,7 @@ _KINDS = {
     **{(v, "JobSet"): "JobSet" for v in jobset.VERSIONS},
     **{(v, "LeaderWorkerSet"): "LeaderWorkerSet" for v in lws.VERSIONS},
     (apps.API_VERSION, "Deployment"): "Deployment",
+    **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
@@ -313,6 +316,30 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        dra=_dra_inputs(by_kind, warnings),
+    )
+
+
+def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraInputs:
+    """DeviceClasses, ResourceSlices, ResourceClaims, templates and DeviceTaintRules."""
+    def decoded(kind: str) -> list:
+        decode = dra_decode.DECODERS[kind]
+        return [(d, decode(d.source, d.obj)) for d in by_kind[kind]]
+
+    slices = _unique("ResourceSlice", [((s.name,), s, d.source)
+                                       for d, s in decoded("ResourceSlice")], warnings)
+    return DraInputs(
+        classes={k[0]: v for k, v in _unique("DeviceClass", [
+            ((c.name,), c, d.source) for d, c in decoded("DeviceClass")], warnings).items()},
+        slices=tuple(slices.values()),
+        claims=_unique("ResourceClaim", [((c.namespace, c.name), c, d.source)
+                                         for d, c in decoded("ResourceClaim")], warnings),
+        templates=_unique("ResourceClaimTemplate", [
+            ((t.namespace, t.name), t, d.source)
+            for d, t in decoded("ResourceClaimTemplate")], warnings),
+        taint_rules=tuple(_unique("DeviceTaintRule", [
+            ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
+            warnings).values()),
     )
 
 
@@ -351,6 +378,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.topology_key or template.topology_key,
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
+                spec.claims or template.claims,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -363,6 +391,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
+        claims=spec.claims, claim_statuses=pg.claim_statuses,
     )
 
 

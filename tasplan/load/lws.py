@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tasplan.dra.references import pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.producers import (
     Overrides,
@@ -73,5 +74,6 @@ def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
         min_count = size
     key = topology_key_of(f, scheduling.get("schedulingConstraints"),
                           "spec.scheduling.schedulingConstraints")
+    claims = pod_claims(f, scheduling.get("resourceClaims"), "spec.scheduling.resourceClaims")
     return Producer("LeaderWorkerSet", obj["apiVersion"], namespace, name, source, obj,
-                    tuple(batches), GroupSpec(policy, min_count or 1, key), True)
+                    tuple(batches), GroupSpec(policy, min_count or 1, key, claims=claims), True)

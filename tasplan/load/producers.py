@@ -230,7 +230,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
             min_count=spec.min_count or 1, topology_key=spec.topology_key,
             kind=producer.kind, api_version=producer.api_version, source=producer.source,
-            order=position))
+            order=position, claims=spec.claims))
     expansions = {key: Expansion(producer.kind, producer.key, s, e)
                   for key, (s, e) in counts.items()}
     groups = [replace(g, expansions=(expansions[g.key],)) if g.key in expansions else g
