@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
@@ -67,4 +68,5 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         sys.stdout.write(render(lambda target: render_explanations(
             result, wide=output == "wide", width=target), stdout_width(width)))
     sys.stdout.flush()
+    teardown.keep(snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
