@@ -12,6 +12,7 @@ import typer
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
+from tasplan.stdio import write_stdout
 
 
 class LintFormat(StrEnum):
@@ -76,8 +77,7 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     text = render(report, output)
     if summary and output == "text":
         text += report.summary_line() + "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_stdout(text)
     teardown.keep(report)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")

@@ -18,9 +18,10 @@ is not a JSON ``List`` or snapshot, or that is not valid JSON, is read by the di
 whole, so errors keep their file, line and field.
 
 Large kubectl dumps are read through a memory map a few megabytes of items at a time
-(``read_json_stream``); everything else whole (``read_json_cluster``). Checks on the raw
-bytes (e.g. duplicate keys) belong in ``_Reader.chunk`` and ``_Reader.raw``, before the
-typed decode: the bytes of every piece and item are at hand there.
+(``read_json_stream``); everything else whole (``read_json_cluster``). Strictness
+(load/strict.py): a piece with an escape that can produce NUL or a lone surrogate sends the
+file to the dict path, which refuses those. Duplicate keys are looked for by the dict path,
+which reads all JSON up to ``documents.STRICT_TYPED_BYTES``; not in larger typed reads.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
 from tasplan.load.documents import Document
+from tasplan.load.strict import risky_escape
 from tasplan.model.node import Node
-from tasplan.model.pod import HostPort, Pod
+from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
@@ -49,11 +51,24 @@ _NULL = Raw(b"null")
 Quantity = str | int | float
 
 
+class _OwnerRef(Struct):
+    kind: Any = None
+    controller: Any = None
+
+
+class _Annotations(Struct):
+    """Only the annotation ``core_v1.owner_kind`` reads; the others are skipped."""
+
+    mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
+
+
 class _Meta(Struct):
     name: str | None = None
     namespace: str | None = None
     labels: dict[str, str] | None = None
     deletionTimestamp: str | None = None
+    ownerReferences: list[_OwnerRef] | None = None
+    annotations: _Annotations | None = None
 
 
 class _Container(Struct):
@@ -157,7 +172,7 @@ def _truthy(raw: Raw) -> bool:
 def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Document] | None:
     """The file's documents, or None when the dict path must read the file (not a List or
     snapshot, invalid JSON or UTF-8): that path then reports any error exactly."""
-    if not data.isascii() and not _valid_utf8(data):
+    if (not data.isascii() and not _valid_utf8(data)) or risky_escape(data):
         return None
     try:
         top = _FILE.decode(data)
@@ -241,7 +256,7 @@ def _stream(label: str, mm: mmap.mmap, workload: bool, chunk_bytes: int) -> list
         cut = mm.find(separator, min(pos + chunk_bytes, stop), stop)
         piece_end = stop if cut < 0 else cut + len(indent) + 2
         piece = b"".join((b"[", mm[pos:piece_end], b"]"))
-        if not piece.isascii() and not _valid_utf8(piece):
+        if (not piece.isascii() and not _valid_utf8(piece)) or risky_escape(piece):
             return None
         if not reader.chunk(piece):
             return None
@@ -379,8 +394,18 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
         source, order, meta.labels or _EMPTY, _group(namespace, spec),
         spec.priorityClassName or "", host_ports=host_ports,
-        deleting=bool(meta.deletionTimestamp),
+        deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
     )
+
+
+def _owner_kind(meta: _Meta) -> str:
+    """As ``core_v1.owner_kind``."""
+    if meta.annotations is not None and meta.annotations.mirror is not None:
+        return "Node"
+    for ref in meta.ownerReferences or ():
+        if ref.controller is True and type(ref.kind) is str:
+            return ref.kind
+    return ""
 
 
 def _group(namespace: str, spec: _Spec) -> str | None:

@@ -6,21 +6,24 @@ same result always serialises to the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.explain_document import explanation_document
+from tasplan.whatif.edits import AppliedEdit
 
 API_VERSION = "tasplan/v1"
 
 
 def plan_document(result: PlanResult,
-                  explanations: Mapping[str, Explanation] | None = None) -> dict[str, Any]:
+                  explanations: Mapping[str, Explanation] | None = None,
+                  what_if: Sequence[AppliedEdit] = ()) -> dict[str, Any]:
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
-    null for a group that needed none."""
+    null for a group that needed none. ``summary.whatIf`` lists the what-if edits the
+    cluster was planned with, in the order applied (empty: the cluster as loaded)."""
     groups = [_group(g) for g in result.groups]
     if explanations is not None:
         for doc, g in zip(groups, result.groups, strict=True):
@@ -34,6 +37,7 @@ def plan_document(result: PlanResult,
             "pods": result.pods,
             "groups": len(result.groups),
             "schedulable": sum(1 for g in result.groups if g.schedulable),
+            "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
         "groups": groups,
