@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tasplan.dra.model import PodClaim
 from tasplan.model.source import Source
 
 
@@ -40,6 +41,9 @@ class PodGroup:
     # status.conditions of a PodGroup object: False when PodGroupScheduled (or
     # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
     scheduled_condition: bool | None = None
+    # DRA claims of the whole group (KEP-5729) and status.resourceClaimStatuses.
+    claims: tuple[PodClaim, ...] = ()
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return self.key

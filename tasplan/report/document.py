@@ -65,7 +65,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
 
 
 def _placement(p: PlacementResult) -> dict[str, Any]:
-    return {
+    out = {
         "name": p.name,
         "nodes": len(p.nodes),
         "feasible": p.feasible,
@@ -79,3 +79,6 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "assignments": dict(p.assignments),
         "unplaced": dict(p.unplaced),
     }
+    if p.allocations is not None:
+        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()}
+    return out
