@@ -176,6 +176,7 @@ def plan(
             fw = frameworks[chosen.scheduler_name] = Framework(gated_profile(chosen, target),
                                                                registry, target)
             fw.bind_snapshot(snapshot)
+            statement.add_reservers(fw.reservers)
         return frameworks[chosen.scheduler_name]
 
     infos, warnings = build_node_infos(snapshot)
