@@ -91,7 +91,7 @@ def _line(d: Domain, labels: Mapping[str, str], resources: Sequence[str],
     text.append(f"  free {free}", style="dim")
     for shape, fit in d.fit.items():
         star = d.name in best.get((d.level, shape), ())
-        text.append("  │ ", style="dim")
+        text.append("\n  ")
         text.append(f"{labels[shape]} {fit.now} now", style="bold green" if star else "")
         text.append(f" · {fit.empty} empty")
         stranded = [f"{human(r, v)} {short_resource(r)}" for r, v in fit.stranded.items() if v]

@@ -81,8 +81,9 @@ def test_tree_svg_and_html(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[1].startswith(f"shape A = {GPU}")
-    rack_b1 = next(line for line in lines if "rack rack-b1" in line)
-    assert "A 4 now · 4 empty" in rack_b1 and "★" in rack_b1
+    at = next(i for i, line in enumerate(lines) if "rack rack-b1" in line)
+    assert "free cpu 383.2/384 · memory 4.0Ti/4Ti · gpu 32/32" in lines[at]
+    assert "A 4 now · 4 empty" in lines[at + 1] and "★" in lines[at + 1]
     assert not any("kubernetes.io/hostname" in line and "gpu-" in line for line in lines)
     assert svg.read_text().startswith("<svg") and "rack-b1" in svg.read_text()
     assert "<html" in html.read_text().lower() and "rack-b1" in html.read_text()
