@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from tasplan import __version__
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.lint import lint
 from tasplan.cli.live import (
@@ -59,11 +60,6 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
-# Set by main(): a real process may skip interpreter teardown (freeing a multi-GB snapshot
-# object by object takes seconds); in-process callers such as tests keep normal exits.
-_FAST_EXIT = False
-
-
 def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     """Run a command body; bad input is one line on stderr and exit 2, never a traceback."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -82,7 +78,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
         err.print(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for "
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
-    if _FAST_EXIT:
+    if teardown.enabled():
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # closed or broken: the code says enough
                 if stream is not None:
@@ -169,9 +165,13 @@ app.command()(lint)
 
 @app.command()
 def snapshot(
-    output: Annotated[str, typer.Option(
-        "--output", "-o", metavar="FILE", help="Snapshot file to write (.gz: gzip; - : "
-        "stdout).")],
+    output_file: Annotated[str | None, typer.Option(
+        "--output-file", "-f", metavar="FILE", show_default=False,
+        help="Snapshot file to write (.gz: gzip; - : stdout).")] = None,
+    output: Annotated[str | None, typer.Option(
+        "--output", "-o", metavar="FILE", show_default=False,
+        help="The same as --output-file (kept for existing scripts; a format name such as "
+        "'json' is refused).")] = None,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     as_list: Annotated[bool, typer.Option(
         "--as-list", help="Write a plain v1 List (pods expanded) that kubectl-style readers "
@@ -187,10 +187,11 @@ def snapshot(
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
     (--cluster) as a portable snapshot that --cluster reads back ~10x faster.
     """
-    from tasplan.cli.snapshot import run_snapshot
+    from tasplan.cli.snapshot import output_path, run_snapshot
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
+    run_guarded(lambda: run_snapshot(output_path(output_file, output), cluster, source,
+                                     as_list), traceback=traceback)
 
 
 @app.command(cls=WhatIfCommand)
@@ -324,6 +325,5 @@ def version() -> None:
 
 
 def main() -> None:
-    global _FAST_EXIT
-    _FAST_EXIT = True
+    teardown.enable()
     app(prog_name=Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan")

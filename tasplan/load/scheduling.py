@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasplan.dra.model import PodClaim
+from tasplan.dra.references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -31,6 +33,7 @@ class GroupSpec:
     topology_key: str | None
     priority: int | None = None
     priority_class_name: str = ""
+    claims: tuple[PodClaim, ...] = ()  # resourceClaims shared by the group (KEP-5729)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,7 @@ class PodGroupDef:
     template: str | None
     source: Source
     scheduled_condition: bool | None = None
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -96,7 +100,8 @@ def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str)
     if priority is not None:
         priority = f.int32(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    return GroupSpec(policy, min_count, key, priority, pcn)
+    claims = pod_claims(f, raw.get("resourceClaims"), f"{path}.resourceClaims")
+    return GroupSpec(policy, min_count, key, priority, pcn, claims)
 
 
 def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
@@ -155,8 +160,11 @@ def decode_pod_group(source: Source, obj: Mapping[str, Any]) -> PodGroupDef:
     group_spec = _spec(f, spec, "spec", "schedulingPolicy")
     if group_spec.policy is None and workload is None:
         raise f.error("spec.schedulingPolicy", "required field is missing")
+    status = f.mapping(obj.get("status"), "status")
     return PodGroupDef(namespace, name, version, group_spec, workload, template, source,
-                       scheduled_condition(f, obj.get("status")))
+                       scheduled_condition(f, status),
+                       claim_statuses(f, status.get("resourceClaimStatuses"),
+                                      "status.resourceClaimStatuses"))
 
 
 SCHEDULED_CONDITIONS = ("PodGroupScheduled", "PodGroupInitiallyScheduled")

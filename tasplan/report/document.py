@@ -60,12 +60,15 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "message": g.message,
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
+        # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
+        "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
+                          "existing": e.existing} for e in g.group.expansions],
         "placements": [_placement(p) for p in g.placements],
     }
 
 
 def _placement(p: PlacementResult) -> dict[str, Any]:
-    return {
+    out = {
         "name": p.name,
         "nodes": len(p.nodes),
         "feasible": p.feasible,
@@ -79,3 +82,6 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "assignments": dict(p.assignments),
         "unplaced": dict(p.unplaced),
     }
+    if p.allocations is not None:
+        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()}
+    return out
