@@ -6,10 +6,10 @@ without the hostname, taints, cordon, allocatable), and by what the resource fil
 once per class, not per node, and never per pod: NodeResourcesFit and NodePorts state how
 many more copies fit (their ``capacity``). A 5,000-node cluster has a few hundred classes.
 
-Cluster-wide filters (PodTopologySpread, InterPodAffinity) depend on the pods placed
-before: when a shape has spread constraints or pod (anti-)affinity of its own, its counts
-leave them out and say so; the anti-affinity of running pods towards the shape is checked
-per node (it does not change as copies are added).
+Cluster-wide filters (PodTopologySpread, InterPodAffinity, DynamicResources) depend on the
+pods placed before: when a shape has spread constraints, pod (anti-)affinity or resource
+claims of its own, its counts leave them out and say so; the anti-affinity of running pods
+towards the shape is checked per node (it does not change as copies are added).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from tasplan.framework.types import CycleState, Scope
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.topology import HOSTNAME
+from tasplan.plugins import names
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,9 @@ def node_fits(fw: Framework, pod: Pod, classes: NodeClasses) -> NodeFits:
         summary = plugin.prepare(pod, infos)
         if summary is None:
             continue
-        if pod.spread_constraints or pod.pod_affinity is not None:
-            ignored.append(plugin.name)
+        if (pod.spread_constraints or pod.pod_affinity is not None
+                or plugin.name == names.DYNAMIC_RESOURCES):
+            ignored.append(plugin.name)  # depends on the copies placed before
             continue
         state[plugin.name] = summary
         per_node.append(plugin)

@@ -142,3 +142,17 @@ def test_shape_requests_are_canonical() -> None:
     assert parse_toleration("gpu=yes:NoSchedule").operator == "Equal"
     with pytest.raises(UsageError):
         parse_toleration("gpu:Sometimes")
+
+
+def test_resource_claims_of_a_shape_are_reported_not_counted() -> None:
+    from tasplan.dra.model import PodClaim
+    from tests.dra.builders import DRIVER_A, device, inputs, local_slice
+    from tests.dra.test_plugin import CLASSES, ONE_GPU
+
+    pod = replace(make_pod("p", 1), claims=(PodClaim("gpu", template_name="one-gpu"),))
+    dra = inputs(CLASSES, [local_slice("s", "n1", "n1", DRIVER_A, device("gpu-0"))],
+                 templates={("default", "one-gpu"): ONE_GPU})
+    snap = ClusterSnapshot((node("n1", "r1"),), (), (), dra=dra)
+    report = capacity(snap, [Shape("ns/g", pod)])
+    assert fit(report, RACK, "r1", "ns/g").now == 4  # cpu only: the one device is not counted
+    assert any("DynamicResources constraints are not counted" in n for n in report.notes)
