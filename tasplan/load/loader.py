@@ -13,6 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from tasplan.composite.decode import decode_composite
+from tasplan.composite.decode import resolve as resolve_composite
+from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.composite.model import KIND as COMPOSITE_KIND
 from tasplan.load import scheduling
 from tasplan.load.batch import (
     JOB_NAME_LABEL,
@@ -56,6 +60,7 @@ _KINDS = {
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+    **{(v, COMPOSITE_KIND): COMPOSITE_KIND for v in COMPOSITE_VERSIONS},
     **SPREAD_SELECTOR_KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
@@ -119,7 +124,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", "Job"):
+            if used in ("Workload", "PodGroup", "Job", COMPOSITE_KIND):
                 positions[doc.source] = position
         elif kind in _USED_KINDS:
             supported = sorted(v for v, k in _KINDS if k == kind)
@@ -176,6 +181,9 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     pod_groups = _unique("PodGroup", [
         ((g.namespace, g.name), g, d.source) for d in by_kind["PodGroup"]
         for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
+    composite_defs = _unique(COMPOSITE_KIND, [
+        ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
+        for c in [decode_composite(d.source, d.obj, scheduling.topology_key_of)]], warnings)
     jobs: dict[tuple, JobDef] = _unique("Job", [
         ((j.namespace, j.name), j, d.source) for d in by_kind["Job"]
         for j in [decode_job(d.source, d.obj, overrides)]], warnings)
@@ -238,6 +246,10 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
               for g in groups]
     groups.sort(key=lambda g: g.order)
+    composites = [resolve_composite(c, _templates(workloads, c), priorities,
+                                    positions[c.source])
+                  for c in composite_defs.values()]
+    composites.sort(key=lambda c: c.order)
     return ClusterSnapshot(
         nodes=tuple(sorted(nodes.values(), key=lambda n: n.name)),
         pods=tuple(pods.values()),
@@ -250,7 +262,13 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        composites=tuple(composites),
     )
+
+
+def _templates(workloads: dict, c) -> dict | None:
+    wl = workloads.get((c.namespace, c.workload))
+    return wl.composites if wl is not None else None
 
 
 def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
@@ -300,6 +318,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
+        parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
     )
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tasplan.composite.result import CompositeResult
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.explain_document import explanation_document
+from tasplan.report.tree_order import report_order
 
 API_VERSION = "tasplan/v1"
 
@@ -21,19 +23,25 @@ def plan_document(result: PlanResult,
                   explanations: Mapping[str, Explanation] | None = None) -> dict[str, Any]:
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
     null for a group that needed none."""
-    groups = [_group(g) for g in result.groups]
-    if explanations is not None:
-        for doc, g in zip(groups, result.groups, strict=True):
-            found = explanations.get(g.group.key)
+    groups = []
+    for item, _ in report_order(result):
+        if not isinstance(item, GroupResult):
+            groups.append(composite_document(item))
+            continue
+        doc = _group(item)
+        if explanations is not None:
+            found = explanations.get(item.group.key)
             doc["explanation"] = None if found is None else explanation_document(found)
+        groups.append(doc)
     return {
         "apiVersion": API_VERSION,
         "kind": "PlanReport",
         "summary": {
             "nodes": result.nodes,
             "pods": result.pods,
-            "groups": len(result.groups),
-            "schedulable": sum(1 for g in result.groups if g.schedulable),
+            "groups": len(result.groups) + len(result.composites),
+            "schedulable": sum(1 for g in result.groups if g.schedulable)
+            + sum(1 for c in result.composites if c.schedulable),
         },
         "warnings": list(result.warnings),
         "groups": groups,
@@ -57,6 +65,38 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
         "placements": [_placement(p) for p in g.placements],
+        "parent": g.group.parent,
+    }
+
+
+def composite_document(c: CompositeResult) -> dict[str, Any]:
+    cpg = c.composite
+    return {
+        "name": cpg.key,
+        "kind": cpg.kind,
+        "policy": cpg.policy.value,
+        "minGroupCount": cpg.min_group_count,
+        "schedulerName": c.scheduler_name,
+        "topologyKey": cpg.topology_key,
+        "schedulable": c.schedulable,
+        "selected": c.selected,
+        "tiedWith": list(c.tied_with),
+        "message": c.message,
+        "error": c.error,
+        "notes": [{"code": n.code, "message": n.message} for n in c.notes],
+        "placements": [{
+            "name": p.name,
+            "nodes": p.nodes,
+            "feasible": p.feasible,
+            "score": p.score,
+            "scores": dict(p.scores),
+            "tied": p.tied,
+            "scheduledChildren": p.scheduled,
+            "evaluatedChildren": p.evaluated,
+            "status": p.status,
+        } for p in c.placements],
+        "parent": cpg.parent,
+        "children": [{"kind": kind, "name": key} for kind, key in c.children],
     }
 
 
