@@ -35,7 +35,6 @@ class CompositePodGroup:
     order: int
     priority: int | None = None
     priority_class_name: str = ""
-    planned: bool = False
 
     kind = KIND
 

@@ -206,6 +206,6 @@ def test_tree_is_planned_at_root_priority_before_lower_groups() -> None:
     nodes = cluster(b1={"r1": 2})
     root = composite("job", min_groups=1, priority=1000)
     leaves = [leaf("a", "job", priority=1000)]
-    result = plan(tree_snapshot(nodes, [root], leaves + [(flat, flat_pods)]))
+    result = plan(tree_snapshot(nodes, [root], [*leaves, (flat, flat_pods)]))
     groups, _ = by_key(result)
     assert groups["default/a"].schedulable and not groups["default/flat"].schedulable
