@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from tasplan.untrusted import clean
+
+MAX_MESSAGE_CHARS = 1000
+
 
 class TasplanError(Exception):
     """Base of every error tasplan raises on purpose."""
@@ -35,7 +39,10 @@ class InputError(TasplanError):
         if self.field:
             parts.append(self.field)
         parts.append(self.detail)
-        return ": ".join(parts)
+        text = ": ".join(parts)
+        if len(text) > MAX_MESSAGE_CHARS:  # a value quoted in full can be megabytes
+            text = text[:MAX_MESSAGE_CHARS] + "…"
+        return clean(text)  # names and values are untrusted: one printable line
 
 
 class ProfileError(InputError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -24,7 +25,23 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.whatif import (
+    ARGS_KEY,
+    AddNodesOpt,
+    CordonOpt,
+    DrainOpt,
+    EvictOpt,
+    InOpt,
+    LabelOpt,
+    LikeOpt,
+    RemoveOpt,
+    SetOpt,
+    WhatIfCommand,
+    WhatIfFileOpt,
+    WhatIfOptions,
+)
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.stdio import OutputError, run_exit_hooks
 
 app = typer.Typer(
     name="tasplan",
@@ -52,7 +69,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         code = body()
-    except (InputError, UsageError) as exc:
+    except (InputError, UsageError, OutputError) as exc:
         if traceback:
             raise
         err.print(f"error: {exc}", markup=False)
@@ -66,8 +83,11 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
     if _FAST_EXIT:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed or broken: the code says enough
+                if stream is not None:
+                    stream.flush()
+        run_exit_hooks()
         os._exit(int(code))
     raise typer.Exit(int(code))
 
@@ -100,8 +120,9 @@ TopologyKeyOpt = Annotated[str | None, typer.Option(
     "label).")]
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def check(
+    ctx: typer.Context,
     workloads: WorkloadArgs,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
@@ -111,6 +132,16 @@ def check(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -126,8 +157,10 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source, width),
+                                  topology_key, scheduler_config, source, width, edits),
                 traceback=traceback)
 
 
@@ -160,8 +193,9 @@ def snapshot(
     run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def explain(
+    ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
         help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
         "workload files and directories.", show_default=False)],
@@ -171,6 +205,16 @@ def explain(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    set_: SetOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
     live: LiveOpt = False,
     context: ContextOpt = None,
     kubeconfig: KubeconfigOpt = None,
@@ -188,8 +232,10 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
+                          what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    width, JobOverrides(gang, topology_key)),
+                                    width, JobOverrides(gang, topology_key), edits),
                 traceback=traceback)
 
 

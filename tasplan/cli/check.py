@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -10,6 +9,7 @@ from rich.console import Console
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
@@ -18,16 +18,20 @@ from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
+from tasplan.report.whatif import render_what_if
+from tasplan.stdio import write_stdout
+from tasplan.whatif import apply_edits
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
-              width: int | None = None) -> int:
+              width: int | None = None, what_if: WhatIfOptions | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
-    # The (small) configuration first: a bad one fails before a large snapshot is read.
+    # The (small) configuration and edits first: bad ones fail before a large snapshot is read.
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
+    edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
     live = cluster_source(source)
     err = Console(stderr=True)
@@ -35,6 +39,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     with _nothing() if quiet else err.status("loading inputs…"):
         snapshot = load_inputs(workloads, clusters, jobs=JobOverrides(gang, topology_key),
                                cluster_documents=live)
+    edited = apply_edits(snapshot, edits)
+    snapshot = edited.snapshot
     if not any(g.planned for g in snapshot.groups):
         hints = "; ".join(snapshot.warnings)
         raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
@@ -45,15 +51,14 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"),
                       scheduler_config=config)
     if output in ("json", "yaml"):
-        document = plan_document(result)
+        document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)
-        sys.stdout.write(text)
+        write_stdout(text)
     else:
         warn(result.warnings)
-        sys.stdout.write(render(lambda target: render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target),
+        write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
+            result, wide=output == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))
-    sys.stdout.flush()
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 
 

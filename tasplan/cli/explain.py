@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
@@ -20,6 +20,9 @@ from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.whatif import render_what_if
+from tasplan.stdio import write_stdout
+from tasplan.whatif import apply_edits
 
 
 def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
@@ -41,18 +44,21 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 
 def run_explain(targets: list[str], clusters: list[Path], output: str,
                 scheduler_config: Path | None = None, source: LiveOptions | None = None,
-                width: int | None = None, jobs: JobOverrides | None = None) -> int:
+                width: int | None = None, jobs: JobOverrides | None = None,
+                what_if: WhatIfOptions | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
+    edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
     with nullcontext() if quiet else err.status("loading inputs…"):
-        snapshot = select(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live), names,
-                          unschedulable=pending)
+        edited = apply_edits(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live),
+                             edits)
+        snapshot = select(edited.snapshot, names, unschedulable=pending)
     if not any(g.planned for g in snapshot.groups) and not pending:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
                          "Workloads, Jobs or pods that reference a pod group)")
@@ -60,11 +66,12 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config)
     if output in ("json", "yaml"):
-        document = plan_document(result.plan, result.explanations)
-        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+        document = plan_document(result.plan, result.explanations, what_if=edited.applied)
+        write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
-        sys.stdout.write(render(lambda target: render_explanations(
-            result, wide=output == "wide", width=target), stdout_width(width)))
-    sys.stdout.flush()
+        write_stdout(render(lambda target: [*render_what_if(edited.applied),
+                                                *render_explanations(result, wide=output == "wide",
+                                                                     width=target)],
+                                stdout_width(width)))
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

@@ -11,6 +11,7 @@ import typer
 
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
+from tasplan.stdio import write_stdout
 
 
 class LintFormat(StrEnum):
@@ -75,8 +76,7 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     text = render(report, output)
     if summary and output == "text":
         text += report.summary_line() + "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_stdout(text)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")
     return ExitStatus.FINDINGS if report.failed else ExitStatus.OK

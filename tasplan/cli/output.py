@@ -8,6 +8,7 @@ terminal or not; names and numbers are still never cut to meet it.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,18 +27,22 @@ class Width:
 def stdout_width(requested: int | None, *, terminal: bool | None = None) -> Width:
     if requested is not None:
         return Width(requested, cut=False)
-    if terminal if terminal is not None else sys.stdout.isatty():
+    if terminal if terminal is not None else (sys.stdout is not None and sys.stdout.isatty()):
         return Width(Console().width, cut=True)
     return Width(None, cut=False)
 
 
 def render(build: Callable[[int | None], Iterable[RenderableType]], width: Width) -> str:
     """The renderables ``build(target_width)`` yields, as text; trailing blanks stripped."""
-    console = Console(highlight=False, width=width.target if width.cut else UNLIMITED)
-    with console.capture() as captured:
-        for renderable in build(width.target):
-            console.print(renderable)
-    return "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
+    # Rendered in memory (a Console on stdout would flush to it, and a full or closed
+    # stdout must fail in one place, when the whole text is written).
+    probe = Console()
+    console = Console(highlight=False, width=width.target if width.cut else UNLIMITED,
+                      file=io.StringIO(), force_terminal=probe.is_terminal,
+                      color_system=probe.color_system)
+    for renderable in build(width.target):
+        console.print(renderable)
+    return "".join(line.rstrip() + "\n" for line in console.file.getvalue().splitlines())
 
 
 def warn(messages: Iterable[str]) -> None:

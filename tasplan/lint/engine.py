@@ -115,7 +115,9 @@ class _Run:
         from tasplan.lint.cluster import NotPlannable, check
 
         excluded: set[int] = set()
-        while True:  # an object the loader rejects is reported and left out, then retry
+        # An object the loader rejects is reported and left out, then the rest is tried
+        # again: bounded, as each try reads everything once more.
+        for _ in range(MAX_REJECTED + 1):
             try:
                 found = check([m for m in self._clean() if id(m) not in excluded], docs,
                               self.options.namespace)
@@ -125,6 +127,12 @@ class _Run:
                 if culprit is None:
                     return
                 excluded.add(id(culprit))
+        else:
+            self.findings.append(Finding(
+                rule("TP306"), Severity.ERROR, culprit.file.label, None, None, None, None, "",
+                f"{MAX_REJECTED} objects cannot be planned with the cluster; the cluster "
+                "checks stop here (fix these and run lint again)", ""))
+            return
         for m, v in found:
             self.violations[id(m)].append(v)
 
@@ -168,6 +176,9 @@ class _Run:
         label = f"{m.kind} {_name(m)}".strip() if isinstance(m.obj, dict) else ""
         return Finding(r, severity, m.file.label, line, column, m.document, m.item,
                        format_path(v.path), v.message, label)
+
+
+MAX_REJECTED = 50  # objects the loader rejects before lint --cluster stops re-trying
 
 
 def _name(m: Manifest) -> str:

@@ -104,6 +104,10 @@ RULES: tuple[Rule, ...] = (
          "Two objects of the same kind share namespace and name, or a list keyed by name "
          "(templates, resource claims) repeats a name.",
          "Rename one of them."),
+    Rule("TP210", "bad-what-if-edit", _E,
+         "An edit of a tasplan WhatIf file whose target tasplan check --what-if cannot read "
+         "(selector syntax, an evict filter, GROUP.field=value).",
+         "Write the target as the flag takes it (docs/whatif.md)."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),

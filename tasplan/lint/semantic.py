@@ -107,7 +107,22 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
             out.extend(_legacy_topology(m))
     for job in index.jobs:
         out.extend(_job_gang(job))
+    for m in index.all:
+        if m.kind == "WhatIf" and m.api_version == "tasplan/v1":
+            out.extend(_what_if(m))
     return out
+
+
+def _what_if(m: Manifest) -> Iterator[Found]:
+    """Targets must read as the flags read them; the cluster is not needed for that."""
+    from tasplan.whatif.file import check_target
+
+    for i, edit in _items(m.obj, "edits"):
+        op, target = edit.get("op"), edit.get("target")
+        if isinstance(op, str) and isinstance(target, str) and target:
+            problem = check_target(op, target)
+            if problem:
+                yield m, Violation("TP210", ("edits", i, "target"), problem)
 
 
 def _duplicates(index: _Index) -> Iterator[Found]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.load.fields import ObjectFields
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
 from tasplan.model.group import Policy
@@ -50,14 +51,16 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: JobOverrides) 
     namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
     spec = f.mapping(obj.get("spec"), "spec")
     parallelism = spec.get("parallelism")
-    parallelism = 1 if parallelism is None else f.integer(parallelism, "spec.parallelism",
-                                                          minimum=0)
+    parallelism = 1 if parallelism is None else f.int32(parallelism, "spec.parallelism",
+                                                        minimum=0)
     completions = spec.get("completions")
     if completions is not None:
-        completions = f.integer(completions, "spec.completions", minimum=0)
-    succeeded = f.mapping(obj.get("status"), "status").get("succeeded") or 0
+        completions = f.int32(completions, "spec.completions", minimum=0)
+    succeeded = f.mapping(obj.get("status"), "status").get("succeeded")
+    succeeded = 0 if succeeded is None else f.int32(succeeded, "status.succeeded", minimum=0)
     pods = parallelism if completions is None else min(parallelism,
                                                        max(completions - succeeded, 0))
+    check_expansion(f, "spec.parallelism", pods)
     template = f.mapping(spec.get("template"), "spec.template")
     f.mapping(template.get("spec"), "spec.template.spec")
     f.string_map(f.mapping(template.get("metadata"), "spec.template.metadata").get("labels"),
@@ -81,6 +84,16 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: JobOverrides) 
         group = GroupSpec(Policy.BASIC, 1, overrides.topology_key)
     return JobDef(namespace, name, group, pods, indexed, template, source,
                   scheduling is not None, obj)
+
+
+def check_expansion(f: ObjectFields, field: str, pods: int, total: int = 0) -> None:
+    """Refuse a controller whose pods (``total`` with those of earlier controllers) would
+    exceed the shared limit: expansion is linear, but 10^8 pods is hours of planning."""
+    limit = MAX_CONTROLLER_PODS.get_int()
+    if pods + total > limit:
+        before = f" (with {total:,} pods of earlier controllers)" if total else ""
+        raise f.error(field, f"{pods:,} pods to create{before} exceed the limit of {limit:,} "
+                      f"pods synthesised from controllers ({MAX_CONTROLLER_PODS.hint()})")
 
 
 def job_pod(job: JobDef, index: int) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_con
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
+    MIRROR_ANNOTATION,
     UNMODELLED_DRA,
     UNMODELLED_VOLUMES,
     HostPort,
@@ -71,7 +72,7 @@ def decode_priority_class(source: Source, obj: Mapping[str, Any]) -> PriorityCla
     f = ObjectFields(source, obj)
     meta = f.mapping(obj.get("metadata"), "metadata")
     name = f.string(meta.get("name"), "metadata.name", required=True)
-    value = f.integer(obj.get("value"), "value")
+    value = f.int32(obj.get("value"), "value")
     default = obj.get("globalDefault", False)
     if not isinstance(default, bool):
         raise f.expected("globalDefault", "true or false", default)
@@ -150,16 +151,17 @@ def decode_pod(
     if priority is None:
         priority = priorities.resolve(f, class_name, f"{spec_path}.priorityClassName")
     elif type(priority) is not int:
-        priority = f.integer(priority, f"{spec_path}.priority")
+        priority = f.int32(priority, f"{spec_path}.priority")
 
     if group is None:
         group = _group_ref(f, namespace, spec, spec_path)
-    host_ports = _host_ports(f, spec, spec_path)
+    ports = host_ports(f, spec, spec_path)
     pod = Pod(
         namespace=namespace, name=name, node_name=node_name, phase=phase, priority=priority,
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
-        group=group, priority_class_name=class_name, host_ports=host_ports,
+        group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
+        owner_kind=owner_kind(meta),
     )
     if node_name:
         # Bound: its usage matters, and its pod (anti-)affinity, which binds pods that
@@ -169,6 +171,19 @@ def decode_pod(
             pod.pod_affinity = pod_affinity(f, spec, namespace, labels, spec_path)
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def owner_kind(meta: Mapping[str, Any]) -> str:
+    """The controlling owner's kind; ``Node`` for a mirror pod (its annotation, or the
+    Node owner the kubelet sets). Lenient: malformed references are not this field's
+    business (default spreading validates the controller reference where it reads it)."""
+    annotations = meta.get("annotations")
+    if type(annotations) is dict and annotations.get(MIRROR_ANNOTATION) is not None:
+        return "Node"
+    for ref in meta.get("ownerReferences") or ():
+        if type(ref) is dict and ref.get("controller") is True and type(ref.get("kind")) is str:
+            return ref["kind"]
+    return ""
 
 
 def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Mapping,
@@ -200,9 +215,8 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
     for i, raw in enumerate(f.sequence(
             affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), ppath)):
         raw = f.mapping(raw, f"{ppath}[{i}]")
-        weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1)
-        if weight > 100:
-            raise f.error(f"{ppath}[{i}].weight", f"expected 1..100, got {weight}")
+        weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1,
+                           maximum=100)
         preferred.append(PreferredTerm(weight, _term(f, raw.get("preference"),
                                                      f"{ppath}[{i}].preference")))
     f.string_map(pod.labels, "metadata.labels")  # a candidate's labels must be strings
@@ -281,17 +295,17 @@ def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str
     return None
 
 
-def _host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
+def host_ports(f: ObjectFields, spec: Mapping, path: str) -> tuple[HostPort, ...]:
     ports = []
     for i, c in enumerate(spec.get("containers") or ()):
         declared = c.get("ports") if isinstance(c, dict) else None
         if not declared:
             continue
-        for k, p in enumerate(declared):
+        for k, p in enumerate(f.sequence(declared, f"{path}.containers[{i}].ports")):
             if not isinstance(p, dict) or not p.get("hostPort"):
                 continue
             field = f"{path}.containers[{i}].ports[{k}]"
-            port = f.integer(p["hostPort"], f"{field}.hostPort", minimum=1)
+            port = f.integer(p["hostPort"], f"{field}.hostPort", minimum=1, maximum=65535)
             ports.append(HostPort(port, f.string(p.get("protocol"), f"{field}.protocol") or "TCP",
                                   f.string(p.get("hostIP"), f"{field}.hostIP") or "0.0.0.0"))
     return tuple(ports)

@@ -10,10 +10,11 @@ yields its ``items`` and then itself, for the loader to decode its pod table.
 
 from __future__ import annotations
 
+import functools
 import gzip
-import io
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
@@ -24,19 +25,30 @@ import orjson
 import yaml
 
 from tasplan.errors import InputError
+from tasplan.limits import MAX_INPUT_BYTES, MAX_LOCATE_BYTES
+from tasplan.load.strict import (
+    KubeFastLoader,
+    KubeSafeLoader,
+    StrictError,
+    check_json_keys,
+    check_strings,
+    encoding_problem,
+)
 from tasplan.model.source import Source
 from tasplan.snapshot import format as snapshot_format
 
-try:
-    FastLoader: type = yaml.CSafeLoader
-except AttributeError:  # libyaml missing: still correct, only slower
-    FastLoader = yaml.SafeLoader
+FastLoader: type = KubeFastLoader  # libyaml's parser, Kubernetes' scalar rules, strict keys
 
 SUFFIXES = (".yaml", ".yml", ".json")
 GZIP = ".gz"
-DEFAULT_MAX_BYTES = 4 * 1024**3
 MAX_ALIAS_NODES = 1_000_000
-_ANCHOR = re.compile(rb"(?:^|[\s\[{,:-])&[^\s\[\]{},]")
+READ_CHUNK = 16 * 1024**2
+STRICT_TYPED_BYTES = 16 * 1024**2  # JSON up to this size is read by the (strict) dict path
+# An anchor can only start a node: at a line start, after an indicator (``- ``, ``: ``,
+# ``? ``, flow brackets, commas) or after a tag. ``&&`` inside a scalar (shell commands)
+# is not one and must not send whole dumps to the slow guarded loader.
+_ANCHOR = re.compile(rb"(?:^|[\[{,]|[-:?,\[{][ \t]|![^\s]*[ \t])[ \t]*&[^\s\[\]{},&]",
+                     re.M)
 
 
 # libyaml composes nested collections recursively in C: input nested tens of thousands
@@ -61,25 +73,67 @@ def needs_guarded_loader(data: bytes) -> bool:
 
 
 def max_input_bytes() -> int:
-    raw = os.environ.get("TASPLAN_MAX_INPUT_BYTES")
-    return int(raw) if raw and raw.isdigit() else DEFAULT_MAX_BYTES
+    return MAX_INPUT_BYTES.get_int()
+
+
+def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> bytes:
+    """At most ``limit`` bytes of ``stream``, read in bounded chunks (``read(limit)`` on a
+    buffered stream reserves ``limit`` bytes up front); more is an error."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = stream.read(min(READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:
+        raise InputError(label, f"{what} is larger than the limit of {limit} bytes "
+                         f"({MAX_INPUT_BYTES.hint()})")
+    return b"".join(chunks)
 
 
 class Document(NamedTuple):
-    """One input object and where it came from (a tuple: one is made per object)."""
+    """One input object and where it came from (a tuple: one is made per object).
+
+    ``model`` is the Node or Pod already decoded by the typed reader (``load/typed.py``);
+    its ``obj`` then holds only ``apiVersion`` and ``kind``."""
 
     source: Source
     obj: dict[str, Any]
+    model: Any = None
 
 
-def expand_paths(path: str | os.PathLike) -> list[Path]:
-    """A file as is; a directory's YAML/JSON files, recursively, in name order."""
+def expand_paths(path: str | os.PathLike, warnings: list[str] | None = None) -> list[Path]:
+    """A file as is; a directory's YAML/JSON files, recursively, in name order. Symlinks to
+    directories inside it are not followed (as ``kubectl -R``); each is reported in
+    ``warnings``, loops back to an enclosing directory as such."""
     p = Path(path)
     if p.is_dir():
-        return sorted(f for f in p.rglob("*") if f.is_file() and _suffix(f) in SUFFIXES)
+        files: list[Path] = []
+        for root, dirs, names in os.walk(p, onerror=None):
+            for d in dirs:
+                link = Path(root, d)
+                if link.is_symlink() and warnings is not None:
+                    warnings.append(_skipped_link(link))
+            files.extend(Path(root, n) for n in names
+                         if _suffix(Path(n)) in SUFFIXES and Path(root, n).is_file())
+        return sorted(files)
     if p.is_file() or str(p) == "-":
         return [p]
+    if p.is_symlink():
+        raise InputError(str(p), "broken or looping symbolic link")
     raise InputError(str(p), "no such file or directory")
+
+
+def _skipped_link(link: Path) -> str:
+    try:
+        target = link.resolve(strict=True)
+        loop = link.parent.resolve().is_relative_to(target)
+    except (OSError, RuntimeError):
+        target, loop = None, True
+    why = "a symlink loop" if loop else f"a symlink to directory {target}"
+    return f"{link}: {why}, not followed"
 
 
 def _suffix(path: Path) -> str:
@@ -90,9 +144,29 @@ def _suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def read_documents(path: Path, *, workload: bool) -> Iterator[Document]:
-    """Every object in the file; ``kind: *List`` documents are flattened into their items."""
-    return parsed_documents(str(path), _parse(path), workload=workload)
+def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterator[Document]:
+    """Every object in the file; ``kind: *List`` documents are flattened into their items.
+
+    ``typed``: JSON Lists and snapshots go through the typed reader, which decodes Nodes
+    and bound Pods to the model directly (``Document.model``); what it does not take,
+    this module reads as before."""
+    if typed:
+        from tasplan.load import typed as typed_reader
+
+        if (_suffix(path) == ".json" and path.suffix.lower() != GZIP and str(path) != "-"
+                and path.is_file() and path.stat().st_size <= max_input_bytes()):
+            docs = typed_reader.read_json_stream(path, workload=workload)
+            if docs is not None:
+                return iter(docs)
+    data = _read_bytes(path)
+    # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
+    # the typed path checks strings only, so a large kubectl dump is not re-encoded).
+    if typed and len(data) > STRICT_TYPED_BYTES and _is_json(path, data):
+        docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
+                                              workload=workload)
+        if docs is not None:
+            return iter(docs)
+    return parsed_documents(str(path), _parse(path, data), workload=workload)
 
 
 def parsed_documents(label: str, objects: Iterable[Any], *,
@@ -149,55 +223,94 @@ def _snapshot_documents(label: str, index: int, obj: dict[str, Any],
 
 def _read_bytes(path: Path) -> bytes:
     limit = max_input_bytes()
+    label = str(path)
     try:
-        if str(path) == "-":
+        if label == "-":
             import sys
 
-            data = sys.stdin.buffer.read(limit + 1)
+            data = read_limited(sys.stdin.buffer, label, limit)
         else:
-            size = path.stat().st_size
-            if size > limit:
-                raise InputError(str(path), f"file is {size} bytes, larger than the limit of "
-                                 f"{limit} bytes (set TASPLAN_MAX_INPUT_BYTES to raise it)")
-            data = path.read_bytes()
+            with path.open("rb") as fh:
+                info = os.fstat(fh.fileno())
+                if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                    raise InputError(label, f"file is {info.st_size} bytes, larger than the "
+                                     f"limit of {limit} bytes ({MAX_INPUT_BYTES.hint()})")
+                data = read_limited(fh, label, limit)
     except OSError as exc:
-        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
-    if len(data) > limit:
-        raise InputError(str(path), f"input is larger than the limit of {limit} bytes")
+        raise InputError(label, f"cannot read: {exc.strerror or exc}") from None
     if path.suffix.lower() == GZIP:
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(limit + 1)
+            with gzip.GzipFile(fileobj=_Bytes(data)) as stream:
+                data = read_limited(stream, label, limit, "decompressed input")
         except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(str(path), f"not a valid gzip file: {exc}") from None
-        if len(data) > limit:
-            raise InputError(str(path), f"decompressed input is larger than the limit of "
-                             f"{limit} bytes (set TASPLAN_MAX_INPUT_BYTES to raise it)")
+            raise InputError(label, f"not a valid gzip file: {exc}") from None
     return data
 
 
-def _parse(path: Path) -> list[Any]:
-    data = _read_bytes(path)
-    label = str(path)
-    suffix = _suffix(path)
-    # .json is JSON; anything else that looks like JSON is tried as JSON first and, since
-    # flow-style YAML looks the same, read as YAML when that fails.
-    if suffix == ".json" or (suffix not in (".yaml", ".yml")
-                             and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")):
+class _Bytes:
+    """A read-only file over bytes without the copy ``io.BytesIO`` makes."""
+
+    def __init__(self, data: bytes) -> None:
+        self.view = memoryview(data)
+        self.pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self.view) if n is None or n < 0 else min(self.pos + n, len(self.view))
+        out = bytes(self.view[self.pos:end])
+        self.pos = end
+        return out
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_json(path: Path, data: bytes) -> bool:
+    return _looks_json(_suffix(path), data)
+
+
+def _looks_json(suffix: str, data: bytes) -> bool:
+    """.json is JSON; anything else that looks like JSON is tried as JSON first and, since
+    flow-style YAML looks the same, read as YAML when that fails."""
+    return suffix == ".json" or (suffix not in (".yaml", ".yml")
+                                 and data.removeprefix(_BOM).lstrip()[:1] in (b"{", b"["))
+
+
+def _parse(path: Path, data: bytes | None = None) -> list[Any]:
+    if data is None:
+        data = _read_bytes(path)
+    return parse_bytes(str(path), data, _suffix(path))
+
+
+def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
+    """The documents of a YAML or JSON file's bytes, decoded as the API server would:
+    duplicate keys, NUL characters, lone surrogates and out-of-range integers refused."""
+    problem = encoding_problem(data)
+    if problem:
+        raise InputError(label, problem)
+    if _looks_json(suffix, data):
         try:
-            return [orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))]
+            obj = orjson.loads(data.removeprefix(_BOM))
         except orjson.JSONDecodeError as exc:
             if suffix == ".json":
                 raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",
                                  line=exc.lineno) from None
+        else:
+            try:
+                check_strings(data, obj)
+                check_json_keys(data, obj)
+            except StrictError as exc:
+                raise InputError(label, str(exc), line=exc.line) from None
+            return [obj]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
     loader = GuardedLoader if needs_guarded_loader(data) else FastLoader
     try:
-        return list(yaml.load_all(text, Loader=loader))
-    except AliasBomb as exc:
+        docs = list(yaml.load_all(text, Loader=loader))
+        check_strings(data, docs)
+        return docs
+    except (AliasBomb, StrictError) as exc:
         raise InputError(label, str(exc), line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -218,7 +331,7 @@ class AliasBomb(ValueError):
         self.line = line
 
 
-class GuardedLoader(yaml.SafeLoader):
+class GuardedLoader(KubeSafeLoader):
     """SafeLoader that counts the nodes aliases would expand to and stops past a limit."""
 
     def __init__(self, stream: str) -> None:
@@ -257,22 +370,9 @@ _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 def locate(path: str, document: int, field: str) -> int | None:
     """1-based line of ``field`` (``items[2].spec.containers[0].name``) in a document, or
-    of the deepest part of it that exists; None when the file cannot be composed again."""
-    if path.lower().endswith(GZIP):
-        return None
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-        loader = GuardedLoader(text)
-        try:
-            node = None
-            for _ in range(document + 1):
-                if not loader.check_node():  # also drops STREAM-START
-                    return None
-                node = loader.get_node()
-        finally:
-            loader.dispose()
-    except Exception:
-        return None
+    of the deepest part of it that exists; None when the file cannot be composed again or
+    is larger than the locate limit (an error must not cost minutes)."""
+    node = _document_node(path, document)
     if node is None:
         return None
     for name, number in _TOKEN.findall(field):
@@ -285,6 +385,37 @@ def locate(path: str, document: int, field: str) -> int | None:
             break
         node = child
     return node.start_mark.line + 1
+
+
+def _document_node(path: str, document: int) -> yaml.Node | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if (path.lower().endswith(GZIP) or not stat.S_ISREG(info.st_mode)
+            or info.st_size > MAX_LOCATE_BYTES.get_int()):
+        return None
+    nodes = _composed(path, info.st_size, info.st_mtime_ns)
+    return nodes[document] if document < len(nodes) else None
+
+
+@functools.lru_cache(maxsize=2)
+def _composed(path: str, size: int, mtime: int) -> list[yaml.Node | None]:
+    """Every document's node tree, composed once per file (libyaml unless the file needs
+    the guarded loader): an input with many errors must not re-parse per error."""
+    try:
+        data = Path(path).read_bytes()
+        loader = (GuardedLoader if needs_guarded_loader(data) else FastLoader)(
+            data.decode("utf-8-sig"))
+        try:
+            nodes = []
+            while loader.check_node():
+                nodes.append(loader.get_node())
+            return nodes
+        finally:
+            loader.dispose()
+    except Exception:
+        return []
 
 
 def type_name(value: object) -> str:

@@ -6,8 +6,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tasplan.errors import InputError
+from tasplan.limits import INT32_MAX, INT64_MAX, INT64_MIN
 from tasplan.load.documents import locate, type_name
 from tasplan.model.source import Source
+from tasplan.untrusted import quote, short_int
 
 
 class ObjectFields:
@@ -44,7 +46,7 @@ class ObjectFields:
         return InputError(str(self.source.path), message, line=line, field=full, obj=what)
 
     def expected(self, field: str, what: str, got: object) -> InputError:
-        shown = type_name(got) if not isinstance(got, str) else repr(got)
+        shown = type_name(got) if not isinstance(got, str) else quote(got)
         return self.error(field, f"expected {what}, got {shown}")
 
     def mapping(self, value: object, field: str) -> Mapping[str, Any]:
@@ -80,12 +82,20 @@ class ObjectFields:
             raise self.expected(field, "a string", value)
         return value
 
-    def integer(self, value: object, field: str, *, minimum: int | None = None) -> int:
+    def integer(self, value: object, field: str, *, minimum: int | None = None,
+                maximum: int = INT64_MAX) -> int:
+        """An integer within the API server's bounds (int64, or ``maximum`` for its int32
+        fields); the value is quoted short, as any untrusted text."""
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.expected(field, "an integer", value)
         if minimum is not None and value < minimum:
-            raise self.error(field, f"expected an integer >= {minimum}, got {value}")
+            raise self.error(field, f"expected an integer >= {minimum}, got {short_int(value)}")
+        if value > maximum or value < INT64_MIN:
+            raise self.error(field, f"expected an integer <= {maximum}, got {short_int(value)}")
         return value
+
+    def int32(self, value: object, field: str, *, minimum: int | None = None) -> int:
+        return self.integer(value, field, minimum=minimum, maximum=INT32_MAX)
 
     def string_map(self, value: object, field: str) -> dict[str, str]:
         m = self.mapping(value, field)

@@ -17,12 +17,14 @@ from tasplan.composite.decode import decode_composite
 from tasplan.composite.decode import resolve as resolve_composite
 from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.composite.model import KIND as COMPOSITE_KIND
+from tasplan.errors import InputError
 from tasplan.load import scheduling
 from tasplan.load.batch import (
     JOB_NAME_LABEL,
     LEGACY_JOB_NAME_LABEL,
     JobDef,
     JobOverrides,
+    check_expansion,
     decode_job,
     job_pod,
 )
@@ -33,7 +35,7 @@ from tasplan.load.core_v1 import (
     decode_pod,
     decode_priority_class,
 )
-from tasplan.load.documents import Document, expand_paths, read_documents
+from tasplan.load.documents import Document, expand_paths, locate, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
@@ -43,6 +45,7 @@ from tasplan.model.group import PodGroup, Policy
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
+from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
 from tasplan.snapshot import format as snapshot_format
 
@@ -98,13 +101,18 @@ def load_inputs(
     they come before the ``clusters`` files and go through the same decoding."""
     with gc_paused():
         docs: list[Document] = list(cluster_documents)
+        notes: list[str] = []
         for role, paths in ((False, clusters), (True, workloads)):
             for path in paths:
-                for file in expand_paths(path):
+                for file in expand_paths(path, notes):
                     if progress:
                         progress(f"reading {file}")
-                    docs.extend(read_documents(file, workload=role))
-        return assemble(docs, jobs or JobOverrides())
+                    before = len(docs)
+                    docs.extend(read_documents(file, workload=role, typed=True))
+                    if role and len(docs) == before:
+                        notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
+                                     "only comments)")
+        return assemble(docs, jobs or JobOverrides(), notes)
 
 
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
@@ -141,6 +149,8 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     out: dict = {}
     where: dict = {}
     for key, value, source in items:
+        if key in out and where[key].workload == source.workload:
+            raise _defined_twice(kind, "/".join(key), source, where[key])
         if key in out:
             warnings.append(f"{kind} {'/'.join(key)} is defined more than once; using the one "
                             f"from {source} over {where[key]}")
@@ -149,11 +159,23 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
     return out
 
 
-def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
+def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
+    """Two objects of one kind and name among the cluster inputs, or among the workload
+    inputs: the API server holds one, so which one is meant is not known. (A workload
+    object replacing a cluster one is a what-if edit, and only a warning.)"""
+    line = locate(source.path, source.document, source.field_prefix())
+    first_line = locate(first.path, first.document, first.field_prefix())
+    at = f"{first}" + (f" line {first_line}" if first_line else "")
+    return InputError(source.path, f"{kind} {name} is defined twice (also at {at}); the API "
+                      "server keeps one object per name", line=line)
+
+
+def assemble(docs: list[Document], overrides: JobOverrides,
+             notes: Iterable[str] = ()) -> ClusterSnapshot:
     """Documents already read (cluster ones first) -> the snapshot; ``tasplan lint`` calls
-    this with the objects it has parsed itself."""
+    this with the objects it has parsed itself. ``notes`` are warnings from reading."""
     by_kind, ignored, positions = _classify(docs)
-    warnings: list[str] = []
+    warnings: list[str] = list(notes)
 
     classes: dict[str, PriorityClass] = {}
     for d in by_kind["PriorityClass"]:
@@ -163,7 +185,7 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
-        for n in [decode_node(d.source, d.obj)]], warnings)
+        for n in [d.model or decode_node(d.source, d.obj)]], warnings)
     if not nodes:
         warnings.append("the inputs contain no Nodes: pass a cluster snapshot with --cluster "
                         "(kubectl get nodes,pods,priorityclasses -A -o json)")
@@ -207,6 +229,11 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
+        elif d.model is not None:
+            # Decoded by the typed reader with its order in the file; renumbered only when
+            # other pods came before (a later file, live documents, a reassembly).
+            pod = d.model
+            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
 
@@ -215,6 +242,8 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
         order += len(decoded)
         for pod in decoded:
             key = (pod.namespace, pod.name)
+            if key in pods and pods[key].source.workload == pod.source.workload:
+                raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
             if key in pods:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "
                                 f"from {pod.source} over {pods[key].source}")
@@ -227,6 +256,12 @@ def assemble(docs: list[Document], overrides: JobOverrides) -> ClusterSnapshot:
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
+    keys: dict[str, PodGroup] = {}
+    for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
+        other = keys.setdefault(g.key, g)
+        if other is not g:
+            raise _defined_twice(f"pod group ({other.kind} and {g.kind})", g.key, g.source,
+                                 other.source)
     if selectors:
         _default_spread_selectors(pods, owners, selectors)
 
@@ -327,15 +362,17 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
     """v1alpha1: one group per (workload, podGroup, replicaKey) the pods name, plus one per
     declared podGroup no pod names yet."""
     referenced: dict[str, None] = {}
+    named: set[str] = set()  # the ns/workload/podGroup part of every referenced key
     for pod in pods.values():
-        if pod.group and pod.group.count("/") >= 2:
-            referenced.setdefault(pod.group)
+        if pod.group and pod.group.count("/") >= 2 and pod.group not in referenced:
+            referenced[pod.group] = None
+            named.add("/".join(pod.group.split("/", 3)[:3]))
     for (ns, name), wl in workloads.items():
         if wl.api_version != scheduling.LEGACY:
             continue
         for pg_name in wl.groups:
             base = f"{ns}/{name}/{pg_name}"
-            if not any(k == base or k.startswith(base + "/") for k in referenced):
+            if base not in named:
                 referenced.setdefault(base)
     for key in referenced:
         ns, wl_name, pg_name, *_ = key.split("/")
@@ -365,6 +402,7 @@ def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: li
             job_name = pod.labels.get(JOB_NAME_LABEL) or pod.labels.get(LEGACY_JOB_NAME_LABEL)
             if job_name and (pod.namespace, job_name) in jobs:
                 by_job.setdefault((pod.namespace, job_name), []).append(pkey)
+    synthesised = 0
     for (ns, name), job in jobs.items():
         key = f"{ns}/{name}"
         existing = []
@@ -374,8 +412,11 @@ def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: li
         active = sum(1 for p in existing if not p.terminal)
         taken = {p.name for p in existing}
         owner = ObjectFields(job.source, job.obj)
+        missing = max(job.pods - active, 0)
+        check_expansion(owner, "spec.parallelism", missing, synthesised)
+        synthesised += missing
         index = 0
-        for _ in range(max(job.pods - active, 0)):
+        for _ in range(missing):
             while f"{name}-{index}" in taken:
                 index += 1
             pod = decode_pod(job.source, job_pod(job, index), order, priorities, group=key,

@@ -81,7 +81,7 @@ def spread_constraints(f: ObjectFields, spec: Mapping[str, Any], labels: Mapping
             selector = selector.merged(label_key_requirements(labels, match_keys))
         min_domains = raw.get("minDomains")
         if min_domains is not None:
-            min_domains = f.integer(min_domains, f"{cp}.minDomains", minimum=1)
+            min_domains = f.int32(min_domains, f"{cp}.minDomains", minimum=1)
         when = f.string(raw.get("whenUnsatisfiable"), f"{cp}.whenUnsatisfiable", required=True)
         if when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
             raise f.expected(f"{cp}.whenUnsatisfiable", f"{DO_NOT_SCHEDULE} or "
@@ -90,7 +90,7 @@ def spread_constraints(f: ObjectFields, spec: Mapping[str, Any], labels: Mapping
             raise f.error(f"{cp}.minDomains", "may only be set with whenUnsatisfiable: "
                           "DoNotSchedule")
         out.append(SpreadConstraint(
-            max_skew=f.integer(raw.get("maxSkew"), f"{cp}.maxSkew", minimum=1),
+            max_skew=f.int32(raw.get("maxSkew"), f"{cp}.maxSkew", minimum=1),
             topology_key=f.string(raw.get("topologyKey"), f"{cp}.topologyKey", required=True),
             when_unsatisfiable=when,
             selector=selector,
@@ -137,7 +137,7 @@ def pod_affinity(f: ObjectFields, spec: Mapping[str, Any], namespace: str,
         for i, w in enumerate(f.sequence(block.get(_PREFERRED), f"{kp}.{_PREFERRED}")):
             wp = f"{kp}.{_PREFERRED}[{i}]"
             w = f.mapping(w, wp)
-            weight = f.integer(w.get("weight"), f"{wp}.weight", minimum=1)
+            weight = f.integer(w.get("weight"), f"{wp}.weight", minimum=1, maximum=100)
             if weight > 100:
                 raise f.error(f"{wp}.weight", f"expected 1..100, got {weight}")
             weighted.append(WeightedPodAffinityTerm(

@@ -29,7 +29,7 @@ def decode_pdb(source: Source, obj: Mapping[str, Any]) -> PodDisruptionBudget:
         bounds.append(value)
     allowed = status.get("disruptionsAllowed")
     if allowed is not None:
-        allowed = f.integer(allowed, "status.disruptionsAllowed", minimum=0)
+        allowed = f.int32(allowed, "status.disruptionsAllowed", minimum=0)
     return PodDisruptionBudget(namespace, name, selector, bounds[0], bounds[1], allowed,
                                source)
 

@@ -83,7 +83,7 @@ def policy_of(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, i
     gang = f.mapping(raw["gang"], f"{path}.gang")
     if gang.get("minCount") is None:
         return Policy.GANG, None  # only Jobs may omit it (defaults to parallelism)
-    return Policy.GANG, f.integer(gang["minCount"], f"{path}.gang.minCount", minimum=1)
+    return Policy.GANG, f.int32(gang["minCount"], f"{path}.gang.minCount", minimum=1)
 
 
 def topology_key_of(f: ObjectFields, raw: object, path: str) -> str | None:
@@ -104,7 +104,7 @@ def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str)
     key = topology_key_of(f, raw.get("schedulingConstraints"), f"{path}.schedulingConstraints")
     priority = raw.get("priority")
     if priority is not None:
-        priority = f.integer(priority, f"{path}.priority")
+        priority = f.int32(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
     return GroupSpec(policy, min_count, key, priority, pcn)
 

@@ -15,6 +15,8 @@ DEFAULT_SCHEDULER = "default-scheduler"
 # Pod features read by upstream plugins tasplan does not model (see plan/fidelity.py).
 UNMODELLED_VOLUMES = "volumes"
 UNMODELLED_DRA = "dra"
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+NODE_LOCAL_OWNERS = frozenset({"DaemonSet", "Node"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,15 @@ class Pod:
     deleting: bool = False
     synthesised: bool = False
     unmodelled: frozenset[str] = frozenset()
+    # Kind of the controlling owner (``ownerReferences`` entry with ``controller: true``);
+    # ``Node`` for mirror pods (the kubelet's static pods). kubectl drain leaves DaemonSet
+    # and mirror pods where they are, and so do the what-if edits and capacity's "empty".
+    owner_kind: str = ""
+
+    @property
+    def node_local(self) -> bool:
+        """A DaemonSet or mirror pod: it belongs to its node, drain does not evict it."""
+        return self.owner_kind in NODE_LOCAL_OWNERS
 
     @property
     def key(self) -> str:

@@ -6,7 +6,7 @@ same result always serialises to the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tasplan.composite.result import CompositeResult
@@ -15,14 +15,17 @@ from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.explain_document import explanation_document
 from tasplan.report.tree_order import report_order
+from tasplan.whatif.edits import AppliedEdit
 
 API_VERSION = "tasplan/v1"
 
 
 def plan_document(result: PlanResult,
-                  explanations: Mapping[str, Explanation] | None = None) -> dict[str, Any]:
+                  explanations: Mapping[str, Explanation] | None = None,
+                  what_if: Sequence[AppliedEdit] = ()) -> dict[str, Any]:
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
-    null for a group that needed none."""
+    null for a group that needed none. ``summary.whatIf`` lists the what-if edits the
+    cluster was planned with, in the order applied (empty: the cluster as loaded)."""
     groups = []
     for item, _ in report_order(result):
         if not isinstance(item, GroupResult):
@@ -42,6 +45,7 @@ def plan_document(result: PlanResult,
             "groups": len(result.groups) + len(result.composites),
             "schedulable": sum(1 for g in result.groups if g.schedulable)
             + sum(1 for c in result.composites if c.schedulable),
+            "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
         "groups": groups,

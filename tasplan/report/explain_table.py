@@ -17,6 +17,8 @@ DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
 CONSUMERS_SHOWN = 2
 
+TIED_SHOWN = 5  # domains a suggestion names as tied; -o json lists them all
+
 
 def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None
                         ) -> Iterator[RenderableType]:
@@ -75,7 +77,9 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
         line = Text.assemble(f" {n}. {s.change} ", ("→", "bold"),
                              (f" fits in {s.result.selected!r}", "green"), f" ({placed}")
         if s.result.tied_with:
-            line.append(f"; tied with {', '.join(s.result.tied_with)}")
+            tied = s.result.tied_with
+            more = f" and {len(tied) - TIED_SHOWN} more" if len(tied) > TIED_SHOWN else ""
+            line.append(f"; tied with {', '.join(tied[:TIED_SHOWN])}{more}")
         line.append(")")
         cost = ", ".join(f"{v} {_COST.get(k, k)}" for k, v in s.cost.items())
         if cost:

@@ -16,13 +16,16 @@ reads of that object, plus the identity fields reports name:
   spec in the snapshot's pod table.)
 - PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget: everything but
   the noisy metadata.
-Annotations are dropped: no in-tree plugin reads them.
+Annotations are dropped: no in-tree plugin reads them. The one exception is a mirror pod's
+``kubernetes.io/config.mirror``: drain what-ifs leave mirror pods in place, as kubectl does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from tasplan.model.pod import MIRROR_ANNOTATION
 
 _META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp")
 _NODE_META = ("name", "labels")
@@ -43,7 +46,12 @@ def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _metadata(obj: Mapping[str, Any], keys: tuple[str, ...] = _META) -> dict[str, Any]:
-    return _pick(obj.get("metadata") or {}, keys)
+    meta = obj.get("metadata") or {}
+    out = _pick(meta, keys)
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict) and MIRROR_ANNOTATION in annotations:
+        out["annotations"] = {MIRROR_ANNOTATION: annotations[MIRROR_ANNOTATION]}
+    return out
 
 
 def prune_node(obj: Mapping[str, Any]) -> dict[str, Any]:

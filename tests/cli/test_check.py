@@ -79,7 +79,8 @@ def test_all_samples_together() -> None:
     assert {n: g["schedulable"] for n, g in by_name.items()} == {
         "ml/finetune": True, "ml/resume": True, "ml/train-workers-0": True,
         "ml/big-workers": False, "serving/web": True, "ml/legacy/workers": True}
-    assert document["summary"] == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5}
+    assert document["summary"] == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5,
+                                   "whatIf": []}
 
 
 def test_directory_and_files_give_the_same_report() -> None:

@@ -1,0 +1,155 @@
+"""The what-if flags ``check`` and ``explain`` share, and their order on the command line.
+
+Edits apply in the order given, across flags (``--drain a --cordon b --drain c`` is drain,
+cordon, drain). Typer hands over one list per flag, so the command class records the raw
+arguments and ``WhatIfOptions.edits`` interleaves the lists in the order the flags appear.
+``--like``, ``--in`` and ``--label`` belong to the ``--add-nodes`` before them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from tasplan.errors import UsageError
+from tasplan.whatif.edits import Edit
+
+ARGS_KEY = "tasplan.args"
+
+
+class WhatIfCommand(TyperCommand):
+    """Records the arguments as given, for the order of the what-if flags."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[ARGS_KEY] = list(args)
+        return super().parse_args(ctx, args)
+
+
+_HELP = "What-if (repeatable, applied in the order given; see docs/whatif.md): "
+CordonOpt = Annotated[list[str], typer.Option(
+    "--cordon", metavar="NODES|SELECTOR", show_default=False,
+    help=_HELP + "mark nodes unschedulable (node names, comma-separated, or a label selector "
+    "such as rack=rack-3).")]
+DrainOpt = Annotated[list[str], typer.Option(
+    "--drain", metavar="NODES|SELECTOR", show_default=False,
+    help=_HELP + "cordon and evict the nodes' pods except DaemonSet and mirror pods, as "
+    "kubectl drain; reports PodDisruptionBudgets it would violate.")]
+RemoveOpt = Annotated[list[str], typer.Option(
+    "--remove", metavar="NODES|SELECTOR", show_default=False,
+    help=_HELP + "the nodes and their pods are gone.")]
+AddNodesOpt = Annotated[list[int], typer.Option(
+    "--add-nodes", metavar="N", show_default=False,
+    help=_HELP + "add N copies of the --like node [--in DOMAIN] [--label k=v].")]
+LikeOpt = Annotated[list[str], typer.Option(
+    "--like", metavar="NODE", show_default=False,
+    help="The node --add-nodes copies (allocatable, labels, taints, DaemonSet pods).")]
+InOpt = Annotated[list[str], typer.Option(
+    "--in", metavar="DOMAIN", show_default=False,
+    help="Topology domain of the added nodes: KEY=VALUE, or a VALUE (a new one becomes a "
+    "new domain at the like-node's innermost topology level).")]
+LabelOpt = Annotated[list[str], typer.Option(
+    "--label", metavar="K=V", show_default=False,
+    help="A label of the added nodes (overrides the like-node's).")]
+EvictOpt = Annotated[list[str], typer.Option(
+    "--evict", metavar="SELECTOR", show_default=False,
+    help=_HELP + "remove running pods: priority<N, priority<=N, namespace=NS or a label "
+    "selector (all namespaces).")]
+SetOpt = Annotated[list[str], typer.Option(
+    "--set", metavar="GROUP.FIELD=VALUE", show_default=False,
+    help=_HELP + "change a pod group: ns/name.minCount=N or ns/name.topologyKey=KEY.")]
+WhatIfFileOpt = Annotated[list[Path], typer.Option(
+    "--what-if", metavar="FILE", show_default=False,
+    help=_HELP + "the edits of a tasplan/v1 WhatIf file.")]
+
+_FLAGS = {"--cordon": "cordon", "--drain": "drain", "--remove": "remove",
+          "--add-nodes": "add_nodes", "--like": "like", "--in": "domain", "--label": "label",
+          "--evict": "evict", "--set": "set", "--what-if": "what_if"}
+_SIMPLE = {"cordon": "cordon", "drain": "drain", "remove": "remove", "evict": "evict",
+           "set": "set"}
+
+
+@dataclass
+class WhatIfOptions:
+    cordon: list[str] = field(default_factory=list)
+    drain: list[str] = field(default_factory=list)
+    remove: list[str] = field(default_factory=list)
+    add_nodes: list[int] = field(default_factory=list)
+    like: list[str] = field(default_factory=list)
+    domain: list[str] = field(default_factory=list)
+    label: list[str] = field(default_factory=list)
+    evict: list[str] = field(default_factory=list)
+    set: list[str] = field(default_factory=list)
+    what_if: list[Path] = field(default_factory=list)
+    args: list[str] | None = None  # the raw arguments, for the order
+
+    def edits(self) -> tuple[Edit, ...]:
+        """Every edit in command-line order; what-if files are read here."""
+        from tasplan.whatif.file import load_what_if
+
+        queues = {name: list(getattr(self, name)) for name in _FLAGS.values()}
+        out: list[Edit] = []
+        pending: dict[str, Any] | None = None  # the --add-nodes being assembled
+
+        def close() -> None:
+            nonlocal pending
+            if pending is None:
+                return
+            if len(pending["like"]) != 1:
+                raise UsageError(f"--add-nodes {pending['count']} needs exactly one --like NODE "
+                                 f"(got {len(pending['like'])})")
+            if len(pending["domain"]) > 1:
+                raise UsageError(f"--add-nodes {pending['count']}: at most one --in DOMAIN")
+            out.append(Edit("addNodes", count=pending["count"], like=pending["like"][0],
+                            domain=pending["domain"][0] if pending["domain"] else "",
+                            labels=tuple(pending["labels"])))
+            pending = None
+
+        for name in self._order(queues):
+            value = queues[name].pop(0)
+            if name in _SIMPLE:
+                close()
+                out.append(Edit(_SIMPLE[name], target=value))
+            elif name == "what_if":
+                close()
+                out.extend(load_what_if(value))
+            elif name == "add_nodes":
+                close()
+                pending = {"count": value, "like": [], "domain": [], "labels": []}
+            else:
+                if pending is None:
+                    raise UsageError(f"--{'in' if name == 'domain' else name} {value} must "
+                                     "follow --add-nodes N")
+                if name == "label":
+                    key, eq, label_value = value.partition("=")
+                    if not eq or not key:
+                        raise UsageError(f"--label {value!r}: expected KEY=VALUE")
+                    pending["labels"].append((key, label_value))
+                else:
+                    pending[name].append(value)
+        close()
+        return tuple(out)
+
+    def _order(self, queues: dict[str, list]) -> list[str]:
+        """Flag names in the order they were given; per flag, Typer's list is in order."""
+        order: list[str] = []
+        tokens = iter(self.args or ())
+        for token in tokens:
+            if token == "--":
+                break
+            flag, eq, _ = token.partition("=")
+            name = _FLAGS.get(flag)
+            if name is None:
+                continue
+            order.append(name)
+            if not eq:
+                next(tokens, None)  # the flag's value
+        counts = {name: len(values) for name, values in queues.items()}
+        if any(order.count(name) != n for name, n in counts.items()):
+            # Arguments not as recorded (a caller without the command class): flag groups
+            # in a fixed order.
+            order = [name for name in _FLAGS.values() for _ in range(counts[name])]
+        return order

@@ -1,0 +1,471 @@
+"""kubectl JSON lists and tasplan snapshots -> Documents, Nodes and bound Pods decoded with
+typed msgspec schemas instead of dict trees.
+
+A large dump is mostly bound pods, of which scheduling reads a few fields (requests, ports,
+node, priority, group, labels); building a dict for every container status, volume and
+annotation is most of what ``orjson.loads`` + ``decode_pod`` costs. Here msgspec decodes
+each list item into Structs that name only the fields ``core_v1.decode_node`` and the
+bound-pod part of ``core_v1.decode_pod`` read, skipping the rest, and the model objects are
+built from them directly. Requests, non-zero requests and host ports are computed once per
+distinct container block (replicas share them) by the same code the dict path runs.
+
+Exactness first: this path only ever *accepts* what the dict path accepts, with the same
+result. Anything it does not handle in full -- pending pods, bound pods with pod
+(anti-)affinity or without ``spec.priority``, other kinds, and any item whose fields do not
+have the expected types or values -- is handed over as the item's own dict (``orjson`` of its
+bytes), which the dict path decodes, and reports errors for, exactly as before. A file that
+is not a JSON ``List`` or snapshot, or that is not valid JSON, is read by the dict path
+whole, so errors keep their file, line and field.
+
+Large kubectl dumps are read through a memory map a few megabytes of items at a time
+(``read_json_stream``); everything else whole (``read_json_cluster``). Strictness
+(load/strict.py): a piece with an escape that can produce NUL or a lone surrogate sends the
+file to the dict path, which refuses those. Duplicate keys are looked for by the dict path,
+which reads all JSON up to ``documents.STRICT_TYPED_BYTES``; not in larger typed reads.
+"""
+
+from __future__ import annotations
+
+import codecs
+import mmap
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+from tasplan.errors import TasplanError
+from tasplan.load.documents import Document
+from tasplan.load.strict import risky_escape
+from tasplan.model.node import Node
+from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
+from tasplan.model.quantity import QuantityError, parse_milli, parse_value
+from tasplan.model.requests import RequestError, pod_requests_and_non_zero
+from tasplan.model.source import Source
+from tasplan.model.taints import EFFECTS, Taint
+from tasplan.snapshot import format as snapshot_format
+
+_NULL = Raw(b"null")
+Quantity = str | int | float
+
+
+class _OwnerRef(Struct):
+    kind: Any = None
+    controller: Any = None
+
+
+class _Annotations(Struct):
+    """Only the annotation ``core_v1.owner_kind`` reads; the others are skipped."""
+
+    mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
+
+
+class _Meta(Struct):
+    name: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] | None = None
+    deletionTimestamp: str | None = None
+    ownerReferences: list[_OwnerRef] | None = None
+    annotations: _Annotations | None = None
+
+
+class _Container(Struct):
+    """What requests and host ports read of a container, as raw bytes: the cache key."""
+
+    resources: Raw = _NULL
+    restartPolicy: str | None = None
+    ports: Raw = _NULL
+
+
+class _SchedulingGroup(Struct):
+    podGroupName: str | None = None
+
+
+class _WorkloadRef(Struct):
+    name: str | None = None
+    podGroup: str | None = None
+    podGroupReplicaKey: str | None = None
+
+
+class _Affinity(Struct):
+    podAffinity: Raw = _NULL
+    podAntiAffinity: Raw = _NULL
+
+
+class _Taint(Struct):
+    key: str | None = None
+    value: str | None = None
+    effect: str | None = None
+
+
+class _Spec(Struct):
+    """Pod and Node spec fields in one schema (an item's kind is known only once read)."""
+
+    containers: list[_Container] | None = None
+    initContainers: list[_Container] | None = None
+    overhead: Raw = _NULL
+    resources: Raw = _NULL
+    nodeName: str | None = None
+    priority: int | None = None
+    priorityClassName: str | None = None
+    schedulingGroup: _SchedulingGroup | None = None
+    workloadRef: _WorkloadRef | None = None
+    affinity: _Affinity | None = None
+    taints: list[_Taint] | None = None
+    unschedulable: bool = False
+
+
+class _Status(Struct):
+    phase: str | None = None
+    allocatable: dict[str, Quantity] | UnsetType | None = UNSET
+    capacity: dict[str, Quantity] | None = None
+    images: Raw = _NULL
+
+
+class _Item(Struct):
+    apiVersion: str | UnsetType | None = UNSET
+    kind: str | UnsetType | None = UNSET
+    metadata: _Meta | None = None
+    spec: _Spec | None = None
+    status: _Status | None = None
+
+
+class _File(Struct):
+    """A JSON file's top level: a ``List`` (``items``) or a snapshot (``items``, ``pods``)."""
+
+    apiVersion: Any = None
+    kind: Any = None
+    metadata: Raw = _NULL
+    items: list[Raw] | UnsetType | None = UNSET
+    pods: Raw = _NULL
+
+
+_FILE = msgspec.json.Decoder(_File)
+_ITEM = msgspec.json.Decoder(_Item)
+_ITEMS = msgspec.json.Decoder(list[_Item])
+_RAWS = msgspec.json.Decoder(list[Raw])
+_EMPTY: dict = {}
+# A JSON value's truthiness without decoding it: only short texts can be falsy.
+_FALSY = frozenset({b"null", b"false", b"0", b"[]", b"{}", b'""'})
+_INT64 = (-(2**63), 2**64 - 1)  # orjson reads integers outside as floats
+_NOWHERE = Source("")
+
+
+class _Fallback(Exception):
+    """The item needs the dict path (it may be fine: a pending pod, another kind)."""
+
+
+def _loads(raw: Raw) -> Any:
+    """The dict path's decoding (orjson) of a part of the input, for exact equality."""
+    return orjson.loads(memoryview(raw))
+
+
+def _truthy(raw: Raw) -> bool:
+    if len(raw) > 24:
+        return True
+    text = bytes(raw).strip()
+    return text not in _FALSY and bool(orjson.loads(text))
+
+
+def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Document] | None:
+    """The file's documents, or None when the dict path must read the file (not a List or
+    snapshot, invalid JSON or UTF-8): that path then reports any error exactly."""
+    if (not data.isascii() and not _valid_utf8(data)) or risky_escape(data):
+        return None
+    try:
+        top = _FILE.decode(data)
+    except msgspec.DecodeError:
+        return None
+    kind, items = top.kind, top.items
+    if snapshot_format.is_snapshot({"kind": kind, "apiVersion": top.apiVersion}):
+        if top.apiVersion != snapshot_format.API_VERSION or not isinstance(items, list | None):
+            return None
+        reader = _Reader(label, workload, None, None)
+        if not all(reader.raw(k, raw) for k, raw in enumerate(items or ())):
+            return None
+        snapshot: dict[str, Any] = {"apiVersion": top.apiVersion, "kind": kind}
+        for key, raw in (("metadata", top.metadata), ("pods", top.pods)):
+            if raw is not _NULL:
+                snapshot[key] = _loads(raw)
+        reader.docs.append(Document(Source(label, 0, None, workload), snapshot))
+        return reader.docs
+    if not (isinstance(kind, str) and kind.endswith("List")) or items is UNSET:
+        return None
+    if items is None:
+        return []
+    reader = _Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
+                     top.apiVersion)
+    if not all(reader.raw(k, raw) for k, raw in enumerate(items)):
+        return None
+    return reader.docs
+
+
+CHUNK_BYTES = 1 << 23
+
+
+def read_json_stream(path: Path, *, workload: bool,
+                     chunk_bytes: int = CHUNK_BYTES) -> list[Document] | None:
+    """A large indented JSON List (``kubectl get -o json``) read through a memory map a few
+    megabytes of items at a time, so the file never sits in memory whole (a 1 GB dump
+    would otherwise cost 1 GB before the first object is built). None when the file is
+    small or not laid out like kubectl's output: the callers read it whole then."""
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size < 2 * chunk_bytes:
+            return None
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        return _stream(str(path), mm, workload, chunk_bytes)
+    finally:
+        mm.close()
+
+
+def _stream(label: str, mm: mmap.mmap, workload: bool, chunk_bytes: int) -> list[Document] | None:
+    # kubectl sorts keys: apiVersion, items, kind, metadata. Items are separated by a line
+    # "},", at the indentation of the first item, and a line "{"; JSON strings cannot hold
+    # a newline, so these lines are structure. A split in the wrong place would leave a
+    # piece that does not decode: then the file is read whole instead.
+    key = mm.find(b'"items"', 0, 4096)
+    bracket = mm.find(b"[", key, key + 64) if key > 0 else -1
+    if bracket < 0 or mm[key + 7:bracket].strip() != b":":
+        return None
+    key_indent = mm[mm.rfind(b"\n", 0, key) + 1:key]
+    first = mm.find(b"{", bracket, bracket + 256)
+    indent = mm[bracket + 2:first]
+    if (first < 0 or mm[bracket + 1:bracket + 2] != b"\n" or key_indent.strip(b" ")
+            or indent.strip(b" ")):
+        return None
+    separator = b"\n" + indent + b"},\n" + indent + b"{"
+    end_marker = b"\n" + indent + b"}\n" + key_indent + b"]"
+    end = mm.rfind(end_marker)
+    if end < first:
+        return None
+    try:
+        top = _FILE.decode(b"".join((mm[:key], b'"items": []', mm[end + len(end_marker):])))
+    except msgspec.DecodeError:
+        return None
+    if (not isinstance(top.kind, str) or not top.kind.endswith("List")
+            or snapshot_format.is_snapshot({"kind": top.kind, "apiVersion": top.apiVersion})):
+        return None
+    reader = _Reader(label, workload, top.kind[: -len("List")] if top.kind != "List" else None,
+                     top.apiVersion)
+    stop = end + len(indent) + 2  # one past the last item's "}"
+    pos, dropped = first, 0
+    while pos < stop:
+        cut = mm.find(separator, min(pos + chunk_bytes, stop), stop)
+        piece_end = stop if cut < 0 else cut + len(indent) + 2
+        piece = b"".join((b"[", mm[pos:piece_end], b"]"))
+        if (not piece.isascii() and not _valid_utf8(piece)) or risky_escape(piece):
+            return None
+        if not reader.chunk(piece):
+            return None
+        pos = stop if cut < 0 else cut + len(separator) - 1
+        # The mapped pages read so far count in the process's memory until dropped.
+        done = pos - pos % mmap.PAGESIZE
+        if done > dropped:
+            mm.madvise(mmap.MADV_DONTNEED, dropped, done - dropped)
+            dropped = done
+    return reader.docs
+
+
+def _valid_utf8(data: bytes, chunk: int = 1 << 24) -> bool:
+    """orjson refuses invalid UTF-8 anywhere; msgspec only where it decodes a string."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), chunk):
+            decoder.decode(data[start:start + chunk])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class _Reader:
+    """List items -> Documents, with what they share: the requests cache, the pod order."""
+
+    def __init__(self, label: str, workload: bool, item_kind: str | None,
+                 list_api: Any) -> None:
+        self.label, self.workload = label, workload
+        self.item_kind, self.list_api = item_kind, list_api
+        self.docs: list[Document] = []
+        self.cache: dict = {}
+        self.pods = 0  # the loader's pod order, if this file's pods come first
+
+    def chunk(self, piece: bytes) -> bool:
+        """Items of a JSON array; False when one is not an object (or the piece not JSON)."""
+        try:
+            items = _ITEMS.decode(piece)
+        except msgspec.DecodeError:
+            try:
+                raws = _RAWS.decode(piece)
+            except msgspec.DecodeError:
+                return False
+            return all(self.raw(len(self.docs), raw) for raw in raws)
+        raws = None
+        for i, item in enumerate(items):
+            if not self.typed(len(self.docs), item):
+                if raws is None:
+                    raws = _RAWS.decode(piece)
+                if not self.as_dict(len(self.docs), raws[i]):
+                    return False
+        return True
+
+    def raw(self, k: int, raw: Raw) -> bool:
+        """Item ``k`` from its bytes, typed when it can be; False when not an object."""
+        try:
+            item = _ITEM.decode(raw)
+        except msgspec.DecodeError:
+            return self.as_dict(k, raw)
+        return self.typed(k, item) or self.as_dict(k, raw)
+
+    def typed(self, k: int, item: _Item) -> bool:
+        kind, api = item.kind, item.apiVersion
+        if kind is UNSET and self.item_kind:  # NodeList items may omit kind
+            kind, api = self.item_kind, self.list_api
+        if api != "v1" or kind not in ("Pod", "Node"):
+            return False
+        source = Source(self.label, 0, k, self.workload)
+        try:
+            if kind == "Pod":
+                doc = Document(source, _POD, _pod(item, source, self.pods, self.cache))
+                self.pods += 1
+            else:
+                doc = Document(source, _NODE, _node(item, source))
+        except _Fallback:
+            return False
+        self.docs.append(doc)
+        return True
+
+    def as_dict(self, k: int, raw: Raw) -> bool:
+        obj = _loads(raw)
+        if not isinstance(obj, dict):
+            return False
+        if self.item_kind and "kind" not in obj:
+            obj = {**obj, "kind": self.item_kind, "apiVersion": self.list_api}
+        self.pods += obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1"
+        self.docs.append(Document(Source(self.label, 0, k, self.workload), obj))
+        return True
+
+
+# The ``obj`` of a typed Document: only what the loader classifies by. The model is in
+# ``Document.model``; nothing else reads a typed Pod or Node's object.
+_POD = {"apiVersion": "v1", "kind": "Pod"}
+_NODE = {"apiVersion": "v1", "kind": "Node"}
+
+
+def _node(item: _Item, source: Source) -> Node:
+    meta = item.metadata or _Meta()
+    spec = item.spec or _Spec()
+    status = item.status or _Status()
+    if not meta.name:
+        raise _Fallback
+    taints = []
+    for t in spec.taints or ():
+        if not t.key or t.effect not in EFFECTS:
+            raise _Fallback
+        taints.append(Taint(t.key, t.value or "", t.effect))
+    resources = status.allocatable if status.allocatable is not UNSET else status.capacity
+    try:
+        allocatable = {r: parse_milli(q) if r == "cpu" else parse_value(q)
+                       for r, q in (resources or _EMPTY).items()}
+    except QuantityError:
+        raise _Fallback from None
+    return Node(meta.name, meta.labels or {}, tuple(taints), spec.unschedulable, allocatable,
+                source, has_images=_truthy(status.images))
+
+
+def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
+    """A bound pod as ``decode_pod`` builds it; anything else is a _Fallback."""
+    meta = item.metadata or _Meta()
+    spec = item.spec or _Spec()
+    status = item.status or _Status()
+    name, node_name, priority = meta.name, spec.nodeName, spec.priority
+    if (not name or not node_name or priority is None
+            or not _INT64[0] <= priority <= _INT64[1]):
+        raise _Fallback  # pending pods, and priorities resolved from their class
+    affinity = spec.affinity
+    if affinity is not None and (_truthy(affinity.podAffinity)
+                                 or _truthy(affinity.podAntiAffinity)):
+        raise _Fallback  # bound pods with pod affinity: decoded in full
+    namespace = meta.namespace or "default"
+    requests, non_zero, host_ports = _resources(spec, cache)
+    return Pod(
+        namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
+        source, order, meta.labels or _EMPTY, _group(namespace, spec),
+        spec.priorityClassName or "", host_ports=host_ports,
+        deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
+    )
+
+
+def _owner_kind(meta: _Meta) -> str:
+    """As ``core_v1.owner_kind``."""
+    if meta.annotations is not None and meta.annotations.mirror is not None:
+        return "Node"
+    for ref in meta.ownerReferences or ():
+        if ref.controller is True and type(ref.kind) is str:
+            return ref.kind
+    return ""
+
+
+def _group(namespace: str, spec: _Spec) -> str | None:
+    sg = spec.schedulingGroup
+    if sg is not None:
+        if not sg.podGroupName:
+            raise _Fallback
+        return f"{namespace}/{sg.podGroupName}"
+    wr = spec.workloadRef
+    if wr is not None:
+        if not wr.name or not wr.podGroup:
+            raise _Fallback
+        parts = [namespace, wr.name, wr.podGroup]
+        if wr.podGroupReplicaKey:
+            parts.append(wr.podGroupReplicaKey)
+        return "/".join(parts)
+    return None
+
+
+def _resources(spec: _Spec, cache: dict) -> tuple[dict[str, int], tuple[int, int],
+                                                  tuple[HostPort, ...]]:
+    """(requests, non-zero requests, host ports), once per distinct container block."""
+    containers, inits = spec.containers or (), spec.initContainers
+    key = (tuple((bytes(c.resources), c.restartPolicy, bytes(c.ports)) for c in containers),
+           None if inits is None else tuple((bytes(c.resources), c.restartPolicy)
+                                            for c in inits),
+           bytes(spec.overhead), bytes(spec.resources))
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = _compute_resources(spec)
+    return value
+
+
+def _compute_resources(spec: _Spec) -> tuple[dict[str, int], tuple[int, int],
+                                             tuple[HostPort, ...]]:
+    from tasplan.load.core_v1 import host_ports
+    from tasplan.load.fields import ObjectFields
+
+    def block(c: _Container) -> dict[str, Any]:
+        return {"resources": _loads(c.resources), "restartPolicy": c.restartPolicy,
+                "ports": _loads(c.ports)}
+
+    as_dict = {"containers": [block(c) for c in spec.containers or ()],
+               "initContainers": None if spec.initContainers is None
+               else [block(c) for c in spec.initContainers],
+               "overhead": _loads(spec.overhead),
+               "resources": _loads(spec.resources)}
+    try:
+        requests, non_zero = pod_requests_and_non_zero(as_dict)
+        # Errors only make this a fallback: the dict path reports them with their place.
+        return requests, non_zero, host_ports(ObjectFields(_NOWHERE, as_dict), as_dict, "spec")
+    except (RequestError, TasplanError, ValueError):
+        raise _Fallback from None
+
+
+class _TypedList(Struct):
+    items: list[_Item] = []
+
+
+def decode_floor(data: bytes) -> int:
+    """Decode a List into the typed schemas in one pass and build nothing: the benchmark's
+    floor for this reader."""
+    return len(msgspec.json.decode(data, type=_TypedList).items)

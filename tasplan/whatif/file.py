@@ -1,0 +1,69 @@
+"""``--what-if FILE``: the edits as a small versioned YAML document, for CI.
+
+```yaml
+apiVersion: tasplan/v1
+kind: WhatIf
+edits:
+- {op: drain, target: rack=rack-3}
+- {op: addNodes, count: 4, like: gpu-a1-0, in: rack-7, labels: {pool: spare}}
+- {op: set, target: ml/train.minCount=6}
+```
+Checked against ``schemas/whatif-v1.json`` (the same schema ``tasplan lint`` applies).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tasplan.errors import InputError, UsageError
+from tasplan.lint.report import format_path
+from tasplan.lint.schema import validate
+from tasplan.load.documents import locate, read_documents
+from tasplan.whatif.edits import Edit
+from tasplan.whatif.ops.set_field import parse_set
+from tasplan.whatif.selectors import check_label_terms, is_selector, parse_terms, pod_filter
+
+API_VERSION = "tasplan/v1"
+KIND = "WhatIf"
+
+
+def load_what_if(path: Path) -> tuple[Edit, ...]:
+    label = str(path)
+    documents = [d for d in read_documents(path, workload=False)]
+    if len(documents) != 1:
+        raise InputError(label, f"expected one {API_VERSION} {KIND} document, got "
+                         f"{len(documents)}")
+    source, obj = documents[0].source, documents[0].obj
+    if obj.get("apiVersion") != API_VERSION or obj.get("kind") != KIND:
+        raise InputError(label, f"expected apiVersion {API_VERSION} and kind {KIND}, got "
+                         f"{obj.get('apiVersion')!r} {obj.get('kind')!r}",
+                         line=locate(label, source.document, ""))
+    violations = validate(obj, API_VERSION, KIND) or []
+    if violations:
+        first = violations[0]
+        where = format_path(first.path)
+        raise InputError(label, first.message, field=where,
+                         line=locate(label, source.document, where))
+    edits = []
+    for i, raw in enumerate(obj["edits"]):
+        origin = f"{label}: edits[{i}] ({raw['op']})"
+        edits.append(Edit(
+            op=raw["op"], target=raw.get("target", ""), count=raw.get("count", 0),
+            like=raw.get("like", ""), domain=raw.get("in", ""),
+            labels=tuple(sorted((raw.get("labels") or {}).items())), origin=origin))
+    return tuple(edits)
+
+
+def check_target(op: str, target: str) -> str | None:
+    """Why ``target`` cannot be the target of ``op`` without looking at a cluster; None
+    when it reads (it may still match nothing in a given cluster)."""
+    try:
+        if op == "evict":
+            pod_filter(target)
+        elif op == "set":
+            parse_set(Edit(op, target))
+        elif op in ("cordon", "drain", "remove") and is_selector(target):
+            check_label_terms(parse_terms(target, what=f"--{op}"), target, f"--{op}")
+    except UsageError as exc:
+        return str(exc)
+    return None

@@ -1,0 +1,23 @@
+"""``--evict``: bound pods below a priority, of a namespace, or matching a label selector
+are gone (pending pods are never evicted). PodDisruptionBudgets the eviction would
+violate are reported."""
+
+from __future__ import annotations
+
+from tasplan.errors import UsageError
+from tasplan.whatif.draft import Draft
+from tasplan.whatif.edits import AppliedEdit, Edit
+from tasplan.whatif.selectors import pod_filter
+
+
+def apply(draft: Draft, edit: Edit) -> AppliedEdit:
+    wanted = pod_filter(edit.target)
+    pods = [p for p in draft.bound_pods() if wanted.matches(p.namespace, p.priority, p.labels)]
+    if not pods:
+        raise UsageError(f"{edit.where} {edit.target!r}: matches no running pod")
+    violated = draft.evict(pods)
+    nodes = len({p.node_name for p in pods})
+    effect = f"evicted {len(pods)} pod(s) from {nodes} node(s)"
+    if violated:
+        effect += "; would violate " + "; ".join(violated)
+    return AppliedEdit(edit.op, edit.describe(), effect)

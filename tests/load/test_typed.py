@@ -1,0 +1,264 @@
+"""The typed reader (``tasplan.load.typed``) against the dict path it replaces for JSON Lists
+and snapshots: the same Nodes and Pods, field for field, on generated dumps and on pods
+written to exercise every field the loader reads, and the same errors for bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from tasplan import InputError, JobOverrides
+from tasplan.load import typed
+from tasplan.load.documents import read_documents
+from tasplan.load.loader import assemble
+from tasplan.model.pod import Pod
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _generate(path: Path, nodes: int) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    generate.generate_cluster(nodes=nodes, out=str(path))
+
+
+def _pod_fields(pod: Pod) -> tuple:
+    return tuple(getattr(pod, f.name) for f in fields(Pod))
+
+
+def _state(docs: list) -> tuple:
+    snapshot = assemble(docs, JobOverrides())
+    return (snapshot.nodes, [_pod_fields(p) for p in snapshot.pods], snapshot.warnings,
+            snapshot.priority_classes, snapshot.namespaces, snapshot.ignored)
+
+
+def _dict_path(path: Path) -> list:
+    return list(read_documents(path, workload=False))
+
+
+def _assert_same(path: Path, *, chunk_bytes: int | None = None) -> int:
+    """Both readers agree on ``path``; returns how many objects the typed one decoded."""
+    if chunk_bytes is None:
+        docs = typed.read_json_cluster(str(path), path.read_bytes(), workload=False)
+    else:
+        docs = typed.read_json_stream(path, workload=False, chunk_bytes=chunk_bytes)
+    assert docs is not None
+    assert _state(docs) == _state(_dict_path(path))
+    return sum(d.model is not None for d in docs)
+
+
+def _same_error(path: Path) -> InputError:
+    with pytest.raises(InputError) as expected:
+        assemble(_dict_path(path), JobOverrides())
+    with pytest.raises(InputError) as got:
+        assemble(list(read_documents(path, workload=False, typed=True)), JobOverrides())
+    assert str(got.value) == str(expected.value)
+    return got.value
+
+
+# --------------------------------------------------------------------------- generated dumps
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("typed") / "cluster.json"
+    _generate(path, nodes=40)
+    return path
+
+
+def test_generated_dump_whole_and_streamed(generated: Path) -> None:
+    decoded = _assert_same(generated)
+    assert decoded == len(json.loads(generated.read_bytes())["items"])  # all typed
+    assert _assert_same(generated, chunk_bytes=64 * 1024) == decoded
+
+
+def test_generated_dump_in_kubectl_four_space_indent(generated: Path, tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(json.loads(generated.read_bytes()), indent=4))
+    assert _assert_same(path, chunk_bytes=64 * 1024) > 0
+
+
+def test_compact_json_is_read_whole(generated: Path, tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_bytes(json.dumps(json.loads(generated.read_bytes())).encode())
+    assert typed.read_json_stream(path, workload=False, chunk_bytes=1024) is None
+    assert _assert_same(path) > 0
+
+
+# --------------------------------------------------------------------------- hand-written pods
+
+RESOURCES = {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}
+
+
+def _pod(name: str, node: str = "n1", **spec) -> dict:
+    body = {"containers": [{"name": "c", "image": "x", "resources": RESOURCES}],
+            "priority": 0, **spec}
+    if node:
+        body["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ns", "labels": {"app": name}},
+            "spec": body, "status": {"phase": "Running" if node else "Pending"}}
+
+
+def _node(name: str, **status) -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {},
+            "status": status or {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+
+
+def _objects() -> list[dict]:
+    ports = [{"containerPort": 80, "hostPort": 8080, "protocol": "UDP", "hostIP": "10.0.0.1"},
+             {"containerPort": 81}]
+    sidecar = {"name": "s", "restartPolicy": "Always",
+               "resources": {"requests": {"cpu": "1", "memory": "128Mi"}}}
+    init = {"name": "i", "resources": {"limits": {"cpu": "3"}}}
+    deleting = _pod("deleting")
+    deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    nominated = _pod("nominated", node="", tolerations=[{"operator": "Exists"}])
+    nominated["status"]["nominatedNodeName"] = "n2"
+    no_namespace = _pod("no-namespace")
+    del no_namespace["metadata"]["namespace"]
+    odd_labels = _pod("odd-labels")
+    odd_labels["metadata"]["labels"]["replicas"] = 3  # accepted for bound pods
+    succeeded = _pod("succeeded")
+    succeeded["status"]["phase"] = "Succeeded"
+    no_phase = _pod("no-phase")
+    del no_phase["status"]
+    tainted = _node("n2", allocatable={"cpu": "4", "memory": 1024**3, "pods": 10},
+                    images=[{"names": ["x"], "sizeBytes": 1}])
+    tainted["spec"] = {"unschedulable": True,
+                       "taints": [{"key": "gpu", "effect": "NoSchedule"},
+                                  {"key": "k", "value": "v", "effect": "NoExecute"}]}
+    return [
+        _node("n1"),
+        tainted,
+        _node("n3", capacity={"cpu": "2", "pods": "5"}),
+        _node("n4", allocatable=None, capacity={"cpu": "2"}, images=[]),
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "high"}, "value": 1000},
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}},
+        _pod("plain"),
+        _pod("host-ports", containers=[{"name": "c", "resources": RESOURCES, "ports": ports}]),
+        # Same resources, other ports: the requests cache must not mix them up.
+        _pod("other-ports", containers=[{"name": "c", "resources": RESOURCES,
+                                         "ports": [{"containerPort": 80, "hostPort": 9090}]}]),
+        _pod("anti-affinity", affinity={"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "plain"}},
+                "topologyKey": "kubernetes.io/hostname"}]}}),
+        _pod("node-affinity-only", affinity={"nodeAffinity": {}, "podAffinity": {}}),
+        deleting,
+        nominated,
+        _pod("overhead", overhead={"cpu": "250m", "memory": "64Mi"}),
+        _pod("init-and-sidecar", initContainers=[sidecar, init]),
+        _pod("pod-level", resources={"limits": {"cpu": "4", "memory": "8Gi"}}),
+        _pod("limits-only", containers=[{"name": "c", "resources": {"limits": {"cpu": "2"}}}]),
+        _pod("null-quantity", containers=[{"name": "c", "resources": {"requests": {
+            "cpu": None, "memory": "1Gi"}}}]),
+        _pod("no-resources", containers=[{"name": "c"}, {"name": "d", "resources": None}]),
+        _pod("class-priority", priority=None, priorityClassName="high"),
+        _pod("group", schedulingGroup={"podGroupName": "g"}),
+        _pod("legacy-group", workloadRef={"name": "w", "podGroup": "pg",
+                                          "podGroupReplicaKey": "0"}),
+        no_namespace,
+        odd_labels,
+        succeeded,
+        no_phase,
+        _pod("pending", node=""),
+    ]
+
+
+def _write_list(path: Path, objects: list[dict], kind: str = "List") -> Path:
+    path.write_text(json.dumps({"apiVersion": "v1", "items": objects, "kind": kind,
+                                "metadata": {"resourceVersion": ""}}, indent=4))
+    return path
+
+
+def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
+    path = _write_list(tmp_path / "c.json", _objects())
+    decoded = _assert_same(path)
+    # Nodes and bound pods are typed; affinity, class-resolved priority, odd labels,
+    # pending pods and the other kinds take the dict path.
+    assert decoded == 4 + 21 - 5
+    assert _assert_same(path, chunk_bytes=512) == decoded
+
+
+def test_node_list_items_may_omit_kind(tmp_path: Path) -> None:
+    nodes = [{k: v for k, v in _node(f"n{i}").items() if k != "kind"} for i in range(3)]
+    path = _write_list(tmp_path / "nodes.json", nodes, kind="NodeList")
+    assert _assert_same(path) == 3
+
+
+def test_snapshot_decodes_identically(tmp_path: Path, generated: Path) -> None:
+    from tasplan.cli.live import LiveOptions
+    from tasplan.cli.snapshot import run_snapshot
+
+    # (A snapshot's pod table requires string labels of every pod.)
+    objects = [o for o in _objects() if o["metadata"]["name"] != "odd-labels"]
+    cluster = _write_list(tmp_path / "c.json", objects)
+    for source in (cluster, generated):
+        out = tmp_path / f"{source.stem}.snapshot.json"
+        run_snapshot(str(out), [source], LiveOptions(quiet=True), False)
+        assert _assert_same(out) > 0
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("change", [
+    lambda o: o[7]["spec"]["containers"][0]["resources"]["requests"].update(cpu="lots"),
+    lambda o: o[7]["spec"].update(priority=1.5),
+    lambda o: o[7]["spec"].update(priority=2**64),
+    lambda o: o[7]["spec"].update(schedulingGroup={}),
+    lambda o: o[7]["spec"]["containers"][0].update(ports=[{"hostPort": 0.5}]),
+    lambda o: o[7]["metadata"].update(name=""),
+    lambda o: o[0]["spec"].update(unschedulable=None),
+    lambda o: o[0]["spec"].update(taints=[{"key": "k", "effect": "Sometimes"}]),
+    lambda o: o[0]["status"]["allocatable"].update(cpu=None),
+    lambda o: o[0]["metadata"]["labels"].update(zone=1),
+    lambda o: o.append(3),
+], ids=["quantity", "float-priority", "huge-priority", "group-name", "host-port",
+        "pod-name", "unschedulable", "taint-effect", "allocatable", "node-label", "not-object"])
+def test_errors_are_the_dict_paths(tmp_path: Path, change) -> None:
+    objects = copy.deepcopy(_objects())
+    change(objects)
+    path = _write_list(tmp_path / "c.json", objects)
+    error = _same_error(path)
+    assert error.source == str(path)
+
+
+def test_invalid_json_and_utf8_are_the_dict_paths_errors(tmp_path: Path) -> None:
+    path = _write_list(tmp_path / "c.json", _objects())
+    text = path.read_bytes()
+    for i, bad in enumerate((text.replace(b'"plain"', b'"pl\xffain"'),
+                             text.replace(b'"ns"', b'"ns",', 1), text + b"x")):
+        broken = tmp_path / f"bad{i}.json"
+        broken.write_bytes(bad)
+        assert typed.read_json_cluster(str(broken), bad, workload=False) is None
+        assert "invalid JSON" in str(_same_error(broken)) or "UTF-8" in str(_same_error(broken))
+
+
+def test_a_split_that_is_not_an_item_boundary_falls_back(tmp_path: Path) -> None:
+    """A nested object formatted at the items' indentation: the piece does not decode, so
+    the file is read whole (and identically)."""
+    objects = _objects()
+    text = json.dumps({"apiVersion": "v1", "items": objects, "kind": "List"}, indent=4)
+    marker = '"spec": {},'
+    trap = ('"spec": {"x": [\n        {\n        "a": 1\n        },\n        {\n'
+            '        "b": 2\n        }\n    ]},')
+    assert marker in text
+    path = tmp_path / "c.json"
+    path.write_text(text.replace(marker, trap, 1))
+    assert typed.read_json_stream(path, workload=False, chunk_bytes=1) is None
+    assert _state(list(read_documents(path, workload=False, typed=True))) == _state(
+        _dict_path(path))
