@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from tasplan import __version__
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.lint import lint
 from tasplan.cli.live import (
@@ -59,11 +60,6 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
-# Set by main(): a real process may skip interpreter teardown (freeing a multi-GB snapshot
-# object by object takes seconds); in-process callers such as tests keep normal exits.
-_FAST_EXIT = False
-
-
 def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     """Run a command body; bad input is one line on stderr and exit 2, never a traceback."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -82,7 +78,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
         err.print(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for "
                   "details and report it)", markup=False)
         code = ExitStatus.INTERNAL
-    if _FAST_EXIT:
+    if teardown.enabled():
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # closed or broken: the code says enough
                 if stream is not None:
@@ -259,6 +255,5 @@ def version() -> None:
 
 
 def main() -> None:
-    global _FAST_EXIT
-    _FAST_EXIT = True
+    teardown.enable()
     app(prog_name=Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan")

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
 from tasplan.stdio import write_stdout
@@ -77,6 +78,7 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     if summary and output == "text":
         text += report.summary_line() + "\n"
     write_stdout(text)
+    teardown.keep(report)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")
     return ExitStatus.FINDINGS if report.failed else ExitStatus.OK

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from tasplan import __version__
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
 from tasplan.errors import UsageError
@@ -36,6 +37,7 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
     size = write_snapshot(document, output)
     if not options.quiet and output != "-":
         _summary(output, document, size, time.monotonic() - started)
+    teardown.keep(document)
     return ExitStatus.OK
 
 

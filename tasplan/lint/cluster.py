@@ -87,7 +87,8 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
     if blocked:
         return [blocked]
     alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods), groups=(group,),
-                                 priority_classes=snapshot.priority_classes)).groups[0]
+                                 priority_classes=snapshot.priority_classes,
+                                 dra=snapshot.dra.unallocated())).groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasplan.dra.references import pod_claims
 from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.load.fields import ObjectFields
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
@@ -77,7 +78,9 @@ def decode_job(source: Source, obj: Mapping[str, Any], overrides: JobOverrides) 
             min_count = max(parallelism, 1)
         key = topology_key_of(f, scheduling.get("schedulingConstraints"),
                               "spec.scheduling.schedulingConstraints")
-        group = GroupSpec(policy, min_count or 1, key)
+        group = GroupSpec(policy, min_count or 1, key,
+                          claims=pod_claims(f, scheduling.get("resourceClaims"),
+                                            "spec.scheduling.resourceClaims"))
     elif overrides.min_count is not None:
         group = GroupSpec(Policy.GANG, overrides.min_count, overrides.topology_key)
     else:

@@ -17,6 +17,8 @@ from tasplan.composite.decode import decode_composite
 from tasplan.composite.decode import resolve as resolve_composite
 from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.composite.model import KIND as COMPOSITE_KIND
+from tasplan.dra import decode as dra_decode
+from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
 from tasplan.load import scheduling
 from tasplan.load.batch import (
@@ -65,6 +67,7 @@ _KINDS = {
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
     **{(v, COMPOSITE_KIND): COMPOSITE_KIND for v in COMPOSITE_VERSIONS},
     **SPREAD_SELECTOR_KINDS,
+    **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
 
@@ -298,6 +301,30 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
         composites=tuple(composites),
+        dra=_dra_inputs(by_kind, warnings),
+    )
+
+
+def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraInputs:
+    """DeviceClasses, ResourceSlices, ResourceClaims, templates and DeviceTaintRules."""
+    def decoded(kind: str) -> list:
+        decode = dra_decode.DECODERS[kind]
+        return [(d, decode(d.source, d.obj)) for d in by_kind[kind]]
+
+    slices = _unique("ResourceSlice", [((s.name,), s, d.source)
+                                       for d, s in decoded("ResourceSlice")], warnings)
+    return DraInputs(
+        classes={k[0]: v for k, v in _unique("DeviceClass", [
+            ((c.name,), c, d.source) for d, c in decoded("DeviceClass")], warnings).items()},
+        slices=tuple(slices.values()),
+        claims=_unique("ResourceClaim", [((c.namespace, c.name), c, d.source)
+                                         for d, c in decoded("ResourceClaim")], warnings),
+        templates=_unique("ResourceClaimTemplate", [
+            ((t.namespace, t.name), t, d.source)
+            for d, t in decoded("ResourceClaimTemplate")], warnings),
+        taint_rules=tuple(_unique("DeviceTaintRule", [
+            ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
+            warnings).values()),
     )
 
 
@@ -341,6 +368,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.topology_key or template.topology_key,
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
+                spec.claims or template.claims,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -354,6 +382,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
         parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
+        claims=spec.claims, claim_statuses=pg.claim_statuses,
     )
 
 
@@ -428,4 +457,5 @@ def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: li
         groups.append(PodGroup(
             key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
             min_count=spec.min_count or 1, topology_key=spec.topology_key, kind="Job",
-            api_version="batch/v1", source=job.source, order=positions[job.source]))
+            api_version="batch/v1", source=job.source, order=positions[job.source],
+            claims=spec.claims))

@@ -15,6 +15,8 @@ from typing import Any
 from tasplan.composite.decode import parent_name
 from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.composite.templates import decode_template_tree
+from tasplan.dra.model import PodClaim
+from tasplan.dra.references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -34,6 +36,7 @@ class GroupSpec:
     topology_key: str | None
     priority: int | None = None
     priority_class_name: str = ""
+    claims: tuple[PodClaim, ...] = ()  # resourceClaims shared by the group (KEP-5729)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,7 @@ class PodGroupDef:
     source: Source
     scheduled_condition: bool | None = None
     parent: str | None = None  # spec.parentCompositePodGroupName
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -106,7 +110,8 @@ def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str)
     if priority is not None:
         priority = f.int32(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    return GroupSpec(policy, min_count, key, priority, pcn)
+    claims = pod_claims(f, raw.get("resourceClaims"), f"{path}.resourceClaims")
+    return GroupSpec(policy, min_count, key, priority, pcn, claims)
 
 
 def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
@@ -184,8 +189,12 @@ def decode_pod_group(source: Source, obj: Mapping[str, Any]) -> PodGroupDef:
         if parent is not None and workload is None:
             raise f.error("spec.workloadRef", "required when spec.parentCompositePodGroupName "
                           "is set (only root PodGroups may be standalone)")
+    status = f.mapping(obj.get("status"), "status")
     return PodGroupDef(namespace, name, version, group_spec, workload, template, source,
-                       scheduled_condition(f, obj.get("status")), parent)
+                       scheduled_condition(f, status),
+                       parent=parent,
+                       claim_statuses=claim_statuses(f, status.get("resourceClaimStatuses"),
+                                                     "status.resourceClaimStatuses"))
 
 
 SCHEDULED_CONDITIONS = ("PodGroupScheduled", "PodGroupInitiallyScheduled")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tasplan.dra.model import PodClaim
 from tasplan.model.source import Source
 
 
@@ -43,6 +44,9 @@ class PodGroup:
     # spec.parentCompositePodGroupName as a key (``<ns>/<name>``): the group is a leaf of a
     # CompositePodGroup tree (KEP-6012).
     parent: str | None = None
+    # DRA claims of the whole group (KEP-5729) and status.resourceClaimStatuses.
+    claims: tuple[PodClaim, ...] = ()
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return self.key

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
@@ -105,6 +106,8 @@ class ClusterSnapshot:
     # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
     # as long as parsing it, and a one-shot CLI run never needs to pay that.
     documents: tuple = field(default=(), repr=False, compare=False)
+    # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
+    dra: DraInputs = NO_DRA
 
     def __post_init__(self) -> None:
         if self.usage is None:

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from tasplan.dra.model import DraInputs
+from tasplan.dra.notes import dra_notes
 from tasplan.framework.profile import Profile
 from tasplan.framework.sampling import NodeSampling
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import Policy
-from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
+from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
 from tasplan.model.snapshot import ClusterSnapshot
 
@@ -36,6 +38,10 @@ class ClusterFacts:
 
     def __init__(self, snapshot: ClusterSnapshot) -> None:
         self._snapshot = snapshot
+
+    @property
+    def dra(self) -> DraInputs:
+        return self._snapshot.dra
 
     @cached_property
     def node_images(self) -> bool:
@@ -60,10 +66,7 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note("volumes", "pods use persistent or CSI volumes: VolumeBinding, "
                           "VolumeZone, NodeVolumeLimits and VolumeRestrictions are not "
                           "simulated, so a node the volumes cannot reach may be chosen"))
-    if UNMODELLED_DRA in features:
-        notes.append(Note("dra", "pods request DRA resource claims: devices are not "
-                          "simulated (DynamicResources), only cpu, memory and extended "
-                          "resources are checked"))
+    notes.extend(Note(code, message) for code, message in dra_notes(ctx, result, facts.dra))
     if facts.node_images and IMAGE_LOCALITY in profile.unmodelled and pending:
         notes.append(Note("image-locality", "nodes list their images but ImageLocality "
                           "(score weight 1) is not modelled: upstream may prefer nodes that "

@@ -64,6 +64,7 @@ def schedule_group(
     if not placements:
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
+    dra = any(p.claims for p in ctx.pending)
     signatures = pod_signatures(ctx.pending, nodes)
     cache = GroupCache(nodes, statement)
     count = counting_mode(fw, signatures)
@@ -85,13 +86,13 @@ def schedule_group(
                 return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled "
                               f"in placement {name!r}; the nominated-node placement was chosen "
                               "first (v1.37 fast path); other placements were not evaluated",
-                              placements=(_result(sim, nodes),), selected=name)
+                              placements=(_result(sim, nodes, dra=dra),), selected=name)
             sims.append(sim)
         sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
         # A nominated placement that got here scheduled nothing: it is not a candidate.
         feasible = [s for s in sims[1 if nominated is not None else 0:] if s.feasible]
         if not feasible:
-            ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
+            ranked = tuple(_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank))
             first = NOMINATED_NOTHING if sims[0].feasible else sims[0].status.message
             return result(False, f"0/{len(sims)} placements are available, first placement "
                           f"status: {first}", placements=ranked)
@@ -117,11 +118,12 @@ def schedule_group(
     # ``score`` stays None for a placement chosen without scoring.
     winner = feasible[best]
     ranked = [
-        _result(feasible[i], nodes, score=totals[i], scores=parts[i],
+        _result(feasible[i], nodes, dra=dra, score=totals[i], scores=parts[i],
                 tied=bool(tied) and totals[i] == totals[best])
         for i in order
     ]
-    ranked += [_result(s, nodes) for s in sorted(sims, key=_infeasible_rank) if not s.feasible]
+    ranked += [_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank)
+               if not s.feasible]
     name = winner.placement.name
     if not winner.proposed and not in_tree:  # success without a new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
@@ -193,8 +195,9 @@ def _infeasible_rank(sim: Simulation) -> tuple[int, str]:
     return -sim.placed, sim.placement.name
 
 
-def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = None,
-            scores: dict | None = None, tied: bool = False) -> PlacementResult:
+def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,
+            score: int | None = None, scores: dict | None = None,
+            tied: bool = False) -> PlacementResult:
     return PlacementResult(
         name=sim.placement.name,
         nodes=tuple(nodes[i].node.name for i in sim.placement.nodes),
@@ -209,4 +212,5 @@ def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = N
         free=sim.free,
         tied=tied,
         simulated=sim.simulated,
+        allocations=sim.allocations if dra else None,
     )

@@ -121,6 +121,7 @@ def plan(
         if chosen.scheduler_name not in frameworks:
             fw = frameworks[chosen.scheduler_name] = Framework(chosen, registry)
             fw.bind_snapshot(snapshot)
+            statement.add_reservers(fw.reservers)
         return frameworks[chosen.scheduler_name]
 
     infos, warnings = build_node_infos(snapshot)

@@ -38,6 +38,9 @@ class PlacementResult:
     tied: bool = False
     # False when rejected from exact capacity counts: ``assignments`` is then empty.
     simulated: bool = True
+    # DRA claims allocated in this placement (claim key -> devices); None when the group's
+    # pods use no claims.
+    allocations: Mapping[str, list[Mapping[str, str]]] | None = None
 
 
 @dataclass(frozen=True)

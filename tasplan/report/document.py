@@ -105,7 +105,7 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
 
 
 def _placement(p: PlacementResult) -> dict[str, Any]:
-    return {
+    out = {
         "name": p.name,
         "nodes": len(p.nodes),
         "feasible": p.feasible,
@@ -119,3 +119,6 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "assignments": dict(p.assignments),
         "unplaced": dict(p.unplaced),
     }
+    if p.allocations is not None:
+        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()}
+    return out

@@ -49,6 +49,8 @@ class Cluster:
     delay: float = 0.0
     body_cache: dict = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
+    # path -> a function taking the request handler that answers in its own (hostile) way
+    hostile: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, *objs: dict[str, Any]) -> None:
@@ -86,6 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
         c = self.cluster
         if c.delay:
             time.sleep(c.delay)
+        if path in c.hostile:
+            return c.hostile[path](self)
         if c.token is not None and self.headers.get("Authorization") != f"Bearer {c.token}":
             return self._status(401, "Unauthorized", "Unauthorized")
         with c.lock:

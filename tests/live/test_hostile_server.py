@@ -1,0 +1,113 @@
+"""A hostile API server on loopback: every misbehaviour ends in exit 2 with one line naming
+the resource, within a wall-clock bound, and no credential is ever printed (issue 16)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.live.apiserver import TOKEN, Cluster
+from tests.live.test_live_cli import TRAIN, assert_one_line_error, invoke
+
+BOUND = 20.0  # seconds any of these runs may take, whatever the server does
+
+
+def run_bounded(*args: object, env: dict | None = None):
+    started = time.monotonic()
+    result = invoke(*args, env=env)
+    assert time.monotonic() - started < BOUND
+    assert TOKEN not in result.stdout + result.stderr
+    return result
+
+
+def _headers(handler, code: int = 200, **extra: str) -> None:
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    for k, v in extra.items():
+        handler.send_header(k.replace("_", "-"), v)
+
+
+def drip(handler) -> None:
+    """A valid-looking body, one byte per 0.2 s, never finished within the timeout."""
+    _headers(handler, **{"Content_Length": "100000"})
+    handler.end_headers()
+    try:
+        for _ in range(200):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.2)
+    except OSError:
+        return
+
+
+def endless_continue(handler) -> None:
+    body = json.dumps({"kind": "NodeList", "apiVersion": "v1",
+                       "metadata": {"continue": "again"}, "items": []}).encode()
+    _headers(handler, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def big_body(handler) -> None:
+    body = b'{"items": [' + b" " * 3_000_000 + b"]}"
+    _headers(handler, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def gzip_bomb(handler) -> None:
+    body = gzip.compress(b'{"items": [' + b" " * 30_000_000 + b"]}")
+    _headers(handler, Content_Length=str(len(body)), Content_Encoding="gzip")
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def retry_forever(handler) -> None:
+    body = b'{"kind": "Status", "message": "slow down"}'
+    _headers(handler, 429, Content_Length=str(len(body)), Retry_After="3600")
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def leaky_status(handler) -> None:
+    message = (f"denied for Bearer {TOKEN} \x1b[2J\x1b[31mSCHEDULABLE: forged\nline "
+               + "x" * 5000)
+    body = json.dumps({"kind": "Status", "message": message}).encode()
+    _headers(handler, 500 + 1, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.mark.parametrize(("behaviour", "env", "needles"), [
+    (drip, {}, ("no answer within 1s", "list nodes")),
+    (endless_continue, {"TASPLAN_MAX_PAGES": "50"}, ("did not end after 50 pages",
+                                                     "TASPLAN_MAX_PAGES")),
+    (big_body, {"TASPLAN_MAX_RESPONSE_BYTES": "1000000"}, ("larger than 1000000 bytes",
+                                                           "list nodes")),
+    (gzip_bomb, {"TASPLAN_MAX_RESPONSE_BYTES": "1000000"}, ("larger than 1000000 bytes",)),
+    (retry_forever, {"TASPLAN_LIST_DEADLINE": "5"}, ("listing deadline", "list nodes")),
+])
+def test_hostile_list_answers_end_in_one_line(kubeconfig: Path, cluster: Cluster, behaviour,
+                                              env: dict, needles: tuple) -> None:
+    cluster.hostile["/api/v1/nodes"] = behaviour
+    result = run_bounded("check", TRAIN, "--live", "--request-timeout", "1", env=env)
+    assert_one_line_error(result, *needles)
+    assert {r.method for r in cluster.requests} == {"GET"}
+
+
+def test_default_timeout_applies_without_the_flag(kubeconfig: Path, cluster: Cluster) -> None:
+    cluster.hostile["/api/v1/nodes"] = drip
+    result = run_bounded("check", TRAIN, "--live", env={"TASPLAN_REQUEST_TIMEOUT": "1"})
+    assert_one_line_error(result, "no answer within 1s")
+
+
+def test_server_status_message_is_untrusted_text(kubeconfig: Path, cluster: Cluster) -> None:
+    cluster.hostile["/api/v1/nodes"] = leaky_status
+    result = run_bounded("check", TRAIN, "--live")
+    err = assert_one_line_error(result, "server says", "denied for <redacted>")
+    assert "\x1b" not in err and "\\x1b[2J" in err
+    assert "\nline" not in err and len(err) < 1200
