@@ -165,9 +165,13 @@ app.command()(lint)
 
 @app.command()
 def snapshot(
-    output: Annotated[str, typer.Option(
-        "--output", "-o", metavar="FILE", help="Snapshot file to write (.gz: gzip; - : "
-        "stdout).")],
+    output_file: Annotated[str | None, typer.Option(
+        "--output-file", "-f", metavar="FILE", show_default=False,
+        help="Snapshot file to write (.gz: gzip; - : stdout).")] = None,
+    output: Annotated[str | None, typer.Option(
+        "--output", "-o", metavar="FILE", show_default=False,
+        help="The same as --output-file (kept for existing scripts; a format name such as "
+        "'json' is refused).")] = None,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     as_list: Annotated[bool, typer.Option(
         "--as-list", help="Write a plain v1 List (pods expanded) that kubectl-style readers "
@@ -183,10 +187,11 @@ def snapshot(
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
     (--cluster) as a portable snapshot that --cluster reads back ~10x faster.
     """
-    from tasplan.cli.snapshot import run_snapshot
+    from tasplan.cli.snapshot import output_path, run_snapshot
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_snapshot(output, cluster, source, as_list), traceback=traceback)
+    run_guarded(lambda: run_snapshot(output_path(output_file, output), cluster, source,
+                                     as_list), traceback=traceback)
 
 
 @app.command(cls=WhatIfCommand)

@@ -94,7 +94,7 @@ class ClusterSnapshot:
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
     # Namespace name -> labels, for namespaceSelectors of pod affinity terms.
     namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    ignored: Mapping[str, int] = field(default_factory=Counter)
+    ignored: Mapping[tuple[str, str], int] = field(default_factory=Counter)  # (apiVersion, kind)
     warnings: tuple[str, ...] = ()
     usage: Mapping[str, NodeUsage] | None = None
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)

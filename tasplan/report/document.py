@@ -68,6 +68,9 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "message": g.message,
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
+        # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
+        "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
+                          "existing": e.existing} for e in g.group.expansions],
         "placements": [_placement(p) for p in g.placements],
         "parent": g.group.parent,
     }

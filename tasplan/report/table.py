@@ -107,9 +107,13 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
         f"topology={key} · pending={g.pending} scheduled={g.scheduled}",
     )
     parts: list[RenderableType] = [Text(""), title]
+    parts.extend(expansion_lines(g))
     if g.placements:
-        parts.append(_placements_table(g, wide=wide).fit(width))
-        scorers = sorted({name for p in g.placements for name in p.scores})
+        table = _placements_table(g, wide=wide).fit(width)
+        parts.append(table)
+        shown = {str(c.header) for c in table.columns}
+        scorers = [name for name in sorted({name for p in g.placements for name in p.scores})
+                   if SCORER_HEADERS.get(name, name) in shown]
         if scorers:
             legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
             parts.append(Text(f"SCORE = weighted sum of placement scores: {legend}",
@@ -125,6 +129,13 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     for note in g.notes:
         parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
+
+
+def expansion_lines(g: GroupResult) -> Iterator[Text]:
+    """Which objects' templates tasplan turned into pods for this group."""
+    for e in g.group.expansions:
+        yield Text(f"pods from {e.kind} {e.name}: {e.synthesised} synthesised from its "
+                   f"template, {e.existing} existing", style="dim")
 
 
 def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
