@@ -77,8 +77,8 @@ DEFAULT_VERSION = "1.37"
 @dataclass(frozen=True)
 class Target:
     """The release planned for and the gates in effect. ``assumed`` names gates the inputs
-    need that were off by default and were turned on; ``notes`` say what was decided and
-    why (shown under the summary)."""
+    need that were off by default and were turned on; ``notes`` say what else was decided
+    and why (a release chosen from the inputs' API versions, gates ignored)."""
 
     release: Release
     gates: Mapping[str, bool]
@@ -91,6 +91,16 @@ class Target:
     @property
     def version(self) -> str:
         return self.release.version
+
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """``notes`` plus the routine one on gates assumed on (the JSON report lists both;
+        the table prints only ``notes``: needing the gates one's inputs use is expected)."""
+        if not self.assumed:
+            return self.notes
+        return (f"assumed on because the inputs use them (off by default in {self.version}): "
+                f"{', '.join(self.assumed)}; turn off with --feature-gates "
+                f"{self.assumed[0]}=false", *self.notes)
 
     def enabled(self, gate: str) -> bool:
         return self.gates.get(gate, False)
@@ -195,9 +205,6 @@ def resolve(version: str | None, gates: Mapping[str, bool] | None = None, *,
             effective[gate] = True
             assumed.append(gate)
     effective.update(given)
-    if assumed:
-        notes.append(f"assumed on because the inputs use them (off by default in {chosen}): "
-                     f"{', '.join(assumed)}; turn off with --feature-gates {assumed[0]}=false")
     return Target(release, effective, tuple(assumed), tuple(notes), strict)
 
 

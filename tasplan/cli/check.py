@@ -9,7 +9,7 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import render, stdout_width, target_notes, warn
 from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
@@ -65,6 +65,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         write_stdout(text)
     else:
         warn(result.warnings)
+        target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
             result, wide=output == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))

@@ -10,7 +10,7 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import render, stdout_width, target_notes, warn
 from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
@@ -79,6 +79,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
+        target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied),
                                                 *render_explanations(result, wide=output == "wide",
                                                                      width=target)],

@@ -100,6 +100,8 @@ class ClusterSnapshot:
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
     nominated: tuple[Pod, ...] = ()
     disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
+    # CompositePodGroups (tasplan.composite.model.CompositePodGroup) in input order.
+    composites: tuple = ()
     # The Kubernetes version a live read or tasplan snapshot recorded ("" for kubectl dumps).
     server_version: str = ""
     # The parsed input objects. Kept so their (large) memory is released together with the

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from tasplan.composite.planning import composite_gate_note, plan_unit, units_of
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
@@ -27,6 +28,7 @@ from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import (
+    COMPOSITE_POD_GROUP,
     GANG_SCHEDULING,
     GENERIC_WORKLOAD,
     POD_GROUP_PREEMPTION_POLICY,
@@ -123,10 +125,12 @@ def target_for(snapshot: ClusterSnapshot, version: str | None = None,
     needs = [GENERIC_WORKLOAD] if planned else []
     if any(g.policy == Policy.GANG for g in planned):
         needs.append(GANG_SCHEDULING)
-    if any(g.topology_key for g in planned):
+    if any(g.topology_key for g in planned) or any(c.topology_key for c in snapshot.composites):
         needs.append(TOPOLOGY_AWARE)
     if any(g.preemption_policy for g in planned):
         needs.append(POD_GROUP_PREEMPTION_POLICY)
+    if snapshot.composites or any(g.parent for g in planned):
+        needs.append(COMPOSITE_POD_GROUP)
     return resolve(version, gates, server_version=snapshot.server_version, needs=needs,
                    api_versions=[g.api_version for g in snapshot.groups
                                  if g.api_version.startswith(SCHEDULING + "/")])
@@ -140,6 +144,7 @@ def plan(
     all_assignments: bool = False,
     scheduler_config: SchedulerConfig | None = None,
     schedule: Callable[..., GroupResult] = schedule_group,
+    composite_pod_groups: bool | None = None,
     target: Target | None = None,
     preempt: bool = True,
 ) -> PlanResult:
@@ -151,20 +156,27 @@ def plan(
     has no profile are reported, not planned. A ``profile`` instead plans every group with
     that one profile, whatever its pods' schedulerName.
 
-    ``target``: the release and gates (default: ``target_for(snapshot)``); gates switch
-    plugins off in every profile. A group that does not fit goes through workload-aware
-    preemption where the release runs it (unless ``preempt`` is False): its victims are
-    evicted and its pods assumed on their nominated nodes for the groups after it.
-
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups).
     ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
-    at each group in the state the planner gives it."""
+    at each group in the state the planner gives it.
+
+    CompositePodGroup trees (``composite_pod_groups``, default: the target's
+    CompositePodGroup gate) are planned as one unit each, at their root's priority
+    (tasplan.composite); with the gate off their PodGroups are planned alone, with a note.
+
+    ``target``: the release and gates (default: ``target_for(snapshot)``); gates switch
+    plugins off in every profile. A standalone group that does not fit goes through
+    workload-aware preemption where the release runs it (unless ``preempt`` is False): its
+    victims are evicted and its pods assumed on their nominated nodes for the groups after
+    it."""
     registry = registry or in_tree_registry()
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
     target = target or target_for(snapshot)
     check_api_versions(target, {g.api_version: g.source for g in reversed(snapshot.groups)})
+    if composite_pod_groups is None:
+        composite_pod_groups = target.enabled(COMPOSITE_POD_GROUP)
     config = scheduler_config or default_scheduler_config(registry)
     frameworks: dict[str, Framework] = {}
 
@@ -183,75 +195,106 @@ def plan(
     facts = ClusterFacts(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group
-    groups = [g for g in snapshot.groups if g.planned]
+    trees = units_of(snapshot, by_group, composite_pod_groups, warnings)
+    in_trees = {g.key for t in trees for g in t.leaves}
+    units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
+    units += [t for t in trees if t.planned]
     priorities = {g.key: group_priority(g, by_group.get(g.key, [])) for g in snapshot.groups}
-    groups.sort(key=lambda g: (-priorities[g.key], g.order))
+    units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
+               else (-priorities[u.key], u.order))
+    results: list[GroupResult] = []
+    composites: list = []
     budgets: tuple | None = None
     evicted: set[int] = set()
-    results: list[GroupResult] = []
-    for group in groups:
+
+    def prepare(group: PodGroup) -> tuple[Framework, GroupContext] | GroupResult:
         pods = [p for p in by_group.get(group.key, []) if not p.terminal
                 and id(p) not in evicted]
         # The scheduler skips pending pods that are being deleted.
         waiting = sorted((p for p in pods if not p.node_name and not p.deleting),
                          key=lambda p: (-p.priority, p.order))
+        # Pods held by scheduling gates never enter a cycle (SchedulingGates PreEnqueue).
         pending = [p for p in waiting if not p.scheduling_gates]
         gated = len(waiting) - len(pending)
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
         name = scheduler_name(pods)
-
         counts = (group, len(pending), len(scheduled), False)
         same = {"scheduler_name": name, "gated": gated}
         if not target.enabled(GENERIC_WORKLOAD):
-            results.append(GroupResult(
-                *counts, f"not planned: the {GENERIC_WORKLOAD} feature gate is off in Kubernetes "
-                f"{target.version}, so kube-scheduler has no pod-group cycle and schedules "
-                "these pods one by one; tasplan plans pod groups only", planned=False, **same))
-            continue
+            return GroupResult(
+                *counts, f"not planned: the {GENERIC_WORKLOAD} feature gate is off in "
+                f"Kubernetes {target.version}, so kube-scheduler has no pod-group cycle and "
+                "schedules these pods one by one; tasplan plans pod groups only",
+                planned=False, **same)
         # Without pending pods there is nothing to schedule: any profile reports that.
         fw = framework(name if pending else next(iter(config.profiles), name))
         if fw is None:
-            results.append(GroupResult(*counts, not_handled(name), planned=False, **same))
-            continue
-        ctx = GroupContext(group, tuple(pending), scheduled, gated)
+            return GroupResult(*counts, not_handled(name), planned=False, **same)
         invalid = validate_group(group, pending, [p for p, _ in scheduled],
                                  group_policy=target.enabled(POD_GROUP_PREEMPTION_POLICY))
         if invalid:
-            results.append(GroupResult(*counts, invalid, error=True, **same))
-            continue
-        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
-        if result.selected is not None:
-            _drop_nominations(infos, pending)
-        attempted = False
-        if (preempt and not result.schedulable and not result.error and not result.waiting
-                and pending and preemption_enabled(fw, target, group)):
-            if budgets is None:
-                budgets = disruption_budgets(snapshot)
-            attempted = True
-            attempt = preempt_group(
-                fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities),
-                priorities[group.key], budgets,
-                never=preemption_never(group, pending, target), schedule=schedule_group)
-            result = replace(result, preemption=attempt.result,
-                             preemption_message=attempt.reason)
-            if attempt.result is not None:
-                _apply(attempt.result, infos, pending, statement, evicted, snapshot)
-                _drop_nominations(infos, pending)
-        elif (preempt and not result.schedulable and not result.error and not result.waiting
-              and pending and group.topology_key is not None
-              and target.preemption_for(False) and not target.preemption_for(True)):
-            # 1.36 refuses by name (upstream's status text); the note stays.
-            result = replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
+            return GroupResult(*counts, invalid, error=True, **same)
+        return fw, GroupContext(group, tuple(pending), scheduled, gated)
+
+    def finish(prepared: tuple[Framework, GroupContext] | GroupResult,
+               result: GroupResult) -> GroupResult:
+        if isinstance(prepared, GroupResult):
+            return replace(result, notes=result.notes + prepared.notes)
+        fw, ctx = prepared
+        if result.selected is not None and result.schedulable:
+            _drop_nominations(infos, list(ctx.pending))
         pct = fw.profile.percentage_of_nodes_to_score
         sampling = tuple(s for p in result.placements
                          if (s := node_sampling(p.name, len(p.nodes), pct)) is not None)
         notes = group_notes(ctx, fw.profile, sampling, result, facts)
-        if attempted:
+        if ctx.group.parent is not None and not composite_pod_groups:
+            notes += (composite_gate_note(ctx.group),)
+        if result.preemption_message:  # preemption was simulated: nothing left to note
             notes = tuple(n for n in notes if n.code != "preemption")
-        results.append(replace(result, scheduler_name=name, sampling=sampling, notes=notes,
-                               gated=gated))
+        return replace(result, scheduler_name=scheduler_name(
+            [*ctx.pending, *(p for p, _ in ctx.scheduled)]), sampling=sampling, notes=notes,
+            gated=ctx.gated)
+
+    def preempt_for(fw: Framework, ctx: GroupContext, result: GroupResult) -> GroupResult:
+        """Workload-aware preemption for a standalone group the cycle found unschedulable."""
+        nonlocal budgets
+        group, pending = ctx.group, ctx.pending
+        if not (preempt and pending and result.outcome == "unschedulable"):
+            return result
+        if not preemption_enabled(fw, target, group):
+            if (group.topology_key is not None and target.preemption_for(False)
+                    and DEFAULT_PREEMPTION in fw.profile.unmodelled):
+                # 1.36 refuses by name (upstream's status text).
+                return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
+            return result
+        if budgets is None:
+            budgets = disruption_budgets(snapshot)
+        attempt = preempt_group(
+            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities),
+            priorities[group.key], budgets, never=preemption_never(group, pending, target),
+            schedule=schedule_group)
+        if attempt.result is not None:
+            _apply(attempt.result, infos, pending, statement, evicted, snapshot)
+            _drop_nominations(infos, list(pending))
+        return replace(result, preemption=attempt.result, preemption_message=attempt.reason)
+
+    for unit in units:
+        if not isinstance(unit, PodGroup):
+            outcome = plan_unit(unit, framework, infos, statement, by_group, prepare,
+                                all_assignments=all_assignments)
+            composites += [replace(c, position=len(results)) for c in outcome.composites]
+            results += [finish(prepare(r.group), r) for r in outcome.leaves]
+            continue
+        prepared = prepare(unit)
+        if isinstance(prepared, GroupResult):
+            results.append(prepared)
+            continue
+        fw, ctx = prepared
+        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
+        results.append(finish(prepared, preempt_for(fw, ctx, result)))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
-                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings, target)
+                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings,
+                      composites=tuple(composites), target=target)
 
 
 CONSTRAINED_NOT_SUPPORTED = ("workload aware preemption is not supported for pod groups "

@@ -101,6 +101,8 @@ class PlanResult:
     nodes: int
     pods: int
     warnings: tuple[str, ...] = ()
+    # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
+    composites: tuple = ()
 
     # The release planned for and its gates.
     target: Target | None = None
@@ -108,6 +110,6 @@ class PlanResult:
     @property
     def schedulable(self) -> bool:
         """Every group is scheduled, now or once its preemption victims are gone (what the
-        exit status reports)."""
+        exit status reports), and every CompositePodGroup tree."""
         return all(g.outcome in ("scheduled", "scheduled-after-preemption")
-                   for g in self.groups)
+                   for g in self.groups) and all(c.schedulable for c in self.composites)

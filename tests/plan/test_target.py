@@ -53,7 +53,7 @@ def test_needed_gates_are_assumed_on_with_a_note_unless_turned_off():
     target = resolve("1.37", needs=["GenericWorkload", "TopologyAwareWorkloadScheduling"])
     assert target.enabled("GenericWorkload") and target.enabled("TopologyAwareWorkloadScheduling")
     assert target.assumed == ("GenericWorkload", "TopologyAwareWorkloadScheduling")
-    assert "assumed on because the inputs use them" in target.notes[0]
+    assert "assumed on because the inputs use them" in target.all_notes[0]
     off = resolve("1.37", {"TopologyAwareWorkloadScheduling": False},
                   needs=["GenericWorkload", "TopologyAwareWorkloadScheduling"])
     assert not off.enabled("TopologyAwareWorkloadScheduling")
