@@ -74,6 +74,15 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     if not expanded:
         raise UsageError("no file names on stdin")
     report = lint_paths(expanded, LintOptions(strict, tuple(clusters), namespace))
+    empty = not any(r.checked for r in report.resources)
+    if empty:
+        # Nothing tasplan lints (an empty directory, a wrong path, only other kinds): say
+        # so instead of passing silently; with --strict, as any warning, it fails the run.
+        where = ", ".join(expanded)
+        message = (f"nothing to lint: the {len(report.files)} file(s) under {where} hold no "
+                   "Workload, PodGroup, Pod or Job manifests" if report.files else
+                   f"nothing to lint: no YAML or JSON files under {where}")
+        sys.stderr.write(f"{'error' if strict else 'warning'}: {message}\n")
     text = render(report, output)
     if summary and output == "text":
         text += report.summary_line() + "\n"
@@ -81,4 +90,4 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     teardown.keep(report)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")
-    return ExitStatus.FINDINGS if report.failed else ExitStatus.OK
+    return ExitStatus.FINDINGS if report.failed or (empty and strict) else ExitStatus.OK
