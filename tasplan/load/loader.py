@@ -13,6 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from tasplan.composite.decode import decode_composite
+from tasplan.composite.decode import resolve as resolve_composite
+from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.composite.model import KIND as COMPOSITE_KIND
 from tasplan.dra import decode as dra_decode
 from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
@@ -55,6 +59,7 @@ _KINDS = {
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+    **{(v, COMPOSITE_KIND): COMPOSITE_KIND for v in COMPOSITE_VERSIONS},
     **SPREAD_SELECTOR_KINDS,
     **{(v, "JobSet"): "JobSet" for v in jobset.VERSIONS},
     **{(v, "LeaderWorkerSet"): "LeaderWorkerSet" for v in lws.VERSIONS},
@@ -143,7 +148,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup") or used in _PRODUCERS:
+            if used in ("Workload", "PodGroup", COMPOSITE_KIND) or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
                                       else "") in _OWN_GROUPS:
@@ -216,6 +221,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     pod_groups = _unique("PodGroup", [
         ((g.namespace, g.name), g, d.source) for d in by_kind["PodGroup"]
         for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
+    composite_defs = _unique(COMPOSITE_KIND, [
+        ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
+        for c in [decode_composite(d.source, d.obj, scheduling.topology_key_of)]], warnings)
     producers: list[Producer] = [
         p for kind, decode in _PRODUCERS.items() for p in _unique(kind, [
             ((p.namespace, p.name), p, d.source) for d in by_kind[kind]
@@ -305,6 +313,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
               for g in groups]
     groups.sort(key=lambda g: g.order)
+    composites = [resolve_composite(c, _templates(workloads, c), priorities,
+                                    positions[c.source])
+                  for c in composite_defs.values()]
+    composites.sort(key=lambda c: c.order)
     return ClusterSnapshot(
         nodes=tuple(sorted(nodes.values(), key=lambda n: n.name)),
         pods=tuple(pods.values()),
@@ -317,6 +329,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
     )
 
@@ -342,6 +355,11 @@ def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraI
             ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
             warnings).values()),
     )
+
+
+def _templates(workloads: dict, c) -> dict | None:
+    wl = workloads.get((c.namespace, c.workload))
+    return wl.composites if wl is not None else None
 
 
 def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
@@ -392,6 +410,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
+        parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
         claims=spec.claims, claim_statuses=pg.claim_statuses,
     )
 

@@ -52,6 +52,9 @@ class PodGroup:
     # status.conditions of a PodGroup object: False when PodGroupScheduled (or
     # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
     scheduled_condition: bool | None = None
+    # spec.parentCompositePodGroupName as a key (``<ns>/<name>``): the group is a leaf of a
+    # CompositePodGroup tree (KEP-6012).
+    parent: str | None = None
     # DRA claims of the whole group (KEP-5729) and status.resourceClaimStatuses.
     claims: tuple[PodClaim, ...] = ()
     claim_statuses: tuple[tuple[str, str], ...] = ()

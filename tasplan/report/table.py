@@ -6,10 +6,13 @@ from collections.abc import Iterator
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from rich.tree import Tree
 
+from tasplan.composite.result import CompositeResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
+from tasplan.report.tree_order import report_order
 
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
@@ -20,8 +23,79 @@ def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool
                 width: int | None = None) -> Iterator[RenderableType]:
     """The groups' tables; ``width`` (None: no limit) is what the tables should fit in.
     Warnings about the inputs are not part of the report (the CLI prints them to stderr)."""
-    for group in result.groups:
-        yield from render_group(group, wide=wide, all_assignments=all_assignments, width=width)
+    leaves = {g.group.key: g for g in result.groups}
+    composites = {c.composite.key: c for c in result.composites}
+    for item, _ in report_order(result):
+        if isinstance(item, GroupResult):
+            yield from render_group(item, wide=wide, all_assignments=all_assignments,
+                                    width=width)
+        else:
+            yield from render_composite(item, leaves, composites, width=width)
+
+
+def render_composite(c: CompositeResult, leaves: dict, composites: dict,
+                     width: int | None = None) -> Iterator[RenderableType]:
+    """A composite's placements (children scheduled per domain) and, for a root, the whole
+    tree with the domain each level chose."""
+    cpg = c.composite
+    title = Text.assemble(
+        (cpg.key, "bold"),
+        f"  CompositePodGroup · {cpg.policy.value} minGroupCount={cpg.min_group_count} · "
+        f"topology={cpg.topology_key or '(none)'} · children={len(c.children)}"
+        + (f" · parent={cpg.parent}" if cpg.parent else ""),
+    )
+    parts: list[RenderableType] = [Text(""), title]
+    if c.placements:
+        table = Columns()
+        for header, justify in (("#", "right"), ("PLACEMENT", "left"), ("NODES", "right"),
+                                ("FEASIBLE", "left"), ("CHILDREN", "right"),
+                                ("SCORE", "right"), ("STATUS", "left")):
+            table.add(header, justify, drop=1 if header == "NODES" else 0)
+        for rank, p in enumerate(c.placements, 1):
+            selected = p.name == c.selected
+            marker = "▶" if selected else ("=" if p.tied else "")
+            table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
+                      "yes" if p.feasible else "no",
+                      f"{p.scheduled}/{p.children} (min {cpg.min_group_count})",
+                      "-" if p.score is None else str(p.score), p.status,
+                      style="bold green" if selected else ("" if p.feasible else "dim"))
+        parts.append(table.fit(width))
+    if cpg.parent is None or cpg.parent not in composites:
+        parts.append(_tree(c, leaves, composites))
+    style = "bold green" if c.schedulable else "bold red"
+    verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else "UNSCHEDULABLE")
+    parts.append(Text.assemble((f"{verdict}: ", style), c.message))
+    for note in c.notes:
+        parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
+    yield Group(*parts)
+
+
+def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
+    def label(item: object) -> Text:
+        if isinstance(item, GroupResult):
+            p = item.selected_placement
+            where = f" → {p.name} · {p.placed}/{item.pending} pod(s)" if p else ""
+            ok = item.schedulable
+            return Text.assemble((item.group.key, "bold"), where,
+                                 ("  ✓" if ok else "  ✗", "green" if ok else "red"))
+        where = f" → {item.selected}" if item.selected is not None else ""
+        ok = item.schedulable
+        return Text.assemble((item.composite.key, "bold"), " (composite)", where,
+                             ("  ✓" if ok else "  ✗", "green" if ok else "red"))
+
+    tree = Tree(label(root))
+    stack = [(root, tree)]
+    while stack:
+        node, branch = stack.pop(0)
+        for kind, key in node.children:
+            child = composites.get(key) if kind == "CompositePodGroup" else leaves.get(key)
+            if child is None:
+                branch.add(Text(f"{key} ({kind}, no result)", style="dim"))
+                continue
+            sub = branch.add(label(child))
+            if kind == "CompositePodGroup":
+                stack.append((child, sub))
+    return tree
 
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
