@@ -89,8 +89,9 @@ class PriorityResolver:
         "system-node-critical": 2_000_001_000,
     }
 
-    def __init__(self, classes: Mapping[str, PriorityClass]) -> None:
+    def __init__(self, classes: Mapping[str, PriorityClass], *, no_cluster: bool = False) -> None:
         self.classes = classes
+        self.no_cluster = no_cluster  # the inputs hold no Nodes: --cluster was forgotten
         defaults = [c for c in classes.values() if c.global_default]
         self.default = min(defaults, key=lambda c: c.value).value if defaults else 0
 
@@ -102,6 +103,10 @@ class PriorityResolver:
             return cls.value
         if name in self.SYSTEM:
             return self.SYSTEM[name]
+        if self.no_cluster:
+            raise f.error(field, f"no PriorityClass with name {name} was found, and the inputs "
+                          "contain no Nodes: pass the cluster with --cluster (kubectl get "
+                          "nodes,pods,priorityclasses -A -o json)")
         raise f.error(field, f"no PriorityClass with name {name} was found (the API server "
                       f"would reject this {what}; add the PriorityClass to the inputs)")
 

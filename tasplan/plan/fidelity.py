@@ -95,7 +95,11 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
                           f"Namespace objects of {shown} are not in the inputs: they were "
                           "matched by their kubernetes.io/metadata.name label only"))
-    if not result.schedulable and pending and any(p.preemption_policy != "Never" for p in pending):
+    # Preemption can only help a group that reached a scheduling cycle with somewhere to go:
+    # not a gang still waiting for its pods (PreEnqueue), not one with no placement (no node
+    # carries its topology key), not one that failed validation.
+    if (not result.schedulable and pending and result.placements and not result.error
+            and any(p.preemption_policy != "Never" for p in pending)):
         notes.append(Note("preemption", "upstream would next try preemption (workload-aware "
                           "for pod groups) and may evict lower-priority pods; the plan does "
                           "not preempt (tasplan explain shows eviction what-ifs)"))

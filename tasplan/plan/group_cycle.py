@@ -29,8 +29,14 @@ def schedule_group(
     *,
     all_assignments: bool = False,
     assign: bool = True,
+    parent: Placement | None = None,
 ) -> GroupResult:
-    """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
+    """``parent``: the domain of the CompositePodGroup this group is a leaf of (tasplan.composite
+    drives the cycle for each leaf inside its parent's placement). Then, as upstream does for
+    a leaf of a tree, the nominated fast path is skipped, tree-wide gating replaces the
+    group's own, a feasible winner counts even with no new pod, and the winner is assumed
+    but not committed (the tree commits or rolls back as a whole).
+``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
     the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
     that show no assignments): the verdict and the selected placement are the same, but a
     counted winner gets no pod-by-pod node choice and nothing is assumed."""
@@ -44,12 +50,14 @@ def schedule_group(
         done = scheduled >= group.min_count
         return result(done, f"all {scheduled} pod(s) of the group are already scheduled"
                       if done else "the group has no pods")
-    if group.policy == Policy.GANG and pending + scheduled < group.min_count:
+    in_tree = parent is not None
+    if not in_tree and group.policy == Policy.GANG and pending + scheduled < group.min_count:
         # GangScheduling PreEnqueue keeps a gang out of the queue until minCount pods exist.
         return result(False, f"waiting for pods: {pending + scheduled} of minCount "
                       f"{group.min_count} pods of the gang exist")
 
-    parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
+    if parent is None:
+        parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
     placements, status = fw.run_placement_generate(ctx, parent, nodes)
     if status is not None:
         return result(False, f"{status.plugin}: {status.message}", error=True)
@@ -66,7 +74,7 @@ def schedule_group(
                                   signatures, count=mode)
 
     try:
-        nominated = nominated_placement(ctx, placements, nodes)
+        nominated = None if in_tree else nominated_placement(ctx, placements, nodes)
         sims = []
         if nominated is not None:
             # v1.37 fast path: the placement holding most nominated pods goes first and is
@@ -117,10 +125,10 @@ def schedule_group(
     ranked += [_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank)
                if not s.feasible]
     name = winner.placement.name
-    if not winner.proposed:  # success without a single new pod is not progress
+    if not winner.proposed and not in_tree:  # success without a new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    _assume(winner, statement, assign)
+    _assume(winner, statement, assign, commit=not in_tree)
     message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
@@ -146,12 +154,14 @@ def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
     return Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
 
 
-def _assume(winner: Simulation, statement: Statement, assign: bool) -> None:
+def _assume(winner: Simulation, statement: Statement, assign: bool, *,
+            commit: bool = True) -> None:
     """The chosen placement's pods become part of the world for the next group."""
     if assign:
         for assignment in winner.proposed:
             statement.assume(assignment.pod, assignment.node)
-        statement.commit()
+        if commit:
+            statement.commit()
 
 
 def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],

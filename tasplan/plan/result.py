@@ -73,7 +73,10 @@ class PlanResult:
     nodes: int
     pods: int
     warnings: tuple[str, ...] = ()
+    # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
+    composites: tuple = ()
 
     @property
     def schedulable(self) -> bool:
-        return all(g.schedulable for g in self.groups)
+        return all(g.schedulable for g in self.groups) and all(
+            c.schedulable for c in self.composites)
