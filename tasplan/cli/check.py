@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
@@ -47,9 +48,9 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
                          "Workloads, Jobs or pods that reference a pod group)"
                          + (f"; {hints}" if hints else ""))
     with _nothing() if quiet else err.status("planning…"):
-        # Machine-readable output lists assignments for every feasible placement.
-        result = plan(snapshot, all_assignments=all_placements or output in ("json", "yaml"),
-                      scheduler_config=config)
+        # Assignments of the selected placements; of every feasible one only with --all
+        # (simulating each placement pod by pod costs more than the rest of planning).
+        result = plan(snapshot, all_assignments=all_placements, scheduler_config=config)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)
@@ -59,6 +60,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
             result, wide=output == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))
+    teardown.keep(edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 
 

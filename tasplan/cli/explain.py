@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
@@ -74,4 +75,5 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                                                 *render_explanations(result, wide=output == "wide",
                                                                      width=target)],
                                 stdout_width(width)))
+    teardown.keep(edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

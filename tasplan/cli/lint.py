@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.errors import UsageError
 from tasplan.stdio import write_stdout
@@ -73,10 +74,20 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     if not expanded:
         raise UsageError("no file names on stdin")
     report = lint_paths(expanded, LintOptions(strict, tuple(clusters), namespace))
+    empty = not any(r.checked for r in report.resources)
+    if empty:
+        # Nothing tasplan lints (an empty directory, a wrong path, only other kinds): say
+        # so instead of passing silently; with --strict, as any warning, it fails the run.
+        where = ", ".join(expanded)
+        message = (f"nothing to lint: the {len(report.files)} file(s) under {where} hold no "
+                   "Workload, PodGroup, Pod or Job manifests" if report.files else
+                   f"nothing to lint: no YAML or JSON files under {where}")
+        sys.stderr.write(f"{'error' if strict else 'warning'}: {message}\n")
     text = render(report, output)
     if summary and output == "text":
         text += report.summary_line() + "\n"
     write_stdout(text)
+    teardown.keep(report)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")
-    return ExitStatus.FINDINGS if report.failed else ExitStatus.OK
+    return ExitStatus.FINDINGS if report.failed or (empty and strict) else ExitStatus.OK

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tasplan.errors import UsageError
-from tasplan.live.lister import ListProgress
 from tasplan.load.documents import Document, parsed_documents
+
+if TYPE_CHECKING:  # the kubernetes client is imported only when --live asks for it
+    from tasplan.live.lister import ListProgress
 
 LiveOpt = Annotated[bool, typer.Option(
     "--live", help="Read the cluster of the kubeconfig's current context (read-only: GET "

@@ -10,15 +10,36 @@ from typing import Any
 from rich.console import Console
 
 from tasplan import __version__
+from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.documents import expand_paths, read_documents
-from tasplan.load.loader import assemble, gc_paused, used_kind
+from tasplan.load.loader import assemble, gc_paused, require_kind, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
 from tasplan.snapshot.write import write_snapshot
+
+# Names that are output formats elsewhere (-o FORMAT): as a snapshot file name they are
+# almost certainly a mistake ("snapshot -o json" used to write a file named "json").
+FORMAT_NAMES = {"json", "yaml", "yml", "table", "wide", "text", "junit", "sarif", "github",
+                "gz", "gzip"}
+
+
+def output_path(output_file: str | None, output: str | None) -> str:
+    """The file to write: ``--output-file`` (``-f``), or the older ``--output`` (``-o``)."""
+    if output_file and output:
+        raise UsageError("give the snapshot file once: --output-file (-f) or --output (-o)")
+    path = output_file or output
+    if not path:
+        raise UsageError("name the snapshot file: --output-file FILE (-f FILE; .gz: gzip; "
+                         "- : stdout)")
+    if path.lower() in FORMAT_NAMES:
+        raise UsageError(f"refusing to write a snapshot file named {path!r}: a snapshot is "
+                         "always JSON; name the file, e.g. -f cluster.json (or cluster.json.gz "
+                         "for gzip, - for stdout)")
+    return path
 
 
 def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
@@ -37,6 +58,7 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
     size = write_snapshot(document, output)
     if not options.quiet and output != "-":
         _summary(output, document, size, time.monotonic() - started)
+    teardown.keep(document)
     return ExitStatus.OK
 
 
@@ -50,6 +72,7 @@ def _from_files(clusters: list[Path], started: float) -> dict[str, Any]:
     objects: list[dict[str, Any]] = []
     for doc in docs:
         obj = doc.obj
+        require_kind(doc)  # as check and explain: a kind-less object is an error
         if snapshot_format.is_snapshot(obj):
             table = obj.get("pods") or {}
             objects.extend(snapshot_format.expand_pod(table, k)

@@ -88,8 +88,6 @@ class WhatIfOptions:
 
     def edits(self) -> tuple[Edit, ...]:
         """Every edit in command-line order; what-if files are read here."""
-        from tasplan.whatif.file import load_what_if
-
         queues = {name: list(getattr(self, name)) for name in _FLAGS.values()}
         out: list[Edit] = []
         pending: dict[str, Any] | None = None  # the --add-nodes being assembled
@@ -115,6 +113,9 @@ class WhatIfOptions:
                 out.append(Edit(_SIMPLE[name], target=value))
             elif name == "what_if":
                 close()
+                # Imported here: it validates with jsonschema, which costs start-up time.
+                from tasplan.whatif.file import load_what_if
+
                 out.extend(load_what_if(value))
             elif name == "add_nodes":
                 close()

@@ -14,7 +14,7 @@ from functools import cached_property
 from tasplan.explain.disruption import DisruptionBudget
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
-from tasplan.framework.statement import Statement
+from tasplan.framework.statement import Reserver, Statement, Undo, release
 from tasplan.framework.types import GroupContext, Placement
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
@@ -31,17 +31,22 @@ class TrialStatement(Statement):
     """A Statement whose commits can be undone: ``schedule_group`` commits the winner's
     assumptions, a what-if must not keep them."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
+        super().__init__(reservers)
         self.committed: list[tuple[Pod, NodeInfo]] = []
+        self._committed_undo: list[Undo] = []
 
     def commit(self) -> list[tuple[Pod, NodeInfo]]:
+        undo = self._undo
         done = super().commit()
         self.committed.extend(done)
+        self._committed_undo.extend(undo)
         return done
 
     def undo(self) -> None:
-        for pod, node in reversed(self.committed):
+        for (pod, node), undo in zip(reversed(self.committed),
+                                     reversed(self._committed_undo), strict=True):
+            release(undo)
             node.remove_pod(pod)
 
 
@@ -99,7 +104,7 @@ class Case:
         if group is not None or pending is not None:
             ctx = GroupContext(group or ctx.group, tuple(ctx.pending if pending is None
                                                          else pending), ctx.scheduled)
-        trial = TrialStatement()
+        trial = TrialStatement(self.fw.reservers)
         try:
             return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial,
                                   assign=self.assignments)
@@ -114,7 +119,7 @@ class Case:
     def simulate(self, placement: Placement, infos: Sequence[NodeInfo]) -> Simulation:
         """One placement only, as the planner simulates it: the cheap inner check of a
         search, always followed by a full ``replan`` of the answer."""
-        statement = Statement()
+        statement = Statement(self.fw.reservers)
         return simulate_placement(self.fw, self.ctx, placement, infos, statement,
                                   GroupCache(infos, statement), self.signatures,
                                   count=self.count)
@@ -146,7 +151,7 @@ class Case:
                        for t in terms))
 
     def _capacity_of(self, node: Node) -> int | None:
-        nodes, statement = [NodeInfo(node, 0)], Statement()
+        nodes, statement = [NodeInfo(node, 0)], Statement(self.fw.reservers)
         group = GroupCache(nodes, statement)
         cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
                              group.of(self.signatures[0]))

@@ -49,7 +49,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
-        trial = TrialStatement()
+        trial = TrialStatement(statement.reservers)
         result = schedule_group(fw, ctx, infos, trial, **kw)
         if needs_explanation(ctx, result):
             trial.undo()  # explain in the state the group was planned in

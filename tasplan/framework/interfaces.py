@@ -87,6 +87,23 @@ class SnapshotPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    """Keeps state beyond node usage (DRA devices): ``reserve`` runs after every pod the
+    Statement assumes and returns an undo token (None: nothing to undo) that ``unreserve``
+    gets back when the assumption is rolled back (upstream's Reserve / Unreserve).
+    ``allocation_mark`` and ``allocations_since`` report what was reserved in between, for
+    the placement's report."""
+
+    def reserve(self, pod: Pod, node: NodeInfo) -> object | None: ...
+
+    def unreserve(self, token: object) -> None: ...
+
+    def allocation_mark(self) -> int: ...
+
+    def allocations_since(self, mark: int) -> dict[str, list[dict[str, str]]]: ...
+
+
+@runtime_checkable
 class PlacementGeneratePlugin(Plugin, Protocol):
     """Splits the parent placement into candidates. Returning ``[parent]`` means "no
     constraint"; an empty list means nothing can be generated. A status with code ERROR is

@@ -15,6 +15,7 @@ from tasplan.framework.interfaces import (
     PlacementGeneratePlugin,
     PlacementScorePlugin,
     Plugin,
+    ReservePlugin,
     ScorePlugin,
     SnapshotPlugin,
 )
@@ -85,6 +86,9 @@ class Framework:
         ]
         self.placement_scores_read_nodes = any(
             getattr(e.plugin, "reads_assigned_nodes", True) for e in self.placement_scores)
+        # Plugins with state beyond the nodes, in profile order; the Statement calls them.
+        self.reservers: list[ReservePlugin] = [p for p in self._instances.values()
+                                               if isinstance(p, ReservePlugin)]
         total = sum(s.weight for s in self.scores) * MAX_NODE_SCORE
         if total > MAX_TOTAL_WEIGHT:
             raise ProfileError("<profile>", f"total score weight {total} would overflow")
@@ -117,6 +121,16 @@ class Framework:
         for plugin in self._instances.values():
             if isinstance(plugin, SnapshotPlugin):
                 plugin.bind_snapshot(snapshot)
+
+    def allocation_mark(self) -> tuple[int, ...]:
+        return tuple(p.allocation_mark() for p in self.reservers)
+
+    def allocations_since(self, mark: tuple[int, ...]) -> dict[str, list[dict[str, str]]]:
+        """What the reservers allocated since ``mark`` (DRA claims -> devices)."""
+        out: dict[str, list[dict[str, str]]] = {}
+        for plugin, m in zip(self.reservers, mark, strict=True):
+            out.update(plugin.allocations_since(m))
+        return out
 
     # -- placement extension points -------------------------------------------------------
 

@@ -73,21 +73,23 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
                  by_source: dict[tuple, Manifest], now: dict) -> list[Found]:
     pods = [p for p in snapshot.pods_by_group.get(group.key, []) if not p.terminal]
     pending = [p for p in pods if not p.node_name]
-    if not pending or (group.policy == Policy.GANG and len(pods) < group.min_count):
-        return []  # nothing to place yet (TP204 / TP208 say why)
     key = group.topology_key
     nodes = [n for n in snapshot.nodes if key is None or key in n.labels]
-    if not nodes:
-        if not key:
-            return []  # no nodes at all: the loader already warns
+    # The topology key is checked first: it holds whether or not the group has pods yet
+    # (a controller creates them later) and whatever its Workload reference points at.
+    if not nodes and key and snapshot.nodes:
         return [(owner, Violation("TP301", _topology_path(group), (
             f"no node of the cluster ({len(snapshot.nodes)} nodes) carries the topology key "
             f"{key!r}: there is no placement for {group.key}")))]
+    if not nodes or not pending or (group.policy == Policy.GANG
+                                    and len(pods) < group.min_count):
+        return []  # no nodes (the loader warns), or nothing to place yet (TP204 / TP208)
     blocked = _blocked(pending, nodes, key, by_source, owner)
     if blocked:
         return [blocked]
     alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods), groups=(group,),
-                                 priority_classes=snapshot.priority_classes)).groups[0]
+                                 priority_classes=snapshot.priority_classes,
+                                 dra=snapshot.dra.unallocated())).groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]
@@ -99,7 +101,7 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
 
 
 def _topology_path(group: PodGroup) -> tuple:
-    if group.kind == "Job":
+    if group.kind in ("Job", "LeaderWorkerSet"):
         return ("spec", "scheduling", "schedulingConstraints", "topology", 0, "key")
     return ("spec", "schedulingConstraints", "topology", 0, "key")
 

@@ -102,9 +102,11 @@ class _Run:
         return []
 
     def _clean(self) -> list[Manifest]:
-        """Objects without error-level violations (unknown fields do not count)."""
+        """Objects without error-level violations (unknown fields do not count, nor do
+        warnings such as a reference to a Workload that is not in the inputs)."""
         return [m for m in self.manifests if isinstance(m.obj, dict) and m.kind
-                and all(v.rule == "TP108" for v in self.violations[id(m)])]
+                and all(v.rule == "TP108" or rule(v.rule).severity != Severity.ERROR
+                        for v in self.violations[id(m)])]
 
     def semantic(self) -> None:
         checked = [m for m in self.manifests if id(m) in self.checked]

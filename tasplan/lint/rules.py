@@ -71,7 +71,9 @@ RULES: tuple[Rule, ...] = (
          "fields."),
     Rule("TP201", "unresolved-reference", _W,
          "A pod or PodGroup references a PodGroup or Workload that is not in the inputs.",
-         "Fine if it exists in the cluster; otherwise the pods stay pending until it does."),
+         "Fine if it exists in the cluster. Pods whose PodGroup is missing stay pending until "
+         "it exists; a PodGroup whose Workload is missing is still scheduled from its own "
+         "spec."),
     Rule("TP202", "unknown-template", _E,
          "A reference names a pod group template that the referenced Workload (in the "
          "inputs) does not declare.",

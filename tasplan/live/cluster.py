@@ -50,7 +50,8 @@ def read_cluster(connection: Connection, *, namespace: str = "",
          f"statefulsets.apps{within}", prune),
     ]
     if api.version:
-        for resource, kind in (("workloads", "Workload"), ("podgroups", "PodGroup")):
+        for resource, kind in (("workloads", "Workload"), ("podgroups", "PodGroup"),
+                               ("compositepodgroups", "CompositePodGroup")):
             if resource in api.resources:
                 lists.append((f"/apis/{api.version}{scope}/{resource}", kind, api.version,
                               f"{resource}.scheduling.k8s.io{within}", prune))

@@ -10,7 +10,7 @@ from tasplan.live.lister import NotServed, Reader
 from tasplan.load.scheduling import GROUP, LEGACY, TEMPLATED
 
 UNDERSTOOD = (*reversed(TEMPLATED), LEGACY)  # newest first
-WORKLOAD_RESOURCES = ("workloads", "podgroups")
+WORKLOAD_RESOURCES = ("workloads", "podgroups", "compositepodgroups")
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from tasplan.dra.references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
     MIRROR_ANNOTATION,
-    UNMODELLED_DRA,
     UNMODELLED_VOLUMES,
     HostPort,
     Pod,
@@ -89,8 +89,9 @@ class PriorityResolver:
         "system-node-critical": 2_000_001_000,
     }
 
-    def __init__(self, classes: Mapping[str, PriorityClass]) -> None:
+    def __init__(self, classes: Mapping[str, PriorityClass], *, no_cluster: bool = False) -> None:
         self.classes = classes
+        self.no_cluster = no_cluster  # the inputs hold no Nodes: --cluster was forgotten
         defaults = [c for c in classes.values() if c.global_default]
         self.default = min(defaults, key=lambda c: c.value).value if defaults else 0
 
@@ -102,6 +103,10 @@ class PriorityResolver:
             return cls.value
         if name in self.SYSTEM:
             return self.SYSTEM[name]
+        if self.no_cluster:
+            raise f.error(field, f"no PriorityClass with name {name} was found, and the inputs "
+                          "contain no Nodes: pass the cluster with --cluster (kubectl get "
+                          "nodes,pods,priorityclasses -A -o json)")
         raise f.error(field, f"no PriorityClass with name {name} was found (the API server "
                       f"would reject this {what}; add the PriorityClass to the inputs)")
 
@@ -208,7 +213,7 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
     if req is not None:
         rpath = f"{apath}.requiredDuringSchedulingIgnoredDuringExecution"
         terms = f.mapping(req, rpath).get("nodeSelectorTerms")
-        required = tuple(_term(f, t, f"{rpath}.nodeSelectorTerms[{i}]")
+        required = tuple(node_selector_term(f, t, f"{rpath}.nodeSelectorTerms[{i}]")
                          for i, t in enumerate(f.sequence(terms, f"{rpath}.nodeSelectorTerms")))
     preferred = []
     ppath = f"{apath}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -217,7 +222,7 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
         raw = f.mapping(raw, f"{ppath}[{i}]")
         weight = f.integer(raw.get("weight"), f"{ppath}[{i}].weight", minimum=1,
                            maximum=100)
-        preferred.append(PreferredTerm(weight, _term(f, raw.get("preference"),
+        preferred.append(PreferredTerm(weight, node_selector_term(f, raw.get("preference"),
                                                      f"{ppath}[{i}].preference")))
     f.string_map(pod.labels, "metadata.labels")  # a candidate's labels must be strings
     return replace(
@@ -234,6 +239,9 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
         pod_affinity=pod_affinity(f, spec, pod.namespace, pod.labels, path),
         nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
         unmodelled=_unmodelled(spec),
+        claims=pod_claims(f, spec.get("resourceClaims"), f"{path}.resourceClaims"),
+        claim_statuses=claim_statuses(f, status.get("resourceClaimStatuses"),
+                                      "status.resourceClaimStatuses"),
     )
 
 
@@ -249,12 +257,10 @@ def _unmodelled(spec: Mapping) -> frozenset[str]:
         if isinstance(volume, dict) and any(k in volume for k in _VOLUME_SOURCES):
             out.add(UNMODELLED_VOLUMES)
             break
-    if spec.get("resourceClaims"):
-        out.add(UNMODELLED_DRA)
     return frozenset(out)
 
 
-def _term(f: ObjectFields, raw: object, path: str) -> NodeSelectorTerm:
+def node_selector_term(f: ObjectFields, raw: object, path: str) -> NodeSelectorTerm:
     raw = f.mapping(raw, path)
 
     def requirements(key: str) -> tuple[Requirement, ...]:

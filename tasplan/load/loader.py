@@ -13,17 +13,15 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from tasplan.composite.decode import decode_composite
+from tasplan.composite.decode import resolve as resolve_composite
+from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.composite.model import KIND as COMPOSITE_KIND
+from tasplan.dra import decode as dra_decode
+from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
-from tasplan.load import names, scheduling
-from tasplan.load.batch import (
-    JOB_NAME_LABEL,
-    LEGACY_JOB_NAME_LABEL,
-    JobDef,
-    JobOverrides,
-    check_expansion,
-    decode_job,
-    job_pod,
-)
+from tasplan.load import apps, jobset, lws, names, scheduling
+from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.core_v1 import (
     PriorityResolver,
     decode_namespace,
@@ -33,11 +31,13 @@ from tasplan.load.core_v1 import (
 )
 from tasplan.load.documents import Document, expand_paths, locate, read_documents
 from tasplan.load.fields import ObjectFields
+from tasplan.load.inputs import generated_names, skipped_kinds
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
+from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
-from tasplan.model.group import PodGroup, Policy
+from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
@@ -60,9 +60,22 @@ _KINDS = {
     (scheduling.LEGACY, "Workload"): "Workload",
     **{(v, "Workload"): "Workload" for v in scheduling.TEMPLATED},
     **{(v, "PodGroup"): "PodGroup" for v in scheduling.TEMPLATED},
+    **{(v, COMPOSITE_KIND): COMPOSITE_KIND for v in COMPOSITE_VERSIONS},
     **SPREAD_SELECTOR_KINDS,
+    **{(v, "JobSet"): "JobSet" for v in jobset.VERSIONS},
+    **{(v, "LeaderWorkerSet"): "LeaderWorkerSet" for v in lws.VERSIONS},
+    (apps.API_VERSION, "Deployment"): "Deployment",
+    **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
 }
 _USED_KINDS = {kind for _, kind in _KINDS}
+# API groups whose kinds tasplan reads: another version of one of their kinds is an error
+# (a typo or a version tasplan does not know), where a kind of another group is skipped.
+_OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+               for api_version, _ in _KINDS if not api_version.startswith("tasplan/")}
+# Pod-producing kinds read from workload inputs (their pods are planned); in --cluster
+# inputs only Jobs are expanded (as before), the others' pods are in the dump already.
+_PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
+              "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps)}
 
 
 def used_kind(obj: dict) -> bool:
@@ -111,32 +124,41 @@ def load_inputs(
         return assemble(docs, jobs or JobOverrides(), notes)
 
 
+def require_kind(doc: Document) -> tuple[str, str]:
+    """apiVersion and kind of an object; without them it is an error in every command
+    (items of a NodeList / PodList get them from the list when read)."""
+    obj = doc.obj
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(kind, str) or not kind or not isinstance(api_version, str):
+        missing = "kind" if not isinstance(kind, str) or not kind else "apiVersion"
+        raise ObjectFields(doc.source, obj).error(
+            missing, "required field is missing (every object needs apiVersion and kind)")
+    return api_version, kind
+
+
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
-    """Documents by kind, ignored kinds counted, and the input position of every object that
-    defines a group (groups of equal priority are planned in input order)."""
+    """Documents by kind, ignored kinds counted (by apiVersion and kind), and the input
+    position of every object that defines a group (groups of equal priority are planned in
+    input order)."""
     by_kind: dict[str, list[Document]] = {k: [] for k in _USED_KINDS}
     ignored: Counter = Counter()
     positions: dict = {}
     for position, doc in enumerate(docs):
         obj = doc.obj
-        api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        if not isinstance(kind, str) or not kind or not isinstance(api_version, str):
-            f = ObjectFields(doc.source, obj)
-            missing = "kind" if not isinstance(kind, str) or not kind else "apiVersion"
-            raise f.error(missing, "required field is missing (every object needs apiVersion "
-                          "and kind)")
+        api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", "Job"):
+            if used in ("Workload", "PodGroup", COMPOSITE_KIND) or used in _PRODUCERS:
                 positions[doc.source] = position
-        elif kind in _USED_KINDS:
+        elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
+                                      else "") in _OWN_GROUPS:
             supported = sorted(v for v, k in _KINDS if k == kind)
             raise ObjectFields(doc.source, obj).error(
                 "apiVersion", f"unsupported apiVersion {api_version!r} for {kind} "
                 f"(supported: {', '.join(supported)})")
         else:
-            ignored[kind] += 1
+            ignored[(api_version, kind)] += 1
     return by_kind, ignored, positions
 
 
@@ -170,14 +192,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
              notes: Iterable[str] = ()) -> ClusterSnapshot:
     """Documents already read (cluster ones first) -> the snapshot; ``tasplan lint`` calls
     this with the objects it has parsed itself. ``notes`` are warnings from reading."""
+    docs, named = generated_names(docs)
     by_kind, ignored, positions = _classify(docs)
-    warnings: list[str] = list(notes)
+    warnings: list[str] = [*notes, *named, *skipped_kinds(ignored)]
 
     classes: dict[str, PriorityClass] = {}
     for d in by_kind["PriorityClass"]:
         pc = decode_priority_class(d.source, d.obj)
         classes[pc.name] = pc
-    priorities = PriorityResolver(classes)
+    priorities = PriorityResolver(classes, no_cluster=not by_kind["Node"])
 
     nodes: dict[tuple, Node] = _unique("Node", [
         ((n.name,), n, d.source) for d in by_kind["Node"]
@@ -199,13 +222,18 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     pod_groups = _unique("PodGroup", [
         ((g.namespace, g.name), g, d.source) for d in by_kind["PodGroup"]
         for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
-    jobs: dict[tuple, JobDef] = _unique("Job", [
-        ((j.namespace, j.name), j, d.source) for d in by_kind["Job"]
-        for j in [decode_job(d.source, d.obj, overrides)]], warnings)
+    composite_defs = _unique(COMPOSITE_KIND, [
+        ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
+        for c in [decode_composite(d.source, d.obj, scheduling.topology_key_of)]], warnings)
+    producers: list[Producer] = [
+        p for kind, decode in _PRODUCERS.items() for p in _unique(kind, [
+            ((p.namespace, p.name), p, d.source) for d in by_kind[kind]
+            if kind == "Job" or (d.source.workload and not apps.owned(d.obj))
+            for p in [decode(d.source, d.obj, overrides)]], warnings).values()]
     if overrides.min_count is not None or overrides.topology_key is not None:
-        for job in jobs.values():
-            if job.explicit:
-                warnings.append(f"Job {job.namespace}/{job.name} has .spec.scheduling; "
+        for producer in producers:
+            if producer.explicit:
+                warnings.append(f"{producer.kind} {producer.key} has scheduling of its own; "
                                 "--gang and --topology-key do not apply to it")
 
     selectors = decode_spread_selectors(
@@ -245,10 +273,22 @@ def assemble(docs: list[Document], overrides: JobOverrides,
                 owners[key] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []
-    _job_groups(jobs, pods, priorities, groups, order, positions)
+    joined: dict[str, list] = {}
+    index = PodIndex(pods)
+    synthesised = 0  # pods made from templates so far: one limit for all of them
+    for producer in producers:
+        before = order
+        own, order, extra = expand(producer, pods, index, priorities, order,
+                                   positions[producer.source], owners if has_selectors else None,
+                                   synthesised)
+        synthesised += order - before
+        groups.extend(own)
+        for key, expansion in extra.items():
+            joined.setdefault(key, []).append(expansion)
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
+    groups = merge_expansions(groups, joined)
     keys: dict[str, PodGroup] = {}
     for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
         other = keys.setdefault(g.key, g)
@@ -272,10 +312,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         warnings.append(f"{n} pod(s) reference pod group {key}, which is not in the inputs; "
                         "upstream keeps them pending until it exists")
     _check_names(nodes.values(), pods.values(),
-                 [*workloads.values(), *pod_groups.values(), *jobs.values()])
+                 [*workloads.values(), *pod_groups.values(), *producers,
+                  *composite_defs.values()])
     groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
               for g in groups]
     groups.sort(key=lambda g: g.order)
+    composites = [resolve_composite(c, _templates(workloads, c), priorities,
+                                    positions[c.source])
+                  for c in composite_defs.values()]
+    composites.sort(key=lambda c: c.order)
     return ClusterSnapshot(
         nodes=tuple(sorted(nodes.values(), key=lambda n: n.name)),
         pods=tuple(pods.values()),
@@ -288,6 +333,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        composites=tuple(composites),
+        dra=_dra_inputs(by_kind, warnings),
     )
 
 
@@ -322,11 +369,39 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
             if bad:
                 raise fail("Pod", pod.name, pod.source, f"metadata.labels.{bad[0]}", bad[1])
     for d in defs:
-        kind = type(d).__name__.removesuffix("Def")
+        kind = getattr(d, "kind", "") or type(d).__name__.removesuffix("Def")
         why = names.name_problem(d.name) or names.namespace_problem(d.namespace)
         if why:
             field = "metadata.name" if names.name_problem(d.name) else "metadata.namespace"
             raise fail(kind, d.name, d.source, field, why)
+
+
+def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraInputs:
+    """DeviceClasses, ResourceSlices, ResourceClaims, templates and DeviceTaintRules."""
+    def decoded(kind: str) -> list:
+        decode = dra_decode.DECODERS[kind]
+        return [(d, decode(d.source, d.obj)) for d in by_kind[kind]]
+
+    slices = _unique("ResourceSlice", [((s.name,), s, d.source)
+                                       for d, s in decoded("ResourceSlice")], warnings)
+    return DraInputs(
+        classes={k[0]: v for k, v in _unique("DeviceClass", [
+            ((c.name,), c, d.source) for d, c in decoded("DeviceClass")], warnings).items()},
+        slices=tuple(slices.values()),
+        claims=_unique("ResourceClaim", [((c.namespace, c.name), c, d.source)
+                                         for d, c in decoded("ResourceClaim")], warnings),
+        templates=_unique("ResourceClaimTemplate", [
+            ((t.namespace, t.name), t, d.source)
+            for d, t in decoded("ResourceClaimTemplate")], warnings),
+        taint_rules=tuple(_unique("DeviceTaintRule", [
+            ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
+            warnings).values()),
+    )
+
+
+def _templates(workloads: dict, c) -> dict | None:
+    wl = workloads.get((c.namespace, c.workload))
+    return wl.composites if wl is not None else None
 
 
 def _default_spread_selectors(pods: dict, owners: dict, selectors: SpreadSelectors) -> None:
@@ -364,6 +439,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.topology_key or template.topology_key,
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
+                spec.claims or template.claims,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -376,6 +452,8 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         priority=_group_priority(spec, f, "spec.priorityClassName", priorities),
         priority_class_name=spec.priority_class_name,
         scheduled_condition=pg.scheduled_condition,
+        parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
+        claims=spec.claims, claim_statuses=pg.claim_statuses,
     )
 
 
@@ -411,43 +489,3 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
             topology_key=None, kind="Workload", api_version=wl.api_version, source=wl.source,
             order=positions[wl.source]))
 
-
-def _job_groups(jobs: dict, pods: dict, priorities: PriorityResolver, groups: list[PodGroup],
-                order: int, positions: dict) -> None:
-    """One group per Job; its existing pods (by job-name label) join it, and the pods the
-    controller would still create are synthesised from the template."""
-    if not jobs:
-        return
-    by_job: dict[tuple[str, str], list[tuple]] = {}
-    for pkey, pod in pods.items():
-        if pod.group is None:
-            job_name = pod.labels.get(JOB_NAME_LABEL) or pod.labels.get(LEGACY_JOB_NAME_LABEL)
-            if job_name and (pod.namespace, job_name) in jobs:
-                by_job.setdefault((pod.namespace, job_name), []).append(pkey)
-    synthesised = 0
-    for (ns, name), job in jobs.items():
-        key = f"{ns}/{name}"
-        existing = []
-        for pkey in by_job.get((ns, name), ()):
-            pods[pkey] = pod = replace(pods[pkey], group=key)
-            existing.append(pod)
-        active = sum(1 for p in existing if not p.terminal)
-        taken = {p.name for p in existing}
-        owner = ObjectFields(job.source, job.obj)
-        missing = max(job.pods - active, 0)
-        check_expansion(owner, "spec.parallelism", missing, synthesised)
-        synthesised += missing
-        index = 0
-        for _ in range(missing):
-            while f"{name}-{index}" in taken:
-                index += 1
-            pod = decode_pod(job.source, job_pod(job, index), order, priorities, group=key,
-                             spec_path="spec.template.spec", synthesised=True, owner=owner)
-            index += 1
-            order += 1
-            pods[(ns, pod.name)] = pod
-        spec = job.spec
-        groups.append(PodGroup(
-            key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
-            min_count=spec.min_count or 1, topology_key=spec.topology_key, kind="Job",
-            api_version="batch/v1", source=job.source, order=positions[job.source]))

@@ -9,9 +9,14 @@ v1alpha2, ``workloadRef`` later); pods point at a PodGroup with ``spec.schedulin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from tasplan.composite.decode import parent_name
+from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.composite.templates import decode_template_tree
+from tasplan.dra.model import PodClaim
+from tasplan.dra.references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
@@ -31,6 +36,7 @@ class GroupSpec:
     topology_key: str | None
     priority: int | None = None
     priority_class_name: str = ""
+    claims: tuple[PodClaim, ...] = ()  # resourceClaims shared by the group (KEP-5729)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +44,14 @@ class WorkloadDef:
     namespace: str
     name: str
     api_version: str
-    groups: Mapping[str, GroupSpec]  # podGroups (v1alpha1) or podGroupTemplates
+    # podGroups (v1alpha1) or podGroupTemplates, including those nested in
+    # compositePodGroupTemplates
+    groups: Mapping[str, GroupSpec]
     source: Source
+    # compositePodGroupTemplates (v1alpha3+): template name -> spec, and each nested
+    # template's parent template name.
+    composites: Mapping[str, Any] = field(default_factory=dict)
+    template_parent: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +64,8 @@ class PodGroupDef:
     template: str | None
     source: Source
     scheduled_condition: bool | None = None
+    parent: str | None = None  # spec.parentCompositePodGroupName
+    claim_statuses: tuple[tuple[str, str], ...] = ()
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -96,7 +110,8 @@ def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str)
     if priority is not None:
         priority = f.int32(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    return GroupSpec(policy, min_count, key, priority, pcn)
+    claims = pod_claims(f, raw.get("resourceClaims"), f"{path}.resourceClaims")
+    return GroupSpec(policy, min_count, key, priority, pcn, claims)
 
 
 def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
@@ -107,7 +122,14 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
     legacy = version == LEGACY
     field = "spec.podGroups" if legacy else "spec.podGroupTemplates"
     items = f.sequence(spec.get(field.split(".")[1]), field)
-    if not items and not (not legacy and spec.get("compositePodGroupTemplates")):
+    composite_items = None if legacy else spec.get("compositePodGroupTemplates")
+    if composite_items is not None and version not in COMPOSITE_VERSIONS:
+        raise f.error("spec.compositePodGroupTemplates", f"not served in {version} (served "
+                      f"from {', '.join(COMPOSITE_VERSIONS)})")
+    if items and composite_items:
+        raise f.error("spec", "expected exactly one of podGroupTemplates or "
+                      "compositePodGroupTemplates, got both")
+    if not items and not composite_items:
         raise f.error(field, "required field is missing")
     if len(items) > MAX_TEMPLATES:
         raise f.error(field, f"expected at most {MAX_TEMPLATES} items, got {len(items)}")
@@ -127,6 +149,12 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
             groups[gname] = GroupSpec(policy, min_count, None)
         else:
             groups[gname] = _spec(f, raw, path, "schedulingPolicy")
+    if composite_items:
+        tree = decode_template_tree(
+            f, composite_items, "spec.compositePodGroupTemplates",
+            lambda f, raw, path: _spec(f, raw, path, "schedulingPolicy"), topology_key_of)
+        return WorkloadDef(namespace, name, version, tree.leaves, source, tree.composites,
+                           tree.parent)
     return WorkloadDef(namespace, name, version, groups, source)
 
 
@@ -155,8 +183,18 @@ def decode_pod_group(source: Source, obj: Mapping[str, Any]) -> PodGroupDef:
     group_spec = _spec(f, spec, "spec", "schedulingPolicy")
     if group_spec.policy is None and workload is None:
         raise f.error("spec.schedulingPolicy", "required field is missing")
+    parent = None
+    if version in COMPOSITE_VERSIONS:
+        parent = parent_name(f, spec)
+        if parent is not None and workload is None:
+            raise f.error("spec.workloadRef", "required when spec.parentCompositePodGroupName "
+                          "is set (only root PodGroups may be standalone)")
+    status = f.mapping(obj.get("status"), "status")
     return PodGroupDef(namespace, name, version, group_spec, workload, template, source,
-                       scheduled_condition(f, obj.get("status")))
+                       scheduled_condition(f, status),
+                       parent=parent,
+                       claim_statuses=claim_statuses(f, status.get("resourceClaimStatuses"),
+                                                     "status.resourceClaimStatuses"))
 
 
 SCHEDULED_CONDITIONS = ("PodGroupScheduled", "PodGroupInitiallyScheduled")

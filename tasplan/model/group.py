@@ -5,12 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tasplan.dra.model import PodClaim
 from tasplan.model.source import Source
 
 
 class Policy(StrEnum):
     GANG = "gang"
     BASIC = "basic"
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """Pods tasplan synthesised for a group from a pod-producing object's template (a Job,
+    JobSet, LeaderWorkerSet, ...), and the pods of that object that already existed."""
+
+    kind: str
+    name: str  # namespace/name
+    synthesised: int
+    existing: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +52,14 @@ class PodGroup:
     # status.conditions of a PodGroup object: False when PodGroupScheduled (or
     # PodGroupInitiallyScheduled) is False, True when it is True, None when neither is set.
     scheduled_condition: bool | None = None
+    # spec.parentCompositePodGroupName as a key (``<ns>/<name>``): the group is a leaf of a
+    # CompositePodGroup tree (KEP-6012).
+    parent: str | None = None
+    # DRA claims of the whole group (KEP-5729) and status.resourceClaimStatuses.
+    claims: tuple[PodClaim, ...] = ()
+    claim_statuses: tuple[tuple[str, str], ...] = ()
+    # The pod-producing objects whose pods tasplan created for this group.
+    expansions: tuple[Expansion, ...] = ()
 
     def __str__(self) -> str:
         return self.key

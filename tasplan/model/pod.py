@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tasplan.dra.model import PodClaim
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, SpreadConstraint
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
@@ -14,7 +15,6 @@ TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 DEFAULT_SCHEDULER = "default-scheduler"
 # Pod features read by upstream plugins tasplan does not model (see plan/fidelity.py).
 UNMODELLED_VOLUMES = "volumes"
-UNMODELLED_DRA = "dra"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 NODE_LOCAL_OWNERS = frozenset({"DaemonSet", "Node"})
 
@@ -77,6 +77,9 @@ class Pod:
     deleting: bool = False
     synthesised: bool = False
     unmodelled: frozenset[str] = frozenset()
+    # DRA: spec.resourceClaims and status.resourceClaimStatuses (entry name -> claim name).
+    claims: tuple[PodClaim, ...] = ()
+    claim_statuses: tuple[tuple[str, str], ...] = ()
     # Kind of the controlling owner (``ownerReferences`` entry with ``controller: true``);
     # ``Node`` for mirror pods (the kubelet's static pods). kubectl drain leaves DaemonSet
     # and mirror pods where they are, and so do the what-if edits and capacity's "empty".
@@ -124,6 +127,8 @@ class Pod:
             # Of its labels, default spreading reads only whether the pod matches itself.
             self.default_spread_selector.matches(self.labels)
             if self.default_spread_selector is not None else None,
+            self.claims,
+            self.claim_statuses,
         )
 
     def __str__(self) -> str:

@@ -243,3 +243,9 @@ def format_quantity(resource: str, value: int) -> str:
                 return f"{sign}{magnitude >> shift}{unit}"
         return f"{sign}{magnitude}"
     return str(value)
+
+
+def parse_exact(value: str | int | float) -> tuple[int, int]:
+    """The exact value of a quantity as (numerator, denominator > 0): for comparisons
+    that must not round (DRA's CEL ``quantity`` values)."""
+    return _exact(value)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
@@ -93,16 +94,20 @@ class ClusterSnapshot:
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
     # Namespace name -> labels, for namespaceSelectors of pod affinity terms.
     namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    ignored: Mapping[str, int] = field(default_factory=Counter)
+    ignored: Mapping[tuple[str, str], int] = field(default_factory=Counter)  # (apiVersion, kind)
     warnings: tuple[str, ...] = ()
     usage: Mapping[str, NodeUsage] | None = None
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
     nominated: tuple[Pod, ...] = ()
     disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
+    # CompositePodGroups (tasplan.composite.model.CompositePodGroup) in input order.
+    composites: tuple = ()
     # The parsed input objects. Kept so their (large) memory is released together with the
     # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
     # as long as parsing it, and a one-shot CLI run never needs to pay that.
     documents: tuple = field(default=(), repr=False, compare=False)
+    # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
+    dra: DraInputs = NO_DRA
 
     def __post_init__(self) -> None:
         if self.usage is None:

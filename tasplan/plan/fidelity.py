@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from tasplan.dra.model import DraInputs
+from tasplan.dra.notes import dra_notes
 from tasplan.framework.profile import Profile
 from tasplan.framework.sampling import NodeSampling
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import Policy
-from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
+from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
 from tasplan.model.snapshot import ClusterSnapshot
 
@@ -36,6 +38,10 @@ class ClusterFacts:
 
     def __init__(self, snapshot: ClusterSnapshot) -> None:
         self._snapshot = snapshot
+
+    @property
+    def dra(self) -> DraInputs:
+        return self._snapshot.dra
 
     @cached_property
     def node_images(self) -> bool:
@@ -60,10 +66,7 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note("volumes", "pods use persistent or CSI volumes: VolumeBinding, "
                           "VolumeZone, NodeVolumeLimits and VolumeRestrictions are not "
                           "simulated, so a node the volumes cannot reach may be chosen"))
-    if UNMODELLED_DRA in features:
-        notes.append(Note("dra", "pods request DRA resource claims: devices are not "
-                          "simulated (DynamicResources), only cpu, memory and extended "
-                          "resources are checked"))
+    notes.extend(Note(code, message) for code, message in dra_notes(ctx, result, facts.dra))
     if facts.node_images and IMAGE_LOCALITY in profile.unmodelled and pending:
         notes.append(Note("image-locality", "nodes list their images but ImageLocality "
                           "(score weight 1) is not modelled: upstream may prefer nodes that "
@@ -92,7 +95,11 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
                           f"Namespace objects of {shown} are not in the inputs: they were "
                           "matched by their kubernetes.io/metadata.name label only"))
-    if not result.schedulable and pending and any(p.preemption_policy != "Never" for p in pending):
+    # Preemption can only help a group that reached a scheduling cycle with somewhere to go:
+    # not a gang still waiting for its pods (PreEnqueue), not one with no placement (no node
+    # carries its topology key), not one that failed validation.
+    if (not result.schedulable and pending and result.placements and not result.error
+            and any(p.preemption_policy != "Never" for p in pending)):
         notes.append(Note("preemption", "upstream would next try preemption (workload-aware "
                           "for pod groups) and may evict lower-priority pods; the plan does "
                           "not preempt (tasplan explain shows eviction what-ifs)"))

@@ -29,8 +29,14 @@ def schedule_group(
     *,
     all_assignments: bool = False,
     assign: bool = True,
+    parent: Placement | None = None,
 ) -> GroupResult:
-    """``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
+    """``parent``: the domain of the CompositePodGroup this group is a leaf of (tasplan.composite
+    drives the cycle for each leaf inside its parent's placement). Then, as upstream does for
+    a leaf of a tree, the nominated fast path is skipped, tree-wide gating replaces the
+    group's own, a feasible winner counts even with no new pod, and the winner is assumed
+    but not committed (the tree commits or rolls back as a whole).
+``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
     the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
     that show no assignments): the verdict and the selected placement are the same, but a
     counted winner gets no pod-by-pod node choice and nothing is assumed."""
@@ -44,18 +50,21 @@ def schedule_group(
         done = scheduled >= group.min_count
         return result(done, f"all {scheduled} pod(s) of the group are already scheduled"
                       if done else "the group has no pods")
-    if group.policy == Policy.GANG and pending + scheduled < group.min_count:
+    in_tree = parent is not None
+    if not in_tree and group.policy == Policy.GANG and pending + scheduled < group.min_count:
         # GangScheduling PreEnqueue keeps a gang out of the queue until minCount pods exist.
         return result(False, f"waiting for pods: {pending + scheduled} of minCount "
                       f"{group.min_count} pods of the gang exist")
 
-    parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
+    if parent is None:
+        parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
     placements, status = fw.run_placement_generate(ctx, parent, nodes)
     if status is not None:
         return result(False, f"{status.plugin}: {status.message}", error=True)
     if not placements:
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
+    dra = any(p.claims for p in ctx.pending)
     signatures = pod_signatures(ctx.pending, nodes)
     cache = GroupCache(nodes, statement)
     count = counting_mode(fw, signatures)
@@ -65,7 +74,7 @@ def schedule_group(
                                   signatures, count=mode)
 
     try:
-        nominated = nominated_placement(ctx, placements, nodes)
+        nominated = None if in_tree else nominated_placement(ctx, placements, nodes)
         sims = []
         if nominated is not None:
             # v1.37 fast path: the placement holding most nominated pods goes first and is
@@ -74,16 +83,16 @@ def schedule_group(
             if sim.feasible and sim.proposed:
                 _assume(sim, statement, assign)
                 name = sim.placement.name
-                return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled "
+                return result(True, f"{sim.placed}/{pending} pending pod(s) scheduled "
                               f"in placement {name!r}; the nominated-node placement was chosen "
                               "first (v1.37 fast path); other placements were not evaluated",
-                              placements=(_result(sim, nodes),), selected=name)
+                              placements=(_result(sim, nodes, dra=dra),), selected=name)
             sims.append(sim)
         sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
         # A nominated placement that got here scheduled nothing: it is not a candidate.
         feasible = [s for s in sims[1 if nominated is not None else 0:] if s.feasible]
         if not feasible:
-            ranked = tuple(_result(s, nodes) for s in sorted(sims, key=_infeasible_rank))
+            ranked = tuple(_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank))
             first = NOMINATED_NOTHING if sims[0].feasible else sims[0].status.message
             return result(False, f"0/{len(sims)} placements are available, first placement "
                           f"status: {first}", placements=ranked)
@@ -109,17 +118,18 @@ def schedule_group(
     # ``score`` stays None for a placement chosen without scoring.
     winner = feasible[best]
     ranked = [
-        _result(feasible[i], nodes, score=totals[i], scores=parts[i],
+        _result(feasible[i], nodes, dra=dra, score=totals[i], scores=parts[i],
                 tied=bool(tied) and totals[i] == totals[best])
         for i in order
     ]
-    ranked += [_result(s, nodes) for s in sorted(sims, key=_infeasible_rank) if not s.feasible]
+    ranked += [_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank)
+               if not s.feasible]
     name = winner.placement.name
-    if not winner.proposed:  # success without a single new pod is not progress
+    if not winner.proposed and not in_tree:  # success without a new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    _assume(winner, statement, assign)
-    message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
+    _assume(winner, statement, assign, commit=not in_tree)
+    message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 
@@ -144,12 +154,14 @@ def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
     return Count.INFEASIBLE if fw.placement_scores_read_nodes else Count.ALWAYS
 
 
-def _assume(winner: Simulation, statement: Statement, assign: bool) -> None:
+def _assume(winner: Simulation, statement: Statement, assign: bool, *,
+            commit: bool = True) -> None:
     """The chosen placement's pods become part of the world for the next group."""
     if assign:
         for assignment in winner.proposed:
             statement.assume(assignment.pod, assignment.node)
-        statement.commit()
+        if commit:
+            statement.commit()
 
 
 def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],
@@ -183,8 +195,9 @@ def _infeasible_rank(sim: Simulation) -> tuple[int, str]:
     return -sim.placed, sim.placement.name
 
 
-def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = None,
-            scores: dict | None = None, tied: bool = False) -> PlacementResult:
+def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,
+            score: int | None = None, scores: dict | None = None,
+            tied: bool = False) -> PlacementResult:
     return PlacementResult(
         name=sim.placement.name,
         nodes=tuple(nodes[i].node.name for i in sim.placement.nodes),
@@ -199,4 +212,5 @@ def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, score: int | None = N
         free=sim.free,
         tied=tied,
         simulated=sim.simulated,
+        allocations=sim.allocations if dra else None,
     )

@@ -5,7 +5,7 @@ PlacementFeasible after every pod, then roll back (upstream
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from tasplan.framework.diagnosis import Diagnosis
@@ -43,6 +43,8 @@ class Simulation:
     diagnoses: dict[str, Diagnosis]
     free: dict[str, int]
     simulated: bool = True
+    # DRA claims the simulation allocated: key -> devices (see ReservePlugin).
+    allocations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
     @property
     def feasible(self) -> bool:
@@ -75,6 +77,7 @@ def simulate_placement(
             return counted
 
     checkpoint = statement.checkpoint()
+    mark = fw.allocation_mark()
     remaining, scheduled = len(ctx.pending), len(ctx.scheduled)
     status = fw.run_placement_feasible(ctx, remaining, scheduled)
     proposed: list[ProposedAssignment] = []
@@ -103,9 +106,10 @@ def simulate_placement(
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
     status = _final(status)
     free = _free(members)
+    allocations = fw.allocations_since(mark)
     statement.rollback(checkpoint)
     return Simulation(placement, status, tuple(proposed), len(proposed), unplaced, diagnoses,
-                      free)
+                      free, allocations=allocations)
 
 
 def _final(status: Status) -> Status:
@@ -159,9 +163,9 @@ def _count(
     if status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
     status = _final(status)
-    # Scorers only see feasible placements: skip building proposals for the others.
-    proposed = tuple(ProposedAssignment(pod, None) for pod in ctx.pending[:fit]) \
-        if status.success else ()
+    # Scorers only see feasible placements: skip building proposals for the others. The
+    # pods are one class, so one proposal counts them all.
+    proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()
     return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
                       _free(members, (first, fit)), simulated=False)
 

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
+from tasplan.composite.planning import composite_gate_note, plan_unit, units_of
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
@@ -89,6 +90,7 @@ def plan(
     all_assignments: bool = False,
     scheduler_config: SchedulerConfig | None = None,
     schedule: Callable[..., GroupResult] = schedule_group,
+    composite_pod_groups: bool = True,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
@@ -101,7 +103,11 @@ def plan(
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups).
     ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
-    at each group in the state the planner gives it."""
+    at each group in the state the planner gives it.
+
+    CompositePodGroup trees (``composite_pod_groups``: the CompositePodGroup gate) are
+    planned as one unit each, at their root's priority (tasplan.composite); with the gate
+    off their PodGroups are planned alone, with a note."""
     registry = registry or in_tree_registry()
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
@@ -115,16 +121,23 @@ def plan(
         if chosen.scheduler_name not in frameworks:
             fw = frameworks[chosen.scheduler_name] = Framework(chosen, registry)
             fw.bind_snapshot(snapshot)
+            statement.add_reservers(fw.reservers)
         return frameworks[chosen.scheduler_name]
 
     infos, warnings = build_node_infos(snapshot)
     facts = ClusterFacts(snapshot)
     statement = Statement()
     by_group = snapshot.pods_by_group
-    groups = [g for g in snapshot.groups if g.planned]
-    groups.sort(key=lambda g: (-group_priority(g, by_group.get(g.key, [])), g.order))
+    trees = units_of(snapshot, by_group, composite_pod_groups, warnings)
+    in_trees = {g.key for t in trees for g in t.leaves}
+    units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
+    units += [t for t in trees if t.planned]
+    units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
+               else (-group_priority(u, by_group.get(u.key, [])), u.order))
     results: list[GroupResult] = []
-    for group in groups:
+    composites: list = []
+
+    def prepare(group: PodGroup) -> tuple[Framework, GroupContext] | GroupResult:
         pods = [p for p in by_group.get(group.key, []) if not p.terminal]
         # The scheduler skips pending pods that are being deleted.
         pending = sorted((p for p in pods if not p.node_name and not p.deleting),
@@ -134,22 +147,44 @@ def plan(
         # Without pending pods there is nothing to schedule: any profile reports that.
         fw = framework(name if pending else next(iter(config.profiles), name))
         if fw is None:
-            results.append(GroupResult(group, len(pending), len(scheduled), False,
-                                       not_handled(name), scheduler_name=name))
-            continue
-        ctx = GroupContext(group, tuple(pending), scheduled)
+            return GroupResult(group, len(pending), len(scheduled), False, not_handled(name),
+                               scheduler_name=name)
         invalid = validate_group(group, pending)
         if invalid:
-            results.append(GroupResult(group, len(pending), len(scheduled), False, invalid,
-                                       error=True, scheduler_name=name))
-            continue
-        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
-        if result.selected is not None:
-            _drop_nominations(infos, pending)
+            return GroupResult(group, len(pending), len(scheduled), False, invalid,
+                               error=True, scheduler_name=name)
+        return fw, GroupContext(group, tuple(pending), scheduled)
+
+    def finish(prepared: tuple[Framework, GroupContext] | GroupResult,
+               result: GroupResult) -> GroupResult:
+        if isinstance(prepared, GroupResult):
+            return replace(result, notes=result.notes + prepared.notes)
+        fw, ctx = prepared
+        if result.selected is not None and result.schedulable:
+            _drop_nominations(infos, list(ctx.pending))
         pct = fw.profile.percentage_of_nodes_to_score
         sampling = tuple(s for p in result.placements
                          if (s := node_sampling(p.name, len(p.nodes), pct)) is not None)
         notes = group_notes(ctx, fw.profile, sampling, result, facts)
-        results.append(replace(result, scheduler_name=name, sampling=sampling, notes=notes))
+        if ctx.group.parent is not None and not composite_pod_groups:
+            notes += (composite_gate_note(ctx.group),)
+        return replace(result, scheduler_name=scheduler_name(
+            [*ctx.pending, *(p for p, _ in ctx.scheduled)]), sampling=sampling, notes=notes)
+
+    for unit in units:
+        if not isinstance(unit, PodGroup):
+            outcome = plan_unit(unit, framework, infos, statement, by_group, prepare,
+                                all_assignments=all_assignments)
+            composites += [replace(c, position=len(results)) for c in outcome.composites]
+            results += [finish(prepare(r.group), r) for r in outcome.leaves]
+            continue
+        prepared = prepare(unit)
+        if isinstance(prepared, GroupResult):
+            results.append(prepared)
+            continue
+        fw, ctx = prepared
+        result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
+        results.append(finish(prepared, result))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
-                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings)
+                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings,
+                      composites=tuple(composites))

@@ -38,6 +38,9 @@ class PlacementResult:
     tied: bool = False
     # False when rejected from exact capacity counts: ``assignments`` is then empty.
     simulated: bool = True
+    # DRA claims allocated in this placement (claim key -> devices); None when the group's
+    # pods use no claims.
+    allocations: Mapping[str, list[Mapping[str, str]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,10 @@ class PlanResult:
     nodes: int
     pods: int
     warnings: tuple[str, ...] = ()
+    # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
+    composites: tuple = ()
 
     @property
     def schedulable(self) -> bool:
-        return all(g.schedulable for g in self.groups)
+        return all(g.schedulable for g in self.groups) and all(
+            c.schedulable for c in self.composites)

@@ -91,7 +91,6 @@ _UNMODELLED_POINTS: Mapping[str, frozenset[str]] = {
     n.VOLUME_ZONE: frozenset({"filter"}),
     n.POD_TOPOLOGY_SPREAD: frozenset({"filter", "score"}),
     n.INTER_POD_AFFINITY: frozenset({"filter", "score"}),
-    n.DYNAMIC_RESOURCES: frozenset({"filter", "score"}),
     n.IMAGE_LOCALITY: frozenset({"score"}),
     n.NODE_DECLARED_FEATURES: frozenset({"filter"}),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tasplan.dra import plugin as dynamic_resources
 from tasplan.framework.registry import Registry
 from tasplan.plugins import (
     balanced_allocation,
@@ -30,6 +31,7 @@ def in_tree_registry() -> Registry:
         names.NODE_RESOURCES_FIT: node_resources_fit.new,
         names.POD_TOPOLOGY_SPREAD: pod_topology_spread.new,
         names.INTER_POD_AFFINITY: inter_pod_affinity.new,
+        names.DYNAMIC_RESOURCES: dynamic_resources.new,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
         names.TOPOLOGY_PLACEMENT_GENERATOR: topology_placement.new,
         names.GANG_SCHEDULING: gang_scheduling.new,

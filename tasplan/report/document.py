@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tasplan.composite.result import CompositeResult
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.explain_document import explanation_document
+from tasplan.report.tree_order import report_order
 from tasplan.whatif.edits import AppliedEdit
 
 API_VERSION = "tasplan/v1"
@@ -24,19 +26,25 @@ def plan_document(result: PlanResult,
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
     null for a group that needed none. ``summary.whatIf`` lists the what-if edits the
     cluster was planned with, in the order applied (empty: the cluster as loaded)."""
-    groups = [_group(g) for g in result.groups]
-    if explanations is not None:
-        for doc, g in zip(groups, result.groups, strict=True):
-            found = explanations.get(g.group.key)
+    groups = []
+    for item, _ in report_order(result):
+        if not isinstance(item, GroupResult):
+            groups.append(composite_document(item))
+            continue
+        doc = _group(item)
+        if explanations is not None:
+            found = explanations.get(item.group.key)
             doc["explanation"] = None if found is None else explanation_document(found)
+        groups.append(doc)
     return {
         "apiVersion": API_VERSION,
         "kind": "PlanReport",
         "summary": {
             "nodes": result.nodes,
             "pods": result.pods,
-            "groups": len(result.groups),
-            "schedulable": sum(1 for g in result.groups if g.schedulable),
+            "groups": len(result.groups) + len(result.composites),
+            "schedulable": sum(1 for g in result.groups if g.schedulable)
+            + sum(1 for c in result.composites if c.schedulable),
             "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
@@ -60,12 +68,47 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "message": g.message,
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
+        # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
+        "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
+                          "existing": e.existing} for e in g.group.expansions],
         "placements": [_placement(p) for p in g.placements],
+        "parent": g.group.parent,
+    }
+
+
+def composite_document(c: CompositeResult) -> dict[str, Any]:
+    cpg = c.composite
+    return {
+        "name": cpg.key,
+        "kind": cpg.kind,
+        "policy": cpg.policy.value,
+        "minGroupCount": cpg.min_group_count,
+        "schedulerName": c.scheduler_name,
+        "topologyKey": cpg.topology_key,
+        "schedulable": c.schedulable,
+        "selected": c.selected,
+        "tiedWith": list(c.tied_with),
+        "message": c.message,
+        "error": c.error,
+        "notes": [{"code": n.code, "message": n.message} for n in c.notes],
+        "placements": [{
+            "name": p.name,
+            "nodes": p.nodes,
+            "feasible": p.feasible,
+            "score": p.score,
+            "scores": dict(p.scores),
+            "tied": p.tied,
+            "scheduledChildren": p.scheduled,
+            "evaluatedChildren": p.evaluated,
+            "status": p.status,
+        } for p in c.placements],
+        "parent": cpg.parent,
+        "children": [{"kind": kind, "name": key} for kind, key in c.children],
     }
 
 
 def _placement(p: PlacementResult) -> dict[str, Any]:
-    return {
+    out = {
         "name": p.name,
         "nodes": len(p.nodes),
         "feasible": p.feasible,
@@ -79,3 +122,6 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "assignments": dict(p.assignments),
         "unplaced": dict(p.unplaced),
     }
+    if p.allocations is not None:
+        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()}
+    return out

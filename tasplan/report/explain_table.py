@@ -12,6 +12,7 @@ from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, E
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
+from tasplan.report.table import expansion_lines
 
 DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
@@ -46,7 +47,7 @@ def _verdict(g: GroupResult) -> Text:
 
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                  width: int | None = None) -> RenderableType:
-    parts: list[RenderableType] = [Text(""), _title(g), _verdict(g)]
+    parts: list[RenderableType] = [Text(""), _title(g), *expansion_lines(g), _verdict(g)]
     if e is None:
         return Group(*parts)
     if g.schedulable:

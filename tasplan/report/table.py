@@ -6,10 +6,13 @@ from collections.abc import Iterator
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from rich.tree import Tree
 
+from tasplan.composite.result import CompositeResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
+from tasplan.report.tree_order import report_order
 
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
@@ -20,8 +23,79 @@ def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool
                 width: int | None = None) -> Iterator[RenderableType]:
     """The groups' tables; ``width`` (None: no limit) is what the tables should fit in.
     Warnings about the inputs are not part of the report (the CLI prints them to stderr)."""
-    for group in result.groups:
-        yield from render_group(group, wide=wide, all_assignments=all_assignments, width=width)
+    leaves = {g.group.key: g for g in result.groups}
+    composites = {c.composite.key: c for c in result.composites}
+    for item, _ in report_order(result):
+        if isinstance(item, GroupResult):
+            yield from render_group(item, wide=wide, all_assignments=all_assignments,
+                                    width=width)
+        else:
+            yield from render_composite(item, leaves, composites, width=width)
+
+
+def render_composite(c: CompositeResult, leaves: dict, composites: dict,
+                     width: int | None = None) -> Iterator[RenderableType]:
+    """A composite's placements (children scheduled per domain) and, for a root, the whole
+    tree with the domain each level chose."""
+    cpg = c.composite
+    title = Text.assemble(
+        (cpg.key, "bold"),
+        f"  CompositePodGroup · {cpg.policy.value} minGroupCount={cpg.min_group_count} · "
+        f"topology={cpg.topology_key or '(none)'} · children={len(c.children)}"
+        + (f" · parent={cpg.parent}" if cpg.parent else ""),
+    )
+    parts: list[RenderableType] = [Text(""), title]
+    if c.placements:
+        table = Columns()
+        for header, justify in (("#", "right"), ("PLACEMENT", "left"), ("NODES", "right"),
+                                ("FEASIBLE", "left"), ("CHILDREN", "right"),
+                                ("SCORE", "right"), ("STATUS", "left")):
+            table.add(header, justify, drop=1 if header == "NODES" else 0)
+        for rank, p in enumerate(c.placements, 1):
+            selected = p.name == c.selected
+            marker = "▶" if selected else ("=" if p.tied else "")
+            table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
+                      "yes" if p.feasible else "no",
+                      f"{p.scheduled}/{p.children} (min {cpg.min_group_count})",
+                      "-" if p.score is None else str(p.score), p.status,
+                      style="bold green" if selected else ("" if p.feasible else "dim"))
+        parts.append(table.fit(width))
+    if cpg.parent is None or cpg.parent not in composites:
+        parts.append(_tree(c, leaves, composites))
+    style = "bold green" if c.schedulable else "bold red"
+    verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else "UNSCHEDULABLE")
+    parts.append(Text.assemble((f"{verdict}: ", style), c.message))
+    for note in c.notes:
+        parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
+    yield Group(*parts)
+
+
+def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
+    def label(item: object) -> Text:
+        if isinstance(item, GroupResult):
+            p = item.selected_placement
+            where = f" → {p.name} · {p.placed}/{item.pending} pod(s)" if p else ""
+            ok = item.schedulable
+            return Text.assemble((item.group.key, "bold"), where,
+                                 ("  ✓" if ok else "  ✗", "green" if ok else "red"))
+        where = f" → {item.selected}" if item.selected is not None else ""
+        ok = item.schedulable
+        return Text.assemble((item.composite.key, "bold"), " (composite)", where,
+                             ("  ✓" if ok else "  ✗", "green" if ok else "red"))
+
+    tree = Tree(label(root))
+    stack = [(root, tree)]
+    while stack:
+        node, branch = stack.pop(0)
+        for kind, key in node.children:
+            child = composites.get(key) if kind == "CompositePodGroup" else leaves.get(key)
+            if child is None:
+                branch.add(Text(f"{key} ({kind}, no result)", style="dim"))
+                continue
+            sub = branch.add(label(child))
+            if kind == "CompositePodGroup":
+                stack.append((child, sub))
+    return tree
 
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
@@ -33,9 +107,13 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
         f"topology={key} · pending={g.pending} scheduled={g.scheduled}",
     )
     parts: list[RenderableType] = [Text(""), title]
+    parts.extend(expansion_lines(g))
     if g.placements:
-        parts.append(_placements_table(g, wide=wide).fit(width))
-        scorers = sorted({name for p in g.placements for name in p.scores})
+        table = _placements_table(g, wide=wide).fit(width)
+        parts.append(table)
+        shown = {str(c.header) for c in table.columns}
+        scorers = [name for name in sorted({name for p in g.placements for name in p.scores})
+                   if SCORER_HEADERS.get(name, name) in shown]
         if scorers:
             legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
             parts.append(Text(f"SCORE = weighted sum of placement scores: {legend}",
@@ -51,6 +129,13 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     for note in g.notes:
         parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
+
+
+def expansion_lines(g: GroupResult) -> Iterator[Text]:
+    """Which objects' templates tasplan turned into pods for this group."""
+    for e in g.group.expansions:
+        yield Text(f"pods from {e.kind} {e.name}: {e.synthesised} synthesised from its "
+                   f"template, {e.existing} existing", style="dim")
 
 
 def _placements_table(g: GroupResult, *, wide: bool) -> Columns:

@@ -1,8 +1,8 @@
 """The snapshot document, ``tasplan/v1`` ``ClusterSnapshot``.
 
-Nodes, PriorityClasses, Workloads, PodGroups and PodDisruptionBudgets are ordinary (pruned)
-Kubernetes objects under ``items``. Pods are a column table under ``pods``: pods of one
-controller share their metadata and, usually, their spec, so each distinct ``metadata``
+Nodes, PriorityClasses, Workloads, PodGroups, CompositePodGroups and PodDisruptionBudgets are
+ordinary (pruned) Kubernetes objects under ``items``. Pods are a column table under ``pods``:
+pods of one controller share their metadata and, usually, their spec, so each distinct ``metadata``
 (namespace, labels, owners) and ``spec`` (without ``nodeName``) is stored once and a pod is
 a row of ``name``, ``meta`` (index), ``spec`` (index), ``nodeName`` and ``phase``.
 Per-pod fields that are not shared (``deletionTimestamp``, ``status.nominatedNodeName``,

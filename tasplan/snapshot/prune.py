@@ -14,7 +14,8 @@ reads of that object, plus the identity fields reports name:
   only, and running pods matter to it through their requests, ports, labels, volumes and
   inter-pod (anti-)affinity. (Dropping them also lets the pods of one controller share a
   spec in the snapshot's pod table.)
-- PriorityClass, PodGroup, Workload, PodDisruptionBudget: everything but the noisy metadata.
+- PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget: everything but
+  the noisy metadata.
 Annotations are dropped: no in-tree plugin reads them. The one exception is a mirror pod's
 ``kubernetes.io/config.mirror``: drain what-ifs leave mirror pods in place, as kubectl does.
 """

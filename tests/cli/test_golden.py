@@ -31,12 +31,13 @@ CASES = {
     "check-train-rack.json": ("samples/workloads/train-rack.yaml", 0),
     "check-train-too-big.json": ("samples/workloads/train-too-big.yaml", 1),
     "check-v1alpha1-workload.json": ("samples/workloads/v1alpha1-workload.yaml", 0),
+    "check-composite.json": ("samples/composite/train-2level.yaml", 0),
 }
 
 
 def test_every_sample_has_a_golden() -> None:
     samples = {f"check-{p.stem}.json" for p in (REPO / "samples" / "workloads").glob("*.yaml")}
-    assert samples | {"check-all.json"} == set(CASES)
+    assert samples | {"check-all.json", "check-composite.json"} == set(CASES)
 
 
 @pytest.mark.parametrize("golden", sorted(CASES))

@@ -372,3 +372,33 @@ def test_request_timeout_accepts_kubectl_durations(text: str | None,
 def test_request_timeout_rejects_nonsense(kubeconfig: Path) -> None:
     result = invoke("check", TRAIN, "--live", "--request-timeout", "soon")
     assert_one_line_error(result, "--request-timeout: expected a duration such as 30s")
+
+
+def test_live_reads_composite_pod_groups_and_snapshots_keep_them(
+        kubeconfig: Path, cluster: Cluster, tmp_path: Path) -> None:
+    """A live cluster serving scheduling.k8s.io/v1alpha3 compositepodgroups: the tree's
+    CompositePodGroup, PodGroups and Workload come from the server, the pods from a file;
+    the plan equals the all-files plan, and a snapshot keeps the CompositePodGroup."""
+    import yaml as _yaml
+
+    sample = REPO / "samples" / "composite" / "train-2level.yaml"
+    objs = [o for o in _yaml.safe_load_all(sample.read_text())]
+    pods = [o for o in objs if o["kind"] == "Pod"]
+    cluster.scheduling_versions = ("v1", "v1alpha3")
+    cluster.workload_resources = ("workloads", "podgroups", "compositepodgroups")
+    cluster.add(*[o for o in objs if o["kind"] != "Pod"])
+    pod_file = tmp_path / "pods.yaml"
+    pod_file.write_text(_yaml.safe_dump_all(pods))
+    live = invoke("check", pod_file, "--live", "-o", "json")
+    files = invoke("check", sample, "-c", SAMPLE_CLUSTER, "-o", "json")
+    assert live.exit_code == files.exit_code == 0, live.stderr
+    live_doc, file_doc = json.loads(live.stdout), json.loads(files.stdout)
+    assert live_doc["groups"] == file_doc["groups"]
+    assert live_doc["groups"][0]["kind"] == "CompositePodGroup"
+    assert any(r.path == "/apis/scheduling.k8s.io/v1alpha3/compositepodgroups"
+               for r in cluster.requests)
+    assert invoke("snapshot", "-o", tmp_path / "s.json", "--live").exit_code == 0
+    kinds = [i["kind"] for i in json.loads((tmp_path / "s.json").read_text())["items"]]
+    assert kinds.count("CompositePodGroup") == 1
+    again = invoke("check", pod_file, "-c", tmp_path / "s.json", "-o", "json")
+    assert json.loads(again.stdout)["groups"] == file_doc["groups"]

@@ -534,7 +534,7 @@ def test_deeply_nested_lists_under_a_key(tmp_path: Path) -> None:
     except InputError as exc:
         assert "deep" in str(exc) or "nest" in str(exc)
     else:
-        assert snapshot.ignored == {"ConfigMap": 1}
+        assert snapshot.ignored == {("v1", "ConfigMap"): 1}
 
 
 def test_deeply_nested_lists_with_anchors(tmp_path: Path) -> None:

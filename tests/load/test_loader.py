@@ -630,7 +630,7 @@ def test_unknown_kinds_are_ignored_and_counted(tmp_path: Path) -> None:
         metadata: {name: a}
         ---
         apiVersion: apps/v1
-        kind: Deployment
+        kind: DaemonSet
         metadata: {name: d}
         spec: {replicas: 3}
         ---
@@ -650,7 +650,8 @@ def test_unknown_kinds_are_ignored_and_counted(tmp_path: Path) -> None:
           metadata: {name: p}
         """)
     snapshot = load_inputs([path])
-    assert dict(snapshot.ignored) == {"ConfigMap": 1, "Deployment": 1, "Secret": 2}
+    assert dict(snapshot.ignored) == {("v1", "ConfigMap"): 1, ("apps/v1", "DaemonSet"): 1,
+                                      ("v1", "Secret"): 2}
     assert [p.name for p in snapshot.pods] == ["p"]
     assert list(snapshot.ignored) == sorted(snapshot.ignored)
 
@@ -1352,5 +1353,5 @@ def test_job_overrides_do_not_apply_to_jobs_with_their_own_scheduling(tmp_path: 
     snapshot = load_inputs([path], jobs=JobOverrides(min_count=1, topology_key="rack"))
     (group,) = snapshot.groups
     assert (group.min_count, group.topology_key) == (2, None)
-    assert ("Job ml/ft has .spec.scheduling; --gang and --topology-key do not apply to it"
+    assert ("Job ml/ft has scheduling of its own; --gang and --topology-key do not apply to it"
             in snapshot.warnings)

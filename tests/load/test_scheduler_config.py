@@ -37,7 +37,8 @@ def test_sample_most_allocated():
     # score: NodeResourcesFit overrides multiPoint (first, weight 5); BalancedAllocation off
     assert profile.score == (PluginRef(n.NODE_RESOURCES_FIT, 5), PluginRef(n.TAINT_TOLERATION, 3),
                              PluginRef(n.NODE_AFFINITY, 2), PluginRef(n.POD_TOPOLOGY_SPREAD, 2),
-                             PluginRef(n.INTER_POD_AFFINITY, 2))
+                             PluginRef(n.INTER_POD_AFFINITY, 2),
+                             PluginRef(n.DYNAMIC_RESOURCES, 1))
     assert profile.placement_score == (PluginRef(n.NODE_RESOURCES_FIT, 1),
                                        PluginRef(n.POD_GROUP_PODS_COUNT, 1))
     assert profile.filter == default_profile().filter

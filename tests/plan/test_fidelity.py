@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from tasplan.model.group import Policy
-from tasplan.model.pod import UNMODELLED_DRA, UNMODELLED_VOLUMES
+from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
 from tasplan.plan.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
@@ -29,7 +29,6 @@ def test_a_plain_gang_that_fits_gets_no_notes():
 
 @pytest.mark.parametrize(("feature", "code"), [
     (UNMODELLED_VOLUMES, "volumes"),
-    (UNMODELLED_DRA, "dra"),
 ])
 def test_pod_features_tasplan_does_not_simulate(feature, code):
     group = make_group(min_count=1)

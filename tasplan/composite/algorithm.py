@@ -1,0 +1,363 @@
+"""Upstream's composite pod-group algorithms (``algorithm_podgroup.go``), driving the
+ordinary pod-group cycle (``schedule_group``) for every leaf.
+
+For a composite: generate its placements inside the parent's domain (its own topology
+constraint, if any); in each, plan its children one after another in order, each seeing
+the ones before it, with PlacementFeasible (minGroupCount) after every child, stopping as
+soon as minGroupCount can no longer be met (``compositePodGroupSchedulingDefaultAlgorithm``);
+roll the placement back; score the placements where the composite succeeded by the
+assignments of its successful leaves and assume the best one again
+(``compositePodGroupSchedulingPlacementAlgorithm``). A leaf evaluates every placement of
+its own inside its parent's domain (no nominated fast path). The root commits the whole
+tree or nothing; a root that succeeds without placing a pod is unschedulable. Children are
+never revisited (no backtracking), as upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from tasplan.composite.model import CompositePodGroup
+from tasplan.composite.result import CompositePlacement, CompositeResult
+from tasplan.composite.tree import Member, Tree
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.runtime import Framework
+from tasplan.framework.statement import Statement
+from tasplan.framework.status import Code
+from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
+from tasplan.model.group import PodGroup
+from tasplan.model.pod import Pod
+from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, schedule_group
+from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.result import GroupResult
+
+# prepare(group) -> (framework, context) to plan the leaf with, or the result it gets
+# without planning (no profile for its scheduler, invalid group).
+Prepare = Callable[[PodGroup], "tuple[Framework, GroupContext] | GroupResult"]
+
+
+@dataclass(frozen=True)
+class _Level:
+    """A composite's outcome in one placement of its parent."""
+
+    success: bool
+    message: str
+    scheduled: int
+    evaluated: int
+    error: bool = False
+    result: CompositeResult | None = None
+
+
+class _Error(Exception):
+    """A child failed with an error: the whole tree stops (upstream returns the error)."""
+
+
+def as_group(c: CompositePodGroup) -> PodGroup:
+    """The composite as the placement plugins see a group: GangScheduling's minCount is the
+    composite's minGroupCount (1 for basic), TopologyPlacement's key its constraint."""
+    return PodGroup(c.key, c.namespace, c.policy, c.min_group_count, c.topology_key,
+                    c.kind, c.api_version, c.source, c.order, c.priority,
+                    c.priority_class_name, planned=True, parent=c.parent)
+
+
+@dataclass(frozen=True)
+class TreeOutcome:
+    """``leaves``: final results in tree order; ``composites`` in tree order (root first)."""
+
+    leaves: tuple[GroupResult, ...]
+    composites: tuple[CompositeResult, ...]
+
+
+def plan_tree(
+    fw: Framework,
+    tree: Tree,
+    nodes: Sequence[NodeInfo],
+    statement: Statement,
+    pods_by_group: Mapping[str, list[Pod]],
+    prepare: Prepare,
+    *,
+    all_assignments: bool = False,
+) -> TreeOutcome:
+    """Plan one valid tree from the current state; commit it when the root succeeds."""
+    run = _Run(fw, tree, nodes, statement, pods_by_group, prepare, all_assignments)
+    root = tree.root
+    assert root is not None and tree.problem is None
+    if not run.ready(root):
+        return run.everywhere(False, f"waiting for composite pod group {root.name!r} tree to "
+                              "meet quorum (a child group still lacks pods)")
+    checkpoint = statement.checkpoint()
+    out: dict[str, object] = {}
+    try:
+        level = run.composite(root, Placement(UNCONSTRAINED, tuple(range(len(nodes)))), out)
+    except _Error as exc:
+        statement.rollback(checkpoint)
+        return run.everywhere(False, f"error in the tree: {exc}", error=True)
+    if level.success and not run.any_scheduled(root, out):
+        level = replace(level, success=False, message=NO_POD_SCHEDULED)
+        out[root.key] = replace(out[root.key], schedulable=False, message=NO_POD_SCHEDULED)
+    if level.success:
+        statement.commit()
+    else:
+        statement.rollback(checkpoint)
+    return run.outcome(out)
+
+
+class _Run:
+    def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
+                 statement: Statement, pods_by_group: Mapping[str, list[Pod]],
+                 prepare: Prepare, all_assignments: bool) -> None:
+        self.fw, self.tree, self.nodes, self.statement = fw, tree, nodes, statement
+        self.pods_by_group = pods_by_group
+        self.all_assignments = all_assignments
+        self.prepared = {g.key: prepare(g) for g in tree.leaves}
+        self.node_index = {info.node.name: i for i, info in enumerate(nodes)}
+        self._contexts: dict[str, GroupContext] = {}
+
+    # -- gating -------------------------------------------------------------------------
+    def ready(self, member: Member) -> bool:
+        """GangScheduling PreEnqueue for a tree: a leaf is admissible when it has minCount
+        pods (basic: 1); a composite when minGroupCount children are (upstream
+        ``isCPGTreeReady``)."""
+        if isinstance(member, PodGroup):
+            pods = [p for p in self.pods_by_group.get(member.key, []) if not p.terminal]
+            return len(pods) >= member.min_count
+        kids = self.tree.children.get(member.key, ())
+        return sum(1 for k in kids if self.ready(k)) >= member.min_group_count
+
+    # -- the algorithms ----------------------------------------------------------------
+    def context(self, c: CompositePodGroup) -> GroupContext:
+        """The composite as placement plugins see it: its subtree's pods."""
+        ctx = self._contexts.get(c.key)
+        if ctx is None:
+            pending: list[Pod] = []
+            scheduled: list[tuple[Pod, str]] = []
+            for leaf in self.leaves_under(c):
+                prepared = self.prepared[leaf.key]
+                if isinstance(prepared, tuple):
+                    pending += prepared[1].pending
+                    scheduled += prepared[1].scheduled
+            ctx = self._contexts[c.key] = GroupContext(as_group(c), tuple(pending),
+                                                       tuple(scheduled))
+        return ctx
+
+    def leaves_under(self, c: CompositePodGroup) -> Iterator[PodGroup]:
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, PodGroup):
+                yield child
+            else:
+                yield from self.leaves_under(child)
+
+    def composite(self, c: CompositePodGroup, parent: Placement, out: dict) -> _Level:
+        """``compositePodGroupSchedulingPlacementAlgorithm``: leaves the chosen subtree
+        assumed (not committed) on success, nothing on failure."""
+        ctx = self.context(c)
+        kids = self.tree.children.get(c.key, ())
+        placements, status = self.fw.run_placement_generate(ctx, parent, self.nodes)
+        if status is not None:
+            raise _Error(f"{c.kind} {c.key}: {status.plugin}: {status.message}")
+        if not placements:
+            return self._record(c, out, _Level(
+                False, f"{NO_PLACEMENTS}: no node carries the label {c.topology_key}", 0, 0))
+        evaluations: list[tuple[Placement, _Level, dict]] = []
+        for placement in placements:
+            checkpoint = self.statement.checkpoint()
+            sub: dict[str, object] = {}
+            level = self.default(c, placement, sub)
+            self.statement.rollback(checkpoint)
+            evaluations.append((placement, level, sub))
+        feasible = [e for e in evaluations if e[1].success]
+        rows = {e[0].name: e for e in evaluations}
+        if not feasible:
+            first = evaluations[0]
+            out.update(first[2])
+            message = (f"0/{len(evaluations)} placements are available, first placement "
+                       f"status: {first[1].message}")
+            return self._record(c, out, replace(first[1], success=False, message=message),
+                                placements=[_row(e, len(kids)) for e in
+                                            sorted(evaluations, key=_infeasible_rank)])
+        if len(feasible) == 1:
+            parts, totals = [{}], [None]
+        else:
+            candidates = [(p, self.proposed(c, sub)) for p, _, sub in feasible]
+            try:
+                parts = self.fw.run_placement_score(ctx, candidates, self.nodes)
+            except PluginError as exc:
+                raise _Error(f"{exc.status.plugin}: {exc.status.message}") from exc
+            totals = [sum(p.values()) for p in parts]
+        order = sorted(range(len(feasible)),
+                       key=lambda i: (-(totals[i] or 0), feasible[i][0].name))
+        best = order[0]
+        tied = tuple(feasible[i][0].name for i in order[1:] if totals[i] == totals[best])
+        placement, level, sub = feasible[best]
+        for leaf in self.successful_leaves(c, sub):
+            self.assume(leaf)
+        out.update(sub)
+        ranked = [_row(feasible[i], len(kids), score=totals[i], scores=parts[i],
+                       tied=bool(tied) and totals[i] == totals[best]) for i in order]
+        ranked += [_row(rows[name], len(kids)) for name in sorted(
+            rows, key=lambda n: _infeasible_rank(rows[n])) if not rows[name][1].success]
+        message = (f"{level.scheduled}/{len(kids)} child group(s) scheduled in placement "
+                   f"{placement.name!r} ({len(feasible)}/{len(evaluations)} placements "
+                   "feasible)")
+        return self._record(c, out, replace(level, message=message), placements=ranked,
+                            selected=placement.name, tied=tied)
+
+    def default(self, c: CompositePodGroup, placement: Placement, sub: dict) -> _Level:
+        """``compositePodGroupSchedulingDefaultAlgorithm`` inside one placement."""
+        ctx = self.context(c)
+        kids = self.tree.children.get(c.key, ())
+        remaining, scheduled, evaluated = len(kids), 0, 0
+        status = self.fw.run_placement_feasible(ctx, remaining, scheduled)
+        checkpoint = self.statement.checkpoint()
+        for child in kids:
+            if status.code == Code.UNSCHEDULABLE:
+                break
+            if isinstance(child, CompositePodGroup):
+                ok = self.composite(child, placement, sub).success
+            else:
+                ok = self.leaf(child, placement, sub)
+            evaluated += 1
+            remaining -= 1
+            scheduled += ok
+            status = self.fw.run_placement_feasible(ctx, remaining, scheduled)
+        if status.code == Code.WAIT:
+            status = replace(status, code=Code.UNSCHEDULABLE)
+        if not status.success:
+            self.statement.rollback(checkpoint)
+        message = status.message if not status.success else (
+            f"{scheduled}/{len(kids)} child group(s) scheduled")
+        level = _Level(status.success, message, scheduled, evaluated)
+        sub[c.key] = level
+        return level
+
+    def leaf(self, g: PodGroup, placement: Placement, sub: dict) -> bool:
+        prepared = self.prepared[g.key]
+        if isinstance(prepared, GroupResult):
+            if prepared.error:
+                raise _Error(f"PodGroup {g.key}: {prepared.message}")
+            sub[g.key] = prepared
+            return prepared.schedulable
+        fw, ctx = prepared
+        result = schedule_group(fw, ctx, self.nodes, self.statement,
+                                all_assignments=self.all_assignments, parent=placement)
+        if result.error:
+            raise _Error(f"PodGroup {g.key}: {result.message}")
+        sub[g.key] = result
+        return result.schedulable
+
+    # -- assumption -------------------------------------------------------------------
+    def successful_leaves(self, c: CompositePodGroup, sub: Mapping) -> Iterator[GroupResult]:
+        """Leaves that succeeded under ancestors that all succeeded (upstream
+        ``successfulLeafResults``)."""
+        level = sub.get(c.key)
+        if level is None or not _success(level):
+            return
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, CompositePodGroup):
+                yield from self.successful_leaves(child, sub)
+            else:
+                result = sub.get(child.key)
+                if isinstance(result, GroupResult) and result.schedulable:
+                    yield result
+
+    def assignments(self, result: GroupResult) -> Iterator[tuple[Pod, NodeInfo]]:
+        placement = result.selected_placement
+        prepared = self.prepared[result.group.key]
+        if placement is None or not isinstance(prepared, tuple):
+            return
+        pods = {p.key: p for p in prepared[1].pending}
+        for pod_key, node in placement.assignments.items():
+            yield pods[pod_key], self.nodes[self.node_index[node]]
+
+    def assume(self, result: GroupResult) -> None:
+        for pod, node in self.assignments(result):
+            self.statement.assume(pod, node)
+
+    def proposed(self, c: CompositePodGroup, sub: Mapping) -> list[ProposedAssignment]:
+        return [ProposedAssignment(pod, node) for leaf in self.successful_leaves(c, sub)
+                for pod, node in self.assignments(leaf)]
+
+    def any_scheduled(self, root: CompositePodGroup, out: Mapping) -> bool:
+        return any(r.selected_placement is not None and r.selected_placement.assignments
+                   for r in self.successful_leaves(root, out))
+
+    # -- results ----------------------------------------------------------------------
+    def _record(self, c: CompositePodGroup, out: dict, level: _Level, *,
+                placements: Sequence[CompositePlacement] = (), selected: str | None = None,
+                tied: tuple[str, ...] = ()) -> _Level:
+        kids = self.tree.children.get(c.key, ())
+        out[c.key] = CompositeResult(
+            c, tuple((k.kind, k.key) for k in kids), level.success, level.message,
+            tuple(placements), selected if level.success else None, tied, level.error)
+        return level
+
+    def everywhere(self, schedulable: bool, message: str, *, error: bool = False
+                   ) -> TreeOutcome:
+        """Every group of the tree gets the same verdict (gating, errors)."""
+        out: dict[str, object] = {}
+        for c in self.tree.composites:
+            self._record(c, out, _Level(schedulable, message, 0, 0, error))
+        for g in self.tree.leaves:
+            prepared = self.prepared[g.key]
+            if isinstance(prepared, GroupResult):
+                out[g.key] = prepared
+            else:
+                ctx = prepared[1]
+                out[g.key] = GroupResult(g, len(ctx.pending), len(ctx.scheduled), schedulable,
+                                         message, error=error)
+        return self.outcome(out)
+
+    def outcome(self, out: Mapping) -> TreeOutcome:
+        """Leaves and composites in tree order; a leaf is schedulable only when every
+        ancestor is too (otherwise nothing of it is bound); leaves never reached get why."""
+        leaves: list[GroupResult] = []
+        composites: list[CompositeResult] = []
+
+        def walk(c: CompositePodGroup, blocked: str | None) -> None:
+            result = out.get(c.key)
+            if not isinstance(result, CompositeResult):
+                result = CompositeResult(c, tuple((k.kind, k.key) for k in
+                                                  self.tree.children.get(c.key, ())),
+                                         False, f"not attempted: {blocked}")
+            elif blocked and result.schedulable:
+                result = replace(result, schedulable=False,
+                                 message=f"{result.message}; not bound: {blocked}")
+            composites.append(result)
+            if not result.schedulable and blocked is None:
+                blocked = f"{c.kind} {c.key} is unschedulable"
+            for child in self.tree.children.get(c.key, ()):
+                if isinstance(child, CompositePodGroup):
+                    walk(child, blocked)
+                    continue
+                leaf = out.get(child.key)
+                if not isinstance(leaf, GroupResult):
+                    prepared = self.prepared[child.key]
+                    pending = len(prepared[1].pending) if isinstance(prepared, tuple) else 0
+                    leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
+                elif blocked and leaf.schedulable:
+                    leaf = replace(leaf, schedulable=False,
+                                   message=f"{leaf.message}; not bound: {blocked}")
+                leaves.append(leaf)
+
+        assert self.tree.root is not None
+        walk(self.tree.root, None)
+        return TreeOutcome(tuple(leaves), tuple(composites))
+
+
+def _success(level: object) -> bool:
+    return level.success if isinstance(level, _Level) else bool(
+        getattr(level, "schedulable", False))
+
+
+def _infeasible_rank(e: tuple[Placement, _Level, dict]) -> tuple[int, str]:
+    return -e[1].scheduled, e[0].name
+
+
+def _row(e: tuple[Placement, _Level, dict], children: int, *, score: int | None = None,
+         scores: Mapping[str, int] | None = None, tied: bool = False) -> CompositePlacement:
+    placement, level, _ = e
+    return CompositePlacement(placement.name, len(placement.nodes), level.success,
+                              level.message, level.scheduled, level.evaluated, children,
+                              score, scores or {}, tied)
+

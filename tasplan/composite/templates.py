@@ -1,0 +1,123 @@
+"""A Workload's ``compositePodGroupTemplates`` (v1alpha3, v1beta1): a tree of templates whose
+leaves are PodGroupTemplates. Checked as the API server checks a Workload: at most 8 entries
+per list, at most 4 levels, template names unique across the whole tree, every composite
+template with at least one child."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tasplan.composite.model import MAX_TREE_DEPTH
+from tasplan.load.fields import ObjectFields
+from tasplan.model.group import Policy
+
+MAX_TEMPLATES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class CompositeSpec:
+    """Policy, constraint and priority of a CompositePodGroup or its template; None = not
+    given here."""
+
+    policy: Policy | None
+    min_group_count: int | None
+    topology_key: str | None
+    priority: int | None = None
+    priority_class_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateTree:
+    """``composites``: composite template name -> spec; ``leaves``: PodGroupTemplate name ->
+    the parser's spec; ``parent``: template name -> its composite template's name."""
+
+    composites: Mapping[str, CompositeSpec]
+    leaves: Mapping[str, Any]
+    parent: Mapping[str, str]
+
+
+def composite_policy(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, int | None]:
+    """Exactly one of ``basic: {}`` / ``gang: {minGroupCount}``."""
+    if raw is None:
+        return None, None
+    raw = f.mapping(raw, path)
+    chosen = [k for k in ("basic", "gang") if raw.get(k) is not None]
+    if len(chosen) != 1:
+        raise f.error(path, "expected exactly one of basic or gang")
+    if chosen[0] == "basic":
+        return Policy.BASIC, 1
+    gang = f.mapping(raw["gang"], f"{path}.gang")
+    if gang.get("minGroupCount") is None:
+        raise f.error(f"{path}.gang.minGroupCount", "required field is missing")
+    return Policy.GANG, f.integer(gang["minGroupCount"], f"{path}.gang.minGroupCount",
+                                  minimum=1)
+
+
+def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str,
+                   topology_key_of: Callable) -> CompositeSpec:
+    policy, count = composite_policy(f, raw.get("schedulingPolicy"), f"{path}.schedulingPolicy")
+    key = topology_key_of(f, raw.get("schedulingConstraints"), f"{path}.schedulingConstraints")
+    priority = raw.get("priority")
+    if priority is not None:
+        priority = f.integer(priority, f"{path}.priority")
+    pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
+    return CompositeSpec(policy, count, key, priority, pcn)
+
+
+def decode_template_tree(f: ObjectFields, items: object, path: str,
+                         leaf_spec: Callable[[ObjectFields, Mapping[str, Any], str], Any],
+                         topology_key_of: Callable) -> TemplateTree:
+    """``leaf_spec`` decodes one PodGroupTemplate (the loader's own parser)."""
+    composites: dict[str, CompositeSpec] = {}
+    leaves: dict[str, Any] = {}
+    parent: dict[str, str] = {}
+    where: dict[str, str] = {}
+
+    def name_of(raw: Mapping[str, Any], at: str) -> str:
+        name = f.string(raw.get("name"), f"{at}.name", required=True)
+        if name in where:
+            raise f.error(f"{at}.name", f"duplicate template name {name!r} (also at "
+                          f"{where[name]}); names must be unique in the whole template tree")
+        where[name] = at
+        return name
+
+    def bounded(raw: object, at: str) -> list:
+        seq = f.sequence(raw, at)
+        if len(seq) > MAX_TEMPLATES:
+            raise f.error(at, f"expected at most {MAX_TEMPLATES} items, got {len(seq)}")
+        return seq
+
+    # Explicit stack (name, raw list, path, level): depth is bounded by MAX_TREE_DEPTH.
+    stack: list[tuple[str | None, object, str, int]] = [(None, items, path, 1)]
+    while stack:
+        owner, raw_list, at, level = stack.pop()
+        for i, raw in enumerate(bounded(raw_list, at)):
+            here = f"{at}[{i}]"
+            raw = f.mapping(raw, here)
+            name = name_of(raw, here)
+            if owner is not None:
+                parent[name] = owner
+            if level >= MAX_TREE_DEPTH:
+                raise f.error(here, f"the template tree is deeper than {MAX_TREE_DEPTH} "
+                              "levels (a composite template here would need children at "
+                              f"level {level + 1})")
+            spec = composite_spec(f, raw, here, topology_key_of)
+            if spec.policy is None:
+                raise f.error(f"{here}.schedulingPolicy", "required field is missing")
+            composites[name] = spec
+            pgs = raw.get("podGroupTemplates")
+            cpgs = raw.get("compositePodGroupTemplates")
+            if not pgs and not cpgs:
+                raise f.error(here, "expected at least one of podGroupTemplates or "
+                              "compositePodGroupTemplates")
+            for j, leaf in enumerate(bounded(pgs, f"{here}.podGroupTemplates")):
+                leaf_at = f"{here}.podGroupTemplates[{j}]"
+                leaf = f.mapping(leaf, leaf_at)
+                leaf_name = name_of(leaf, leaf_at)
+                leaves[leaf_name] = leaf_spec(f, leaf, leaf_at)
+                parent[leaf_name] = name
+            if cpgs:
+                stack.append((name, cpgs, f"{here}.compositePodGroupTemplates", level + 1))
+    return TemplateTree(composites, leaves, parent)

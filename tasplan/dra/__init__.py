@@ -1,0 +1,2 @@
+"""Dynamic Resource Allocation: model, CEL selectors, the structured allocator and the
+DynamicResources plugin."""

@@ -1,0 +1,61 @@
+"""What real manifests need before decoding: names for objects that only have
+``metadata.generateName``, and one word about every kind tasplan skips."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from tasplan.load.documents import Document
+
+# The API server appends 5 random characters from an alphabet without 0, 1 and 3; tasplan
+# appends a zero-padded counter instead: stable across runs, and never a name the server
+# could have generated.
+_SUFFIX_WIDTH = 5
+_SHOWN = 3
+
+# Gang kinds of other schedulers (and their Jobs): tasplan cannot plan them as they are,
+# but their pods can be planned as a kube-scheduler gang.
+_OTHER_GANGS = {"PodGroup", "Job", "PodGroupSet", "Queue"}
+
+
+def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
+    """Objects with ``generateName`` and no ``name`` get ``<generateName><counter>``,
+    counted per kind, namespace and prefix in input order; the warning says so."""
+    counters: Counter = Counter()
+    named: list[str] = []
+    out = docs
+    for i, doc in enumerate(docs):
+        meta = doc.obj.get("metadata")
+        if not isinstance(meta, dict) or meta.get("name"):
+            continue
+        prefix = meta.get("generateName")
+        if not isinstance(prefix, str) or not prefix:
+            continue
+        key = (doc.obj.get("kind"), meta.get("namespace"), prefix)
+        name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
+        counters[key] += 1
+        if out is docs:
+            out = list(docs)
+        out[i] = Document(doc.source, {**doc.obj, "metadata": {**meta, "name": name}})
+        named.append(f"{doc.obj.get('kind')} {name}")
+    if not named:
+        return docs, []
+    shown = ", ".join(named[:_SHOWN]) + (f" and {len(named) - _SHOWN} more"
+                                         if len(named) > _SHOWN else "")
+    return out, [f"{len(named)} object(s) have only metadata.generateName; tasplan names them "
+                 f"<generateName> plus a 5-digit counter, the same on every run: {shown}"]
+
+
+def skipped_kinds(ignored: Mapping[tuple[str, str], int]) -> list[str]:
+    """One warning per apiVersion and kind that tasplan does not read."""
+    out = []
+    for (api_version, kind), n in sorted(ignored.items()):
+        text = (f"skipped {n} {kind} object(s) of apiVersion {api_version}: tasplan does "
+                "not read them")
+        if kind in _OTHER_GANGS:
+            text += (" (another scheduler's gang: to see how its pods would fare as a "
+                     "kube-scheduler gang, plan its pod template as a Job, or the pods "
+                     "themselves, with --gang MINCOUNT --topology-key KEY)")
+        out.append(text)
+    return out

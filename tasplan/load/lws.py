@@ -1,0 +1,79 @@
+"""leaderworkerset.x-k8s.io LeaderWorkerSet -> its groups' pods (see ``producers``).
+
+Each of ``replicas`` groups is a leader ``<lws>-<g>`` (from ``leaderTemplate``, else the
+worker template) and ``size - 1`` workers ``<lws>-<g>-<w>``, with the labels the LWS
+controller adds (``leaderworkerset.sigs.k8s.io/name``, ``group-index``, ``worker-index``).
+Each group is one pod group ``<ns>/<lws>-<g>``, as LWS's own scheduling provider makes one
+PodGroup per group: ``spec.scheduling`` gives its policy and constraint (an omitted gang
+``minCount`` defaults to ``size``), else basic, or a gang with ``--gang``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tasplan.dra.references import pod_claims
+from tasplan.load.fields import ObjectFields
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    check_expansion,
+    pod_template,
+    replicas,
+)
+from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
+from tasplan.model.group import Policy
+from tasplan.model.source import Source
+
+GROUP = "leaderworkerset.x-k8s.io"
+VERSIONS = (f"{GROUP}/v1",)
+_LABEL = "leaderworkerset.sigs.k8s.io/"
+
+
+def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
+    f = ObjectFields(source, obj)
+    meta = f.mapping(obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
+    spec = f.mapping(obj.get("spec"), "spec")
+    count = replicas(f, spec, "spec.replicas")
+    lwt = f.mapping(spec.get("leaderWorkerTemplate"), "spec.leaderWorkerTemplate")
+    path = "spec.leaderWorkerTemplate"
+    size = lwt.get("size")
+    size = 1 if size is None else f.int32(size, f"{path}.size", minimum=1)
+    check_expansion(f, "spec.replicas", count * size)  # before listing them
+    worker = pod_template(f, lwt.get("workerTemplate"), f"{path}.workerTemplate")
+    if lwt.get("leaderTemplate") is not None:
+        leader, leader_path = (pod_template(f, lwt["leaderTemplate"], f"{path}.leaderTemplate"),
+                               f"{path}.leaderTemplate")
+    else:
+        leader, leader_path = worker, f"{path}.workerTemplate"
+    batches = []
+    for g in range(count):
+        group = f"{name}-{g}"
+        common = {f"{_LABEL}name": name, f"{_LABEL}group-index": str(g)}
+        batches.append(PodBatch(leader, leader_path,
+                                ((group, {**common, f"{_LABEL}worker-index": "0"}),),
+                                (), group))
+        if size > 1:
+            batches.append(PodBatch(worker, f"{path}.workerTemplate", tuple(
+                (f"{group}-{w}", {**common, f"{_LABEL}worker-index": str(w)})
+                for w in range(1, size)), (), group))
+
+    scheduling = spec.get("scheduling")
+    if scheduling is None:
+        return Producer("LeaderWorkerSet", obj["apiVersion"], namespace, name, source, obj,
+                        tuple(batches), overrides.group_spec(), False)
+    scheduling = f.mapping(scheduling, "spec.scheduling")
+    policy, min_count = policy_of(f, scheduling.get("schedulingPolicy"),
+                                  "spec.scheduling.schedulingPolicy")
+    policy = policy or Policy.GANG  # LWS defaults its template to a gang of the group
+    if policy == Policy.GANG and min_count is None:
+        min_count = size
+    key = topology_key_of(f, scheduling.get("schedulingConstraints"),
+                          "spec.scheduling.schedulingConstraints")
+    claims = pod_claims(f, scheduling.get("resourceClaims"), "spec.scheduling.resourceClaims")
+    return Producer("LeaderWorkerSet", obj["apiVersion"], namespace, name, source, obj,
+                    tuple(batches), GroupSpec(policy, min_count or 1, key, claims=claims), True)

@@ -1,0 +1,246 @@
+"""Pod-producing objects (Job, JobSet, LeaderWorkerSet, Deployment, ReplicaSet, StatefulSet)
+-> the pods their controllers would create, and the groups those pods form.
+
+Every kind goes through ``expand``, with the same rules:
+
+- a pod template whose spec names a group (``schedulingGroup``, v1.36+, or ``workloadRef``,
+  v1.35) joins that group: its pods are planned with it and the object gets no group of its
+  own, whatever ``--gang`` says;
+- otherwise the object's pods form its own group(s): the object's own scheduling
+  (``.spec.scheduling`` of a Job or LeaderWorkerSet, a JobSet ``gangPolicy``), else basic,
+  or a gang with ``--gang`` / ``--topology-key``;
+- pods the controller already created count as upstream's controllers count them: a
+  running or pending pod of the controller (by its labels, or by its ordinal name for
+  StatefulSet-style controllers) is one pod fewer to create, and its name is not reused.
+
+The kinds' own decoders (``batch``, ``jobset``, ``lws``, ``apps``) only say which pods a
+controller keeps, with which names and labels; they stay small so that they can move to a
+typed decoder later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tasplan.limits import MAX_CONTROLLER_PODS
+from tasplan.load.core_v1 import PriorityResolver, _group_ref, decode_pod
+from tasplan.load.fields import ObjectFields
+from tasplan.load.scheduling import GroupSpec
+from tasplan.model.group import Expansion, PodGroup, Policy
+from tasplan.model.pod import Pod
+from tasplan.model.source import Source
+from tasplan.model.spread_selectors import ControllerRef
+
+
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """``--gang`` / ``--topology-key`` for objects without scheduling of their own."""
+
+    min_count: int | None = None
+    topology_key: str | None = None
+
+    def group_spec(self) -> GroupSpec:
+        if self.min_count is not None:
+            return GroupSpec(Policy.GANG, self.min_count, self.topology_key)
+        return GroupSpec(Policy.BASIC, 1, self.topology_key)
+
+
+@dataclass(frozen=True, slots=True)
+class PodBatch:
+    """The pods one template yields inside one object (a JobSet's child Job, an LWS
+    replica's leader or workers, a Deployment).
+
+    ``names`` are the pods the controller keeps, in creation order, each with the labels it
+    adds to the template's. ``selectors`` find the pods it already created (a pod matches
+    when all labels of one selector match); none means by name (ordinal names:
+    StatefulSet, LeaderWorkerSet).
+    ``group`` is the name of the object's own group these pods form (without namespace).
+    """
+
+    template: Mapping[str, Any]
+    template_path: str
+    names: tuple[tuple[str, Mapping[str, str]], ...]
+    selectors: tuple[Mapping[str, str], ...]
+    group: str
+    controller: ControllerRef | None = None  # the pods' ownerReference (default spreading)
+
+
+@dataclass(frozen=True, slots=True)
+class Producer:
+    """One pod-producing object and the groups its pods form when no template names one.
+
+    ``specs`` gives each own group's policy (by group name); groups not listed use
+    ``default``.
+    """
+
+    kind: str
+    api_version: str
+    namespace: str
+    name: str
+    source: Source
+    obj: Mapping[str, Any]
+    batches: tuple[PodBatch, ...]
+    default: GroupSpec
+    explicit: bool  # the object has scheduling of its own: --gang does not apply
+    specs: Mapping[str, GroupSpec] = field(default_factory=dict)
+    count_field: str = "spec.replicas"  # the field an error about too many pods names
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def check_expansion(f: ObjectFields, field: str, pods: int, total: int = 0) -> None:
+    """Refuse a controller whose pods (``total`` with those of earlier controllers) would
+    exceed the shared limit: expansion is linear, but 10^8 pods is hours of planning.
+    Every pod-producing kind checks before it lists its pods."""
+    limit = MAX_CONTROLLER_PODS.get_int()
+    if pods + total > limit:
+        before = f" (with {total:,} pods of earlier controllers)" if total else ""
+        raise f.error(field, f"{pods:,} pods to create{before} exceed the limit of {limit:,} "
+                      f"pods synthesised from controllers ({MAX_CONTROLLER_PODS.hint()})")
+
+
+def pod_template(f: ObjectFields, raw: object, path: str) -> Mapping[str, Any]:
+    """A PodTemplateSpec, checked as far as synthesising pods from it needs."""
+    template = f.mapping(raw, path)
+    f.mapping(template.get("spec"), f"{path}.spec")
+    meta = f.mapping(template.get("metadata"), f"{path}.metadata")
+    f.string_map(meta.get("labels"), f"{path}.metadata.labels")
+    return template
+
+
+def replicas(f: ObjectFields, spec: Mapping[str, Any], path: str, default: int = 1) -> int:
+    value = spec.get(path.rsplit(".", 1)[-1])
+    return default if value is None else f.int32(value, path, minimum=0)
+
+
+def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str | None:
+    """The group the template's pods name themselves, if any."""
+    spec = batch.template.get("spec") or {}
+    return _group_ref(owner, namespace, spec, f"{batch.template_path}.spec")
+
+
+def _synthesise(batch: PodBatch, namespace: str, index: int) -> dict[str, Any]:
+    name, labels = batch.names[index]
+    meta = batch.template.get("metadata") or {}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace,
+                     "labels": {**(meta.get("labels") or {}), **labels}},
+        "spec": batch.template.get("spec") or {},
+    }
+
+
+class PodIndex:
+    """Pods by (namespace, label key, value), built once per label key a selector leads
+    with: finding a controller's pods costs its candidates, not every pod."""
+
+    def __init__(self, pods: Mapping[tuple[str, str], Pod]) -> None:
+        self._pods = pods
+        self._by_label: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
+
+    def matching(self, namespace: str, selector: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+        if not selector:
+            return
+        first, value = next(iter(selector.items()))
+        index = self._by_label.get(first)
+        if index is None:
+            index = self._by_label[first] = {}
+            for pkey, pod in self._pods.items():
+                v = pod.labels.get(first)
+                if v is not None:
+                    index.setdefault((pod.namespace, v), []).append(pkey)
+        for pkey in index.get((namespace, value), ()):
+            labels = self._pods[pkey].labels
+            if all(labels.get(k) == v for k, v in selector.items()):
+                yield pkey
+
+    def add(self, pkey: tuple[str, str], pod: Pod) -> None:
+        for key, index in self._by_label.items():
+            v = pod.labels.get(key)
+            if v is not None:
+                index.setdefault((pod.namespace, v), []).append(pkey)
+
+
+def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex,
+           priorities: PriorityResolver, order: int, position: int,
+           owners: dict | None = None, total: int = 0
+           ) -> tuple[list[PodGroup], int, dict[str, Expansion]]:
+    """Add the pods ``producer``'s controllers would still create to ``pods`` (existing
+    ones of its own groups join them). Returns its own groups, the next pod order, and
+    what it added to groups defined elsewhere (templates that name a group). ``total``:
+    pods synthesised for earlier objects, which count towards the shared limit.
+
+    ``owners`` (pod key -> controller) is filled for synthesised pods when default
+    topology spreading needs it."""
+    ns = producer.namespace
+    owner = ObjectFields(producer.source, producer.obj)
+    counts: dict[str, list[int]] = {}  # group key -> [synthesised, existing]
+    own: dict[str, None] = {}
+    for batch in producer.batches:
+        named = template_group(owner, ns, batch)
+        joins = named is not None
+        own_key = f"{ns}/{batch.group}"
+        group = named or own_key
+        if not joins:
+            own.setdefault(own_key)
+        if not batch.selectors:
+            existing = [(ns, name) for name, _ in batch.names if (ns, name) in pods]
+        else:
+            existing = list(dict.fromkeys(
+                k for selector in batch.selectors for k in index.matching(ns, selector)))
+        active = 0
+        for pkey in existing:
+            pod = pods[pkey]
+            active += not pod.terminal
+            if pod.group is None and not joins:
+                pods[pkey] = replace(pod, group=own_key)
+        taken = {name for _, name in existing}
+        missing = max(len(batch.names) - active, 0)
+        check_expansion(owner, producer.count_field, missing, total)
+        total += missing
+        synthesised = 0
+        for i in range(len(batch.names)):
+            if synthesised == missing:
+                break
+            if batch.names[i][0] in taken or (ns, batch.names[i][0]) in pods:
+                continue
+            pod = decode_pod(producer.source, _synthesise(batch, ns, i), order, priorities,
+                             group=group,
+                             spec_path=f"{batch.template_path}.spec", synthesised=True,
+                             owner=owner)
+            order += 1
+            synthesised += 1
+            pkey = (ns, pod.name)
+            pods[pkey] = pod
+            index.add(pkey, pod)
+            if owners is not None and batch.controller is not None:
+                owners[pkey] = batch.controller
+        entry = counts.setdefault(group, [0, 0])
+        entry[0] += synthesised
+        entry[1] += active
+    groups = []
+    for key in own:
+        spec = producer.specs.get(key.split("/", 1)[1], producer.default)
+        groups.append(PodGroup(
+            key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
+            min_count=spec.min_count or 1, topology_key=spec.topology_key,
+            kind=producer.kind, api_version=producer.api_version, source=producer.source,
+            order=position, claims=spec.claims))
+    expansions = {key: Expansion(producer.kind, producer.key, s, e)
+                  for key, (s, e) in counts.items()}
+    groups = [replace(g, expansions=(expansions[g.key],)) if g.key in expansions else g
+              for g in groups]
+    joined = {k: v for k, v in expansions.items() if k not in own}
+    return groups, order, joined
+
+
+def merge_expansions(groups: Sequence[PodGroup], joined: Mapping[str, list[Expansion]]
+                     ) -> list[PodGroup]:
+    """Record on each group the objects whose templates joined it."""
+    return [replace(g, expansions=g.expansions + tuple(joined[g.key])) if g.key in joined
+            else g for g in groups]

@@ -1,0 +1,42 @@
+"""The composite outputs shown in docs/composite.md (whole) and the README (its first lines)
+are what tasplan prints."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tasplan.cli.app import app
+
+REPO = Path(__file__).resolve().parents[2]
+COMMAND = "tasplan check samples/composite/train-2level.yaml -c samples/cluster"
+
+
+def _run(command: str) -> str:
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        result = CliRunner().invoke(app, shlex.split(command)[1:], env={"COLUMNS": "80"})
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def _block(text: str, fence: str) -> str:
+    m = re.search(rf"^```{fence}\n\$ {re.escape(COMMAND)}\n(.*?)^```$", text, re.M | re.S)
+    assert m is not None
+    return m.group(1)
+
+
+def test_docs_show_the_real_output() -> None:
+    assert _block((REPO / "docs" / "composite.md").read_text(), "text") == _run(COMMAND)
+
+
+def test_readme_shows_the_first_lines_of_the_real_output() -> None:
+    shown = _block((REPO / "README.md").read_text(), "console")
+    assert _run(COMMAND).lstrip("\n").startswith(shown)

@@ -1,0 +1,31 @@
+"""The bundled DRA sample (samples/dra): a rack-level interconnect shared by a gang."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tasplan.load.loader import load_inputs
+from tasplan.plan.planner import plan
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "dra"
+
+
+def test_shared_fabric_claim_picks_the_only_rack_with_a_free_fabric_and_four_free_nodes():
+    snap = load_inputs([SAMPLES / "workloads" / "train-fabric.yaml"], [SAMPLES / "cluster"])
+    assert len(snap.dra.slices) == 15 and len(snap.dra.claims) == 2
+    result = plan(snap).groups[0]
+    assert result.schedulable and result.selected == "rack-3"
+    by_name = {p.name: p for p in result.placements}
+    # rack-1: its fabric is held by research/sweep-fabric
+    assert by_name["rack-1"].unplaced["ml/train-fabric-0"] == \
+        "0/4 nodes are available: 4 cannot allocate all claims."
+    # rack-2: dra-r2-0 has only 4 free GPUs (research/notebook-gpus), the 4th pod fails
+    assert by_name["rack-2"].placed == 3
+    chosen = result.selected_placement
+    assert chosen.allocations["ml/train-fabric/fabric"] == [
+        {"request": "fabric", "driver": "fabric.example.com", "pool": "rack-3",
+         "device": "nvlink-domain"}]
+    assert [d["device"] for d in chosen.allocations["ml/train-fabric-0/gpus"]] == \
+        [f"gpu-{i}" for i in range(8)]
+    assert len({d["pool"] for k, v in chosen.allocations.items() if k.endswith("/gpus")
+                for d in v}) == 4
