@@ -50,3 +50,17 @@ def test_snapshot_keeps_the_dra_objects(tmp_path):
     assert from_snapshot.stdout == from_files.stdout
     kinds = {i["kind"] for i in __import__("json").loads(target.read_text())["items"]}
     assert {"DeviceClass", "ResourceSlice", "ResourceClaim"} <= kinds
+
+
+def test_table_shows_devices_per_pod_and_free_devices_per_domain():
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+    out = CliRunner().invoke(app, ["check", str(SAMPLES / "workloads" / "train-fabric.yaml"),
+                                   "-c", str(SAMPLES / "cluster")],
+                             env={"COLUMNS": "200"}).stdout
+    assert "FREE gpu.example.com" in out and "FREE fabric.example.com" in out
+    rack2 = next(line for line in out.splitlines() if " rack-2 " in line)
+    assert rack2.split()[-2:] == ["4", "0"]  # 4 GPUs of dra-r2-0 left; the fabric taken
+    assert "ml/train-fabric-0  dra-r3-0  8× gpu.example.com, 1× fabric.example.com" in out
+    assert "dra-greedy" not in out  # the gang fits: nothing to say about greedy choices
