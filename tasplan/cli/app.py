@@ -253,6 +253,71 @@ def _main(version: Annotated[bool, typer.Option(
     """What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732)."""
 
 
+@app.command(cls=WhatIfCommand)
+def capacity(
+    ctx: typer.Context,
+    cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    shape: Annotated[list[str], typer.Option(
+        "--shape", metavar="RESOURCE=QTY,...", show_default=False,
+        help="A pod shape to count (repeatable), e.g. cpu=48,memory=256Gi,nvidia.com/gpu=8.")
+    ] = [],  # noqa: B006
+    for_: Annotated[list[Path], typer.Option(
+        "--for", metavar="WORKLOAD", show_default=False,
+        help="Take shapes from the pending pods of workload files (their tolerations and "
+        "selectors too), one per group.")] = [],  # noqa: B006
+    tolerate: Annotated[list[str], typer.Option(
+        "--tolerate", metavar="KEY[=VALUE][:EFFECT]", show_default=False,
+        help="A toleration of the --shape pods (repeatable), e.g. nvidia.com/gpu:NoSchedule.")
+    ] = [],  # noqa: B006
+    levels: Annotated[str | None, typer.Option(
+        "--levels", metavar="KEY,KEY,...", show_default=False,
+        help="Topology keys, outermost first. Default: the well-known keys the nodes carry "
+        "(region, zone, block, rack, hostname, ...).")] = None,
+    depth: Annotated[int | None, typer.Option(
+        "--depth", min=0, metavar="N", show_default=False,
+        help="Levels drawn in the tree. Default: all but the hostname.")] = None,
+    output: Annotated[str, typer.Option(
+        "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
+    svg: Annotated[Path | None, typer.Option(
+        "--svg", metavar="FILE", show_default=False,
+        help="Also write the tree as an SVG picture.")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE", show_default=False,
+        help="Also write the tree as an HTML page.")] = None,
+    width: WidthOpt = None,
+    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
+    drain: DrainOpt = [],  # noqa: B006
+    remove: RemoveOpt = [],  # noqa: B006
+    add_nodes: AddNodesOpt = [],  # noqa: B006
+    like: LikeOpt = [],  # noqa: B006
+    in_: InOpt = [],  # noqa: B006
+    label: LabelOpt = [],  # noqa: B006
+    evict: EvictOpt = [],  # noqa: B006
+    what_if: WhatIfFileOpt = [],  # noqa: B006
+    live: LiveOpt = False,
+    context: ContextOpt = None,
+    kubeconfig: KubeconfigOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = None,
+    quiet: QuietOpt = False,
+    traceback: TracebackOpt = False,
+) -> None:
+    """Where is there room? Per topology domain: nodes, allocatable and free resources, and
+    how many pods of each shape fit now and in an empty domain (the planner's own filters).
+
+    Exit status: 0 counted, 2 invalid input.
+    """
+    from tasplan.cli.capacity import run_capacity
+
+    if output not in ("table", "json", "yaml"):
+        raise typer.BadParameter("expected table, json or yaml", param_hint="--output")
+    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, [],
+                          what_if, ctx.meta.get(ARGS_KEY))
+    run_guarded(lambda: run_capacity(cluster, shape, for_, tolerate, levels, depth, output,
+                                     svg, html, width, source, edits), traceback=traceback)
+
+
 @app.command()
 def version() -> None:
     """Print the tasplan version."""

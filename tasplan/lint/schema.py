@@ -60,7 +60,9 @@ def _load() -> tuple[Registry, dict[tuple[str, str], dict]]:
         schema = json.loads(entry.read_text(encoding="utf-8"))
         registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
         props = schema.get("properties", {})
-        if "apiVersion" in props:
+        # tasplan's own output documents (PlanReport, ClusterSnapshot) are published here
+        # too, but they are not manifests to lint.
+        if "apiVersion" in props and not schema.get("tasplanOutput"):
             by_kind[(props["apiVersion"]["const"], props["kind"]["const"])] = schema
     return registry.crawl(), by_kind
 

@@ -224,12 +224,13 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     composite_defs = _unique(COMPOSITE_KIND, [
         ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
         for c in [decode_composite(d.source, d.obj, scheduling.topology_key_of)]], warnings)
-    producers: dict[tuple, Producer] = _unique("object", [
-        ((p.kind, p.namespace, p.name), p, d.source) for kind, decode in _PRODUCERS.items()
-        for d in by_kind[kind] if kind == "Job" or (d.source.workload and not apps.owned(d.obj))
-        for p in [decode(d.source, d.obj, overrides)]], warnings)
+    producers: list[Producer] = [
+        p for kind, decode in _PRODUCERS.items() for p in _unique(kind, [
+            ((p.namespace, p.name), p, d.source) for d in by_kind[kind]
+            if kind == "Job" or (d.source.workload and not apps.owned(d.obj))
+            for p in [decode(d.source, d.obj, overrides)]], warnings).values()]
     if overrides.min_count is not None or overrides.topology_key is not None:
-        for producer in producers.values():
+        for producer in producers:
             if producer.explicit:
                 warnings.append(f"{producer.kind} {producer.key} has scheduling of its own; "
                                 "--gang and --topology-key do not apply to it")
@@ -274,7 +275,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     joined: dict[str, list] = {}
     index = PodIndex(pods)
     synthesised = 0  # pods made from templates so far: one limit for all of them
-    for producer in producers.values():
+    for producer in producers:
         before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
                                    positions[producer.source], owners if has_selectors else None,

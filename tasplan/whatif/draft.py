@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from tasplan.dra.model import ResourceSlice
 from tasplan.errors import UsageError
 from tasplan.explain.disruption import DisruptionBudget, disruption_budgets
 from tasplan.model.group import PodGroup
@@ -21,21 +22,22 @@ from tasplan.whatif.selectors import is_selector, label_selector
 
 @dataclass
 class Draft:
-    """Nodes by name, pods in input order (with the ones gone marked), groups in order.
+    """Nodes by name, pods in input order (with the ones gone marked), groups in order,
+    DRA ResourceSlices.
     ``disrupted`` counts, per PodDisruptionBudget, the covered pods earlier edits evicted."""
 
     base: ClusterSnapshot
     nodes: dict[str, Node]
     pods: list[Pod]
     groups: list[PodGroup]
+    slices: list[ResourceSlice]
     gone: set[int] = field(default_factory=set)  # id() of pods removed
     disrupted: Counter = field(default_factory=Counter)
-    added_pods: int = 0
 
     @classmethod
     def of(cls, snapshot: ClusterSnapshot) -> Draft:
         return cls(snapshot, {n.name: n for n in snapshot.nodes}, list(snapshot.pods),
-                   list(snapshot.groups))
+                   list(snapshot.groups), list(snapshot.dra.slices))
 
     def live_pods(self) -> Iterator[Pod]:
         gone = self.gone
@@ -115,4 +117,6 @@ class Draft:
             self.base,
             nodes=tuple(sorted(self.nodes.values(), key=lambda n: n.name)),
             pods=tuple(p for p in self.pods if id(p) not in gone),
-            groups=tuple(self.groups), usage=None, unknown_nodes={}, nominated=())
+            groups=tuple(self.groups), usage=None, unknown_nodes={}, nominated=(),
+            dra=replace(self.base.dra, slices=tuple(self.slices))
+            if len(self.slices) != len(self.base.dra.slices) else self.base.dra)

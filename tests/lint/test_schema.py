@@ -83,6 +83,7 @@ def test_a_schema_for_every_supported_kind_and_version() -> None:
         ("scheduling.k8s.io/v1alpha3", "Workload"),
         ("scheduling.k8s.io/v1beta1", "PodGroup"),
         ("scheduling.k8s.io/v1beta1", "Workload"),
+        ("tasplan/v1", "CapacityReport"),
         ("tasplan/v1", "WhatIf"),
         ("v1", "Pod"),
     ]

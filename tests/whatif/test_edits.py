@@ -226,3 +226,25 @@ def test_edits_apply_in_order() -> None:
     assert [a.op for a in what.applied] == ["cordon", "remove"]
     with pytest.raises(UsageError, match="no node named 'n1'"):
         apply_edits(snap, [Edit("remove", "n1"), Edit("cordon", "n1")])
+
+
+def test_add_nodes_copies_node_local_resource_slices() -> None:
+    """Three pods each claim one GPU device (a claim template); n1's node-local slice has
+    two devices, so one pod is left over. A copy of n1 gets its own slice (pool named after
+    the copy) and the third pod its device there."""
+    from tasplan.dra.model import PodClaim
+    from tests.dra.builders import DRIVER_A, device, inputs, local_slice
+    from tests.dra.test_plugin import CLASSES, ONE_GPU, with_claims
+
+    group = make_group("pg", min_count=3, key=None)
+    pods = with_claims(gang_pods(group, 3), PodClaim("gpu", template_name="one-gpu"))
+    slice_ = local_slice("n1-gpus", "n1", "n1", DRIVER_A, device("gpu-0"), device("gpu-1"))
+    dra = inputs(CLASSES, [slice_], templates={("default", "one-gpu"): ONE_GPU})
+    snap = ClusterSnapshot((make_node("n1", 8),), tuple(pods), (group,), dra=dra)
+    assert not plan(snap).groups[0].schedulable
+    after, _ = one(snap, Edit("addNodes", count=1, like="n1"))
+    [copy] = [s for s in after.dra.slices if s.node_name == "n1-whatif-1"]
+    assert (copy.name, copy.pool, len(copy.devices)) == ("n1-gpus-n1-whatif-1", "n1-whatif-1", 2)
+    result = plan(after).groups[0]
+    assert result.schedulable
+    assert sorted(result.placements[0].assignments.values()) == ["n1", "n1", "n1-whatif-1"]

@@ -6,8 +6,10 @@ the like-node's DaemonSet and mirror pods, as a real new node would. ``--in`` se
 topology label: ``KEY=VALUE`` (a bare KEY resolves like a selector key), or a bare VALUE,
 which names the existing domain that has it; a VALUE that exists nowhere becomes a new
 domain at the innermost topology level of the like-node below the hostname. ``--label``
-overrides (or adds) a label. Other resources of a node (DRA ResourceSlices) are copied by
-the hooks in ``NODE_COPIERS``.
+overrides (or adds) a label. Other per-node objects are copied by the hooks in
+``NODE_COPIERS``: the like-node's node-local DRA ResourceSlices (``nodeName``) get a copy
+for each new node, in a pool of its own; slices that select nodes by label or reach all
+nodes reach the copies through their labels already.
 """
 
 from __future__ import annotations
@@ -26,9 +28,21 @@ from tasplan.whatif.selectors import resolve_key
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 MAX_NODES = 100_000
 
-# Called as hook(draft, like, copy) for every new node: where other per-node objects (the
-# like-node's DRA ResourceSlices, once tasplan models DRA) are copied for the new node.
-NODE_COPIERS: list[Callable[[Draft, Node, Node], None]] = []
+
+
+def copy_resource_slices(draft: Draft, like: Node, node: Node) -> None:
+    """The like-node's node-local ResourceSlices, for the new node: its devices in a pool
+    named after the new node (device identity is driver/pool/device). Devices that name
+    their node one by one (perDeviceNodeSelection) are not copied."""
+    for s in [s for s in draft.slices if s.node_name == like.name]:
+        pool = node.name if s.pool == like.name else f"{s.pool}-{node.name}"
+        draft.slices.append(replace(s, name=f"{s.name}-{node.name}", node_name=node.name,
+                                    pool=pool))
+
+
+# Called as hook(draft, like, copy) for every new node: where per-node objects other than
+# the node and its DaemonSet pods are copied for it.
+NODE_COPIERS: list[Callable[[Draft, Node, Node], None]] = [copy_resource_slices]
 
 
 def apply(draft: Draft, edit: Edit) -> AppliedEdit:

@@ -1,0 +1,102 @@
+"""``tasplan capacity``: load, count, render; writes its output in one piece."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+
+from rich.console import Console
+
+from tasplan.capacity.shapes import parse_shape, parse_toleration, workload_shapes
+from tasplan.capacity.view import capacity
+from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.live import LiveOptions, cluster_source
+from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.whatif import WhatIfOptions
+from tasplan.errors import InputError, UsageError
+from tasplan.load.loader import load_inputs
+from tasplan.report.capacity_document import capacity_document
+from tasplan.report.capacity_tree import render_capacity
+from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.whatif import render_what_if
+from tasplan.whatif import apply_edits
+
+EXPORT_WIDTH = 160  # columns of --svg / --html pictures
+
+
+def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
+                 tolerate: list[str], levels: str | None, depth: int | None, output: str,
+                 svg: Path | None, html: Path | None, width: int | None = None,
+                 source: LiveOptions | None = None, what_if: WhatIfOptions | None = None
+                 ) -> int:
+    tolerations = tuple(parse_toleration(t) for t in tolerate)
+    parsed = [parse_shape(s, tolerations) for s in shapes]
+    if tolerations and not shapes:
+        raise UsageError("--tolerate applies to --shape shapes (--for pods have their own)")
+    if not parsed and not for_files:
+        raise UsageError("give at least one --shape RESOURCE=QTY,... or --for WORKLOAD")
+    keys = [k.strip() for k in levels.split(",")] if levels else None
+    if keys is not None and (not all(keys) or len(set(keys)) != len(keys)):
+        raise UsageError(f"--levels {levels!r}: expected distinct label keys, comma-separated")
+    edits = what_if.edits() if what_if else ()
+    source = source or LiveOptions()
+    live = cluster_source(source)
+    err = Console(stderr=True)
+    quiet = source.quiet or not err.is_terminal
+    with nullcontext() if quiet else err.status("loading inputs…"):
+        snapshot = load_inputs(for_files, clusters, cluster_documents=live)
+    if not snapshot.nodes:
+        raise UsageError("the cluster inputs have no nodes (give --cluster or --live)")
+    edited = apply_edits(snapshot, edits)
+    snapshot = edited.snapshot
+    if for_files:
+        found = workload_shapes(snapshot)
+        if not found:
+            raise InputError(", ".join(map(str, for_files)), "no pending pods of a pod group to "
+                             "take a shape from (expected PodGroups, Workloads, Jobs or pods "
+                             "that reference a pod group)")
+        parsed.extend(found)
+    with nullcontext() if quiet else err.status("counting…"):
+        report = capacity(snapshot, parsed, keys)
+
+    def renderables(target: int | None) -> list:
+        return [*render_what_if(edited.applied), *render_capacity(report, depth)]
+
+    for path, kind in ((svg, "svg"), (html, "html")):
+        if path is not None:
+            _export(path, kind, renderables(EXPORT_WIDTH))
+    if output in ("json", "yaml"):
+        document = capacity_document(report, edited.applied)
+        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+    else:
+        warn(report.warnings)
+        sys.stdout.write(render(renderables, stdout_width(width)))
+    sys.stdout.flush()
+    return ExitStatus.OK
+
+
+def _export(path: Path, kind: str, renderables: list) -> None:
+    """Rich's own SVG / HTML export of the tree: readable without a terminal."""
+    console = Console(record=True, width=EXPORT_WIDTH, file=_Discard(), force_terminal=True,
+                      color_system="truecolor", highlight=False)
+    for renderable in renderables:
+        console.print(renderable)
+    text = (console.export_svg(title="tasplan capacity") if kind == "svg"
+            else console.export_html(inline_styles=True))
+    partial = path.with_name(path.name + ".partial")
+    try:  # whole or not at all
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise UsageError(f"--{kind} {path}: cannot write: {exc.strerror}") from None
+
+
+class _Discard:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
