@@ -83,7 +83,7 @@ def schedule_group(
             if sim.feasible and sim.proposed:
                 _assume(sim, statement, assign)
                 name = sim.placement.name
-                return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled "
+                return result(True, f"{sim.placed}/{pending} pending pod(s) scheduled "
                               f"in placement {name!r}; the nominated-node placement was chosen "
                               "first (v1.37 fast path); other placements were not evaluated",
                               placements=(_result(sim, nodes, dra=dra),), selected=name)
@@ -129,7 +129,7 @@ def schedule_group(
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
     _assume(winner, statement, assign, commit=not in_tree)
-    message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
+    message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 

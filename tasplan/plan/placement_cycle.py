@@ -163,9 +163,9 @@ def _count(
     if status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
     status = _final(status)
-    # Scorers only see feasible placements: skip building proposals for the others.
-    proposed = tuple(ProposedAssignment(pod, None) for pod in ctx.pending[:fit]) \
-        if status.success else ()
+    # Scorers only see feasible placements: skip building proposals for the others. The
+    # pods are one class, so one proposal counts them all.
+    proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()
     return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
                       _free(members, (first, fit)), simulated=False)
 
