@@ -234,6 +234,7 @@ class Gen:
     def __init__(self, seed: int):
         self.r = random.Random(seed)
         self.rv = 9_000_000
+        self.names: set[str] = set()
 
     def uid(self) -> str:
         h = f"{self.r.getrandbits(128):032x}"
@@ -242,6 +243,15 @@ class Gen:
     def sfx(self, n: int = 5) -> str:
         r = self.r
         return "".join(r.choice(ALNUM) for _ in range(n))
+
+    def pod_name(self, prefix: str) -> str:
+        """``prefix-xxxxx``, drawn again on a collision: an API server holds one pod per name
+        (and tasplan refuses a dump with two)."""
+        while True:
+            name = f"{prefix}-{self.sfx()}"
+            if name not in self.names:
+                self.names.add(name)
+                return name
 
     def resource_version(self) -> str:
         self.rv += self.r.randint(1, 40)
@@ -736,7 +746,7 @@ def generate_cluster(
                 emit(
                     pod(
                         g,
-                        name=f"{dsname}-{g.sfx()}",
+                        name=g.pod_name(dsname),
                         generate_name=f"{dsname}-",
                         ns=ns,
                         node=name,
@@ -796,7 +806,7 @@ def generate_cluster(
                     emit(
                         pod(
                             g,
-                            name=f"{job}-{idx}-{g.sfx()}",
+                            name=g.pod_name(f"{job}-{idx}"),
                             generate_name=f"{job}-{idx}-",
                             ns="ml-training",
                             node=name,
@@ -840,7 +850,7 @@ def generate_cluster(
                     emit(
                         pod(
                             g,
-                            name=f"{job}-{g.sfx()}",
+                            name=g.pod_name(job),
                             generate_name=f"{job}-",
                             ns="data-batch",
                             node=name,
@@ -931,7 +941,7 @@ def generate_cluster(
                 emit(
                     pod(
                         g,
-                        name=f"{svc}-{h}-{g.sfx()}",
+                        name=g.pod_name(f"{svc}-{h}"),
                         generate_name=f"{svc}-{h}-",
                         ns=ns,
                         node=name,

@@ -61,7 +61,7 @@ class Pool:
 class Candidate:
     """A device as one node sees it."""
 
-    __slots__ = ("device", "id", "local", "pool", "slice")
+    __slots__ = ("device", "id", "local", "pool", "selectable", "slice")
 
     def __init__(self, device: Device, slice_: ResourceSlice, pool: Pool) -> None:
         self.device = device
@@ -69,6 +69,8 @@ class Candidate:
         self.pool = pool
         self.id: DeviceId = (slice_.driver, slice_.pool, device.name)
         self.local = bool(slice_.node_name or device.node_name or device.binds_to_node)
+        # id(request) -> whether class and request selectors select the device.
+        self.selectable: dict[int, bool] = {}
 
 
 def _term_matches(term, node: Node) -> bool:
@@ -131,6 +133,7 @@ class World:
         self.pools = sorted(pools.values(),
                             key=lambda p: (p.binding_conditions, p.driver, p.name))
         self.pool_index = {(p.driver, p.name): p for p in self.pools}
+        self._pool_order = {(p.driver, p.name): i for i, p in enumerate(self.pools)}
         self.local: dict[str, list[ResourceSlice]] = {}
         self.network: list[ResourceSlice] = []
         for pool in self.pools:
@@ -140,29 +143,58 @@ class World:
                 else:
                     self.network.append(s)
         self.counters = any(p.counters or p.has_counter_use for p in self.pools)
+        self._counter_use: dict[DeviceId, tuple[tuple[tuple, int], ...]] = {}
+        # Every device a pod can get is published for one node only (no network-attached
+        # slices, no counters shared by slices of several nodes): then a pod's devices
+        # depend only on its node's pods.
+        self.node_local_only = not self.network and all(
+            len({s.node_name for s in p.slices}) <= 1 for p in self.pools
+            if p.counters or p.has_counter_use)
         self._candidates: dict[str, tuple[list[Candidate], list[Pool]]] = {}
-        self._values: dict[DeviceId, dict] = {}
-        self._selected: dict[tuple[str, DeviceId], bool] = {}
+        self._content: dict[int, tuple] = {}
+        self._devices: list[Device] = []  # keeps the ids in _content valid
+        self._selected: dict[tuple[str, tuple], bool] = {}
+        self._selectable: dict[tuple[int, tuple], bool] = {}
+        self._usable: dict[tuple[str, int], tuple[DeviceId, ...]] = {}
         self._taints: dict[DeviceId, tuple[Taint, ...]] = {}
         self.rules: tuple[DeviceTaintRule, ...] = inputs.taint_rules
+        self._requests: dict[int, DeviceRequest] = {}  # keeps Candidate.selectable keys valid
+
+    def counter_use(self, device: DeviceId) -> tuple[tuple[tuple, int], ...]:
+        """(pool counter key, amount) pairs the device consumes when allocated."""
+        hit = self._counter_use.get(device)
+        if hit is None:
+            out: list[tuple[tuple, int]] = []
+            pool = self.pool_index.get(device[:2])
+            for s in pool.slices if pool is not None else ():
+                for d in s.devices:
+                    if d.name == device[2]:
+                        out = [((device[0], device[1], set_name, name), value)
+                               for set_name, counters in d.consumes
+                               for name, value in counters.items()]
+                        break
+            hit = self._counter_use[device] = tuple(out)
+        return hit
 
     def node_candidates(self, node: Node) -> tuple[list[Candidate], list[Pool]]:
         """The devices a node can reach in upstream's order, and the pools behind them."""
         cached = self._candidates.get(node.name)
         if cached is not None:
             return cached
-        slices = {id(s) for s in self.local.get(node.name, ())}
-        slices.update(id(s) for s in self.network if slice_reaches(s, node))
+        reached: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for s in self.local.get(node.name, ()):
+            reached.setdefault((s.driver, s.pool), []).append(s)
+        for s in self.network:
+            if slice_reaches(s, node):
+                reached.setdefault((s.driver, s.pool), []).append(s)
         out: list[Candidate] = []
         seen: list[Pool] = []
-        for pool in self.pools:
-            mine = [s for s in pool.slices if id(s) in slices]
-            if not mine:
-                continue
+        for key in sorted(reached, key=self._pool_order.__getitem__):
+            pool = self.pool_index[key]
             seen.append(pool)
             if pool.invalid or not pool.complete:
                 continue
-            for s in mine:
+            for s in sorted(reached[key], key=lambda s: s.name):
                 for d in s.devices:
                     if s.per_device and not device_reaches(d, node):
                         continue
@@ -175,13 +207,25 @@ class World:
         return [Candidate(d, s, p) for p in self.pools if p.complete and not p.invalid
                 for s in p.slices for d in s.devices]
 
+    def content(self, cand: Candidate) -> tuple:
+        """What a selector can see of a device (not its name, pool or node): devices with
+        equal content get equal answers, so each expression runs once per distinct one."""
+        d = cand.device
+        if d.content:
+            return (cand.slice.driver, d.content)
+        key = self._content.get(id(d))
+        if key is None:
+            key = (cand.slice.driver, tuple(sorted(d.attributes.items())),
+                   tuple(sorted(d.capacity.items())), d.allow_multiple_allocations)
+            self._content[id(d)] = key
+            self._devices.append(d)
+        return key
+
     def selected(self, expression: str, cand: Candidate) -> bool:
-        key = (expression, cand.id)
+        key = (expression, self.content(cand))
         hit = self._selected.get(key)
         if hit is None:
-            value = self._values.get(cand.id)
-            if value is None:
-                value = self._values[cand.id] = device_value(cand.slice.driver, cand.device)
+            value = device_value(cand.slice.driver, cand.device)
             try:
                 hit = compile_selector(expression).matches(value)
             except CelError as exc:
@@ -190,13 +234,43 @@ class World:
         return hit
 
     def selectable(self, request: DeviceRequest, cand: Candidate) -> bool:
+        hit = cand.selectable.get(id(request))
+        if hit is not None:
+            return hit
         device_class = self.classes.get(request.class_name)
         if device_class is None:
             raise AllocationError(f"could not retrieve device class {request.class_name}")
-        return (all(self.selected(e, cand) for e in device_class.selectors)
-                and all(self.selected(e, cand) for e in request.selectors))
+        key = (id(request), self.content(cand))
+        hit = self._selectable.get(key)
+        if hit is None:
+            hit = (all(self.selected(e, cand) for e in device_class.selectors)
+                   and all(self.selected(e, cand) for e in request.selectors))
+            self._selectable[key] = hit
+        # Requests live as long as the inputs that hold them: their ids stay unique.
+        self._requests[id(request)] = request
+        cand.selectable[id(request)] = hit
+        return hit
+
+    def tolerated(self, request: DeviceRequest, cand: Candidate) -> bool:
+        taints = self.taints(cand)
+        return not taints or not any(t.effect in BLOCKING_EFFECTS
+                                     and not tolerated(t, request.tolerations) for t in taints)
+
+    def free_count(self, node: Node, request: DeviceRequest, in_use) -> int:
+        """How many devices of the node a simple request (ExactCount, no constraints,
+        counters or admin access) may still take: free, selectable and tolerated."""
+        key = (node.name, id(request))
+        usable = self._usable.get(key)
+        if usable is None:
+            usable = self._usable[key] = tuple(
+                c.id for c in self.node_candidates(node)[0]
+                if self.selectable(request, c) and self.tolerated(request, c))
+            self._requests[id(request)] = request
+        return sum(1 for d in usable if d not in in_use)
 
     def taints(self, cand: Candidate) -> tuple[Taint, ...]:
+        if not self.rules:
+            return cand.device.taints
         taints = self._taints.get(cand.id)
         if taints is None:
             taints = cand.device.taints + tuple(r.taint for r in self.rules if r.selects(cand.id))
@@ -323,9 +397,7 @@ class _Search:
             return False
         if check_selectors and not self.world.selectable(request, c):
             return False
-        taints = self.world.taints(c)
-        if taints and any(t.effect in BLOCKING_EFFECTS and not tolerated(t, request.tolerations)
-                          for t in taints):
+        if not self.world.tolerated(request, c):
             return False
         if c.device.consumes and not self._counters_fit(c):
             return False

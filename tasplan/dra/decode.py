@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from tasplan.dra.model import (
     ALL,
     EXACT_COUNT,
@@ -142,6 +144,9 @@ def _device(f: ObjectFields, driver: str, raw: object, path: str, per_device: bo
         binding_conditions=tuple(f.sequence(body.get("bindingConditions"),
                                             f"{path}.bindingConditions")),
         allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
+        content=orjson.dumps([body.get("attributes"), body.get("capacity"),
+                              body.get("allowMultipleAllocations") is True],
+                             option=orjson.OPT_SORT_KEYS),
     )
 
 

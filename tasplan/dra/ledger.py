@@ -20,6 +20,23 @@ class Reservation:
     wide: bool
 
 
+class Scratch:
+    """A copy of the devices in use that a what-if may take more from."""
+
+    def __init__(self, world: World, in_use: set[DeviceId], counters: dict[tuple, int]):
+        self.world = world
+        self.in_use = in_use
+        self.counters = counters
+
+    def take(self, results: list[ClaimResult]) -> None:
+        for result in results:
+            for r in result.results:
+                if not r.admin_access:
+                    self.in_use.add(r.id)
+                    for key, value in self.world.counter_use(r.id):
+                        self.counters[key] = self.counters.get(key, 0) + value
+
+
 class DeviceLedger:
     def __init__(self, world: World) -> None:
         self.world = world
@@ -39,19 +56,12 @@ class DeviceLedger:
             self.in_use.add(device)
         else:
             self.in_use.discard(device)
-        if not self.world.counters:
-            return
-        pool = self.world.pool_index.get(device[:2])
-        if pool is None:
-            return
-        for s in pool.slices:
-            for d in s.devices:
-                if d.name == device[2]:
-                    for set_name, counters in d.consumes:
-                        for name, value in counters.items():
-                            key = (device[0], device[1], set_name, name)
-                            self.counters[key] = self.counters.get(key, 0) + sign * value
-                    return
+        if self.world.counters:
+            for key, value in self.world.counter_use(device):
+                self.counters[key] = self.counters.get(key, 0) + sign * value
+
+    def scratch(self) -> Scratch:
+        return Scratch(self.world, set(self.in_use), dict(self.counters))
 
     def add(self, reservation: Reservation) -> Reservation:
         for key, result in reservation.claims:

@@ -46,6 +46,9 @@ class Device:
     binds_to_node: bool = False
     binding_conditions: tuple[str, ...] = ()
     allow_multiple_allocations: bool = False
+    # What a CEL selector sees besides the driver, serialised (set by the decoder): devices
+    # with equal content share selector results. Empty: derived when needed.
+    content: bytes = field(default=b"", compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

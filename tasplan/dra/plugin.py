@@ -17,10 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tasplan.dra.allocator import AllocationError, Outcome, World, allocate
+from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
-from tasplan.dra.ledger import DeviceLedger, Reservation
-from tasplan.dra.model import NO_DRA, Allocation, ClaimSpec, DraInputs
+from tasplan.dra.ledger import DeviceLedger, Reservation, Scratch
+from tasplan.dra.model import (
+    EXACT_COUNT,
+    NO_DRA,
+    Allocation,
+    ClaimSpec,
+    DeviceRequest,
+    DraInputs,
+)
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status, error, unschedulable
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
@@ -32,6 +39,10 @@ from tasplan.plugins import names
 NOT_AVAILABLE = "resourceclaim not available on the node"
 # firstAvailable scoring: subrequest i scores (MAX_SUBREQUESTS - i).
 MAX_SUBREQUESTS = 8
+# Capacity of a pod whose claims are all allocated already: devices do not limit it.
+UNLIMITED = 2**62
+# A class-only request per DeviceClass: "does the class select this device".
+_CLASS_PROBES: dict[str, DeviceRequest] = {}
 # CycleState key of the per-node allocation outcomes (the plugin's own key holds its summary).
 OUTCOMES = f"{names.DYNAMIC_RESOURCES}/outcomes"
 
@@ -61,7 +72,7 @@ class DynamicResources:
         self.world = World(inputs)
         self.ledger = DeviceLedger(self.world)
         self._groups = groups
-        self._uses: dict[int, tuple[Pod, tuple[ClaimUse, ...]]] = {}
+        self._uses: dict[int, tuple] = {}
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._bind(snapshot.dra, snapshot.group_index)
@@ -69,11 +80,18 @@ class DynamicResources:
     # -- claims --------------------------------------------------------------------------------
 
     def uses(self, pod: Pod) -> tuple[ClaimUse, ...]:
+        return self._resolved(pod)[1]
+
+    def _resolved(self, pod: Pod) -> tuple[Pod, tuple[ClaimUse, ...], list[ClaimUse] | None]:
+        """(pod, its claims, the claims that are always unallocated when that never changes
+        during the plan: no claim shared or allocated in the input)."""
         hit = self._uses.get(id(pod))
         if hit is None or hit[0] is not pod:
             group = self._groups.get(pod.group) if pod.group else None
-            hit = self._uses[id(pod)] = (pod, resolve(pod, group, self.inputs))
-        return hit[1]
+            uses = resolve(pod, group, self.inputs)
+            fixed = None if any(u.shared or u.allocation for u in uses) else list(uses)
+            hit = self._uses[id(pod)] = (pod, uses, fixed)
+        return hit
 
     def _allocation(self, use: ClaimUse) -> Allocation | None:
         """The claim's allocation: from the input, or reserved earlier in the plan. A
@@ -85,6 +103,11 @@ class DynamicResources:
 
     def _unallocated(self, uses: Sequence[ClaimUse]) -> list[ClaimUse]:
         return [u for u in uses if self._allocation(u) is None]
+
+    def _todo(self, pod: Pod) -> list[ClaimUse]:
+        """The pod's claims still to allocate."""
+        _, uses, fixed = self._resolved(pod)
+        return fixed if fixed is not None else self._unallocated(uses)
 
     def _precheck(self, uses: Sequence[ClaimUse]) -> Status | None:
         """PreFilter: claims that cannot be used anywhere, classes that do not exist."""
@@ -126,11 +149,15 @@ class DynamicResources:
             allocation = self._allocation(u)
             if allocation is not None and not allocation.reach.matches(n.name, n.labels):
                 return unschedulable(NOT_AVAILABLE, unresolvable=True)
-        todo = self._unallocated(uses)
+        todo = self._todo(pod)
         if not todo:
             return None
+        specs = [u.spec for u in todo]
+        room = self._fits_count(node, specs, None)
+        if room is not None:
+            return None if room > 0 else unschedulable(CANNOT_ALLOCATE, unresolvable=True)
         try:
-            outcome = self._allocate(node, [u.spec for u in todo])
+            outcome = self._allocate(node, specs)
         except AllocationError as exc:
             return error(str(exc))
         state.setdefault(OUTCOMES, {})[node.index] = outcome
@@ -138,23 +165,97 @@ class DynamicResources:
             return unschedulable(outcome.reason, unresolvable=True)
         return None
 
+    def _simple(self, specs: list[ClaimSpec]) -> DeviceRequest | None:
+        """The one request of ``specs`` when a count of free devices decides it: one claim,
+        one ExactCount request, no constraints, no admin access, no counters. Then the
+        allocator takes the first ``count`` usable devices and any ``count`` will do."""
+        if len(specs) != 1 or self.world.counters:
+            return None
+        spec = specs[0]
+        if len(spec.requests) != 1 or spec.constraints:
+            return None
+        r = spec.requests[0]
+        if r.subrequests or r.mode != EXACT_COUNT or r.admin_access:
+            return None
+        return r
+
+    def _fits_count(self, node: NodeInfo, specs: list[ClaimSpec],
+                    pod: Pod | None) -> int | None:
+        """For a simple request: how many more pods like this one get devices on the node;
+        None when the full allocator must decide (not simple, claims of
+        other pods on the node the ledger does not know, or a selector error)."""
+        request = self._simple(specs)
+        if request is None:
+            return None
+        phantoms = [p for p in self._phantoms(node) if p is not pod]
+        for other in phantoms:
+            if [u.spec for u in self._todo(other)] != specs:
+                return None
+        try:
+            free = self.world.free_count(node.node, request, self.ledger.in_use)
+        except AllocationError:
+            return None  # the allocator reports it, from the device where upstream would
+        return max(free // request.count - len(phantoms), 0)
+
     def _allocate(self, node: NodeInfo, specs: list[ClaimSpec],
                   pod: Pod | None = None) -> Outcome:
         """Allocation on ``node`` given the ledger, plus the claims of pods on the node the
         ledger does not know (what-if copies of a node: nominated pods, saturated nodes)."""
         ledger = self.ledger
-        in_use, counters = ledger.in_use, ledger.counters
         phantoms = [p for p in self._phantoms(node) if p is not pod]
-        if phantoms:
-            in_use, counters = set(in_use), dict(counters)
-            for other in phantoms:
-                extra = self._unallocated(self.uses(other))
-                if not extra or any(u.spec is None for u in extra):
-                    continue
-                got = allocate(self.world, node.node, [u.spec for u in extra], in_use, counters)
-                for result in got.results or ():
-                    in_use.update(r.id for r in result.results if not r.admin_access)
-        return allocate(self.world, node.node, specs, in_use, counters)
+        if not phantoms:
+            return allocate(self.world, node.node, specs, ledger.in_use, ledger.counters)
+        scratch = self._with_phantoms(node, phantoms)
+        return allocate(self.world, node.node, specs, scratch.in_use, scratch.counters)
+
+    def _with_phantoms(self, node: NodeInfo, phantoms: list[Pod]) -> Scratch:
+        scratch = self.ledger.scratch()
+        for other in phantoms:
+            extra = self._unallocated(self.uses(other))
+            if extra and all(u.spec is not None for u in extra):
+                got = allocate(self.world, node.node, [u.spec for u in extra],
+                               scratch.in_use, scratch.counters)
+                scratch.take(got.results or [])
+        return scratch
+
+    # -- node scope and capacity -------------------------------------------------------------
+
+    def scope_for(self, pod: Pod) -> Scope:
+        """NODE when only the pod's own node can change its answer: its claims are its own
+        (per-pod templates, not yet allocated) and every device is node-local. Then filter
+        results are kept per node state and capacity can be counted."""
+        if not pod.claims or not self.world.node_local_only:
+            return Scope.CLUSTER
+        for u in self.uses(pod):
+            if u.shared or u.allocation is not None or u.spec is None or u.problem:
+                return Scope.CLUSTER
+            for request in u.spec.requests:
+                if any(r.admin_access for r in request.subrequests or (request,)):
+                    return Scope.CLUSTER  # may share devices: no finite capacity
+        return Scope.NODE
+
+    def capacity(self, pod: Pod, node: NodeInfo) -> int:
+        """How many more pods like ``pod`` get devices on ``node``, one after another as
+        the greedy loop would allocate them (only asked in NODE scope)."""
+        specs = [u.spec for u in self._todo(pod)]
+        if not specs:
+            return UNLIMITED
+        room = self._fits_count(node, specs, None)
+        if room is not None:
+            return room
+        scratch = self._with_phantoms(node, self._phantoms(node))
+        cands, _ = self.world.node_candidates(node.node)
+        count = 0
+        while count <= len(cands):
+            try:
+                got = allocate(self.world, node.node, specs, scratch.in_use, scratch.counters)
+            except AllocationError:
+                return 0
+            if got.results is None:
+                break
+            scratch.take(got.results)
+            count += 1
+        return count
 
     def _phantoms(self, node: NodeInfo) -> list[Pod]:
         """Unbound pods with claims on the node that hold no reservation (they sit after
@@ -215,6 +316,70 @@ class DynamicResources:
     def unreserve(self, token: object) -> None:
         assert isinstance(token, Reservation)
         self.ledger.remove(token)
+
+    # -- reports ---------------------------------------------------------------------------
+
+    def _classes_of(self, use: ClaimUse) -> dict[str, str]:
+        """Request (and ``<request>/<subrequest>``) name -> DeviceClass of a claim."""
+        out: dict[str, str] = {}
+        for request in use.spec.requests if use.spec else ():
+            for r in request.subrequests or (request,):
+                out[r.name] = r.class_name
+        return out
+
+    def devices_by_pod(self, pods: Sequence[Pod], allocations: dict[str, list[dict[str, str]]]
+                       ) -> dict[str, dict[str, int]]:
+        """Pod key -> DeviceClass -> devices its claims got in ``allocations`` (a shared
+        claim counts for every pod using it)."""
+        out: dict[str, dict[str, int]] = {}
+        for pod in pods:
+            if not pod.claims:
+                continue
+            counts: dict[str, int] = {}
+            for use in self.uses(pod):
+                classes = self._classes_of(use)
+                for d in allocations.get(use.key, ()):
+                    name = classes.get(d["request"], d["driver"])
+                    counts[name] = counts.get(name, 0) + 1
+            if counts:
+                out[pod.key] = counts
+        return out
+
+    def free_devices(self, pods: Sequence[Pod], nodes: Sequence[NodeInfo],
+                     unassumed: tuple[Pod, int] | None = None) -> dict[str, int]:
+        """``devices/<class>`` -> devices of the classes the pods' claims ask for that the
+        nodes can reach and no claim holds (nothing when the pods use no claims).
+        ``unassumed`` = (pod, copies) counted into the domain but not reserved."""
+        wanted: dict[str, None] = {}
+        for pod in pods:
+            for use in self.uses(pod) if pod.claims else ():
+                wanted.update(dict.fromkeys(self._classes_of(use).values()))
+        wanted = {c: None for c in wanted if c in self.world.classes}
+        if not wanted:
+            return {}
+        seen: set = set()
+        free = dict.fromkeys(wanted, 0)
+        in_use = self.ledger.in_use
+        for info in nodes:
+            for cand in self.world.node_candidates(info.node)[0]:
+                if cand.id in seen or cand.id in in_use:
+                    continue
+                seen.add(cand.id)
+                for name in wanted:
+                    probe = _CLASS_PROBES.setdefault(name, DeviceRequest("", name))
+                    try:
+                        if self.world.selectable(probe, cand):
+                            free[name] += 1
+                    except AllocationError:
+                        pass
+        if unassumed is not None:
+            pod, copies = unassumed
+            for use in self._todo(pod):
+                for request in use.spec.requests if use.spec else ():
+                    if not request.subrequests and request.mode == EXACT_COUNT \
+                            and request.class_name in free:
+                        free[request.class_name] -= request.count * copies
+        return {f"devices/{name}": value for name, value in free.items()}
 
     def allocation_mark(self) -> int:
         return len(self.ledger.log)

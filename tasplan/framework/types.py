@@ -55,10 +55,13 @@ class GroupContext:
 class ProposedAssignment:
     """A pod the simulation placed. ``node`` is None when the placement's outcome was
     counted rather than simulated node by node; that only happens when every placement
-    scorer declares ``reads_assigned_nodes = False``."""
+    scorer declares ``reads_assigned_nodes = False``. Then one proposal stands for ``count``
+    identical pods (the group's first pending pod and ``count - 1`` more like it): placement
+    scorers must weigh each proposal by its ``count``."""
 
     pod: Pod
     node: NodeInfo | None
+    count: int = 1
 
 
 class CycleState(dict):

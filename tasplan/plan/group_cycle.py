@@ -92,7 +92,7 @@ def schedule_group(
             if sim.feasible and sim.proposed:
                 _assume(sim, statement, assign)
                 name = sim.placement.name
-                return result(True, f"{len(sim.proposed)}/{pending} pending pod(s) scheduled "
+                return result(True, f"{sim.placed}/{pending} pending pod(s) scheduled "
                               f"in placement {name!r}; the placement of the pods' nominated "
                               "nodes was evaluated first and is feasible; other placements "
                               "were not evaluated", placements=(_result(sim, nodes, dra=dra),),
@@ -139,7 +139,7 @@ def schedule_group(
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
     _assume(winner, statement, assign, commit=not in_tree)
-    message = (f"{len(winner.proposed)}/{pending} pending pod(s) scheduled in placement "
+    message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 
@@ -228,4 +228,5 @@ def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,
         tied=tied,
         simulated=sim.simulated,
         allocations=sim.allocations if dra else None,
+        devices=sim.devices,
     )

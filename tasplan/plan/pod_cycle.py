@@ -39,6 +39,13 @@ class PluginError(Exception):
         super().__init__(f"{status.plugin}: {status.message}")
 
 
+def _scope(plugin, pod: Pod) -> Scope:
+    """A plugin's scope, narrowed for this pod when the plugin says so (``scope_for``:
+    DynamicResources reads only the node when the pod's devices can only be node-local)."""
+    scope_for = getattr(plugin, "scope_for", None)
+    return plugin.scope if scope_for is None else scope_for(pod)
+
+
 def _stamp(status: Status, plugin_name: str) -> Status:
     if not status.rejected:
         raise PluginError(status.with_plugin(plugin_name))
@@ -92,11 +99,13 @@ class ClassCursor:
         skipped = {p.name for p in fw.cluster_state} - {p.name for p in self._summarised}
         filters = fw.filters
         self._filter_count = len(filters)
+        scopes = {id(f): _scope(f, pod) for f in filters}
         self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
-                             if f.scope != Scope.STATIC and f.name not in skipped]
-        self._node_filters = [(pos, f) for pos, f in self._dyn_filters if f.scope == Scope.NODE]
+                             if scopes[id(f)] != Scope.STATIC and f.name not in skipped]
+        self._node_filters = [(pos, f) for pos, f in self._dyn_filters
+                              if scopes[id(f)] == Scope.NODE]
         self._cluster_filters = [(pos, f) for pos, f in self._dyn_filters
-                                 if f.scope == Scope.CLUSTER]
+                                 if scopes[id(f)] == Scope.CLUSTER]
         self._cluster_scope = bool(self._cluster_filters)
 
         # Pods nominated to a node at this class's priority or higher (not the pod itself
@@ -128,7 +137,7 @@ class ClassCursor:
         # Cluster-scope plugins without a summary: any change may affect any node.
         summarised = {id(p) for p in self._summarised}
         self._unsummarised = any(
-            p.scope == Scope.CLUSTER and id(p) not in summarised
+            _scope(p, pod) == Scope.CLUSTER and id(p) not in summarised
             for p in [*(f for _, f in self._dyn_filters), *(s.plugin for s in active)])
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.

@@ -139,7 +139,7 @@ class NodeResourcesFit:
         for resource in self._names:
             alloc = sum(n.node.allocatable.get(resource, 0) for n in nodes)
             req = sum(node_requested(n, resource, non_zero=True) for n in nodes)
-            req += sum(pod_request(p.pod, resource, non_zero=True) for p in proposed)
+            req += sum(pod_request(p.pod, resource, non_zero=True) * p.count for p in proposed)
             allocatable.append(alloc)
             requested.append(req)
         return most_allocated(requested, allocatable, self._weights)

@@ -22,7 +22,7 @@ class PodGroupPodsCount:
         nodes: Sequence[NodeInfo],
         proposed: Sequence[ProposedAssignment],
     ) -> int:
-        return len(ctx.scheduled) + len(proposed)
+        return len(ctx.scheduled) + sum(p.count for p in proposed)
 
     def normalize_placement_scores(self, scores: list[int]) -> list[int]:
         top = max(scores, default=0)

@@ -76,11 +76,9 @@ def test_claim_template_per_pod_devices_run_out():
     placement = result.placements[0]
     assert placement.unplaced["default/pg-2"] == "0/1 nodes are available: 1 cannot " \
         "allocate all claims."
-    assert placement.allocations == {
-        "default/pg-0/gpu": [{"request": "gpu", "driver": DRIVER_A, "pool": "n1",
-                              "device": "gpu-0"}],
-        "default/pg-1/gpu": [{"request": "gpu", "driver": DRIVER_A, "pool": "n1",
-                              "device": "gpu-1"}]}
+    # Node-local devices and claims of their own: the outcome is counted from per-node
+    # device capacity (as for cpu), so the infeasible placement lists no devices.
+    assert not placement.simulated and placement.allocations == {}
     assert "dra-template-synthesized" in [n.code for n in result.notes]
 
 
@@ -297,3 +295,40 @@ def test_bound_pods_hold_devices_only_through_claims():
     pods = [running, *with_claims(gang_pods(group, 1), PodClaim("gpu", template_name="one-gpu"))]
     dra = inputs(CLASSES, [gpus("n1")], templates={("default", "one-gpu"): ONE_GPU})
     assert plan(snap([make_node("n1", 8)], pods, [group], dra)).groups[0].schedulable
+
+
+def test_counted_capacity_agrees_with_pod_by_pod_devices():
+    """Node-local devices and per-pod claims: the plugin is node-scoped and states its
+    capacity (3-GPU pods on 8-GPU nodes: 2 per node); the counted verdict must equal the
+    pod-by-pod simulation of the winner (the planner checks that and raises otherwise)."""
+    three = template("three", claim(request("gpu", CLASS_A, 3)))
+    group = make_group(min_count=5, key="rack")
+    pods = with_claims(gang_pods(group, 5), PodClaim("gpu", template_name="three"))
+    nodes = rack("r1", "a1", "a2") + rack("r2", "b1", "b2", "b3")
+    dra = inputs(CLASSES, [gpus(n.name, 8) for n in nodes],
+                 templates={("default", "three"): three})
+    result = plan(snap(nodes, pods, [group], dra)).groups[0]
+    assert result.schedulable and result.selected == "r2"
+    by_name = {p.name: p for p in result.placements}
+    assert by_name["r1"].placed == 4 and not by_name["r1"].simulated
+    assert sorted(result.selected_placement.assignments.values()) == \
+        ["b1", "b1", "b2", "b2", "b3"]
+
+
+def test_scope_narrows_only_for_own_node_local_claims():
+    from tasplan.dra.plugin import DynamicResources
+    from tasplan.framework.types import Scope
+    nodes, slices = _fabric_cluster()
+    group = replace(make_group(min_count=1, key=None),
+                    claims=(PodClaim("fabric", template_name="fabric"),))
+    own = with_claims(gang_pods(group, 1), PodClaim("gpu", template_name="one-gpu"))[0]
+    shared = with_claims(gang_pods(group, 1), PodClaim("fabric", template_name="fabric"))[0]
+    templates = {("default", "one-gpu"): ONE_GPU, ("default", "fabric"): FABRIC}
+    plugin = DynamicResources()
+    plugin.bind_snapshot(snap(nodes, [], [group],
+                              inputs(CLASSES, [gpus(n.name) for n in nodes],
+                                     templates=templates)))
+    assert plugin.scope_for(own) == Scope.NODE
+    assert plugin.scope_for(shared) == Scope.CLUSTER  # the group's claim
+    plugin.bind_snapshot(snap(nodes, [], [group], inputs(CLASSES, slices, templates=templates)))
+    assert plugin.scope_for(own) == Scope.CLUSTER  # network-attached devices exist

@@ -90,39 +90,11 @@ def candidates(case: Case, domain: PlacementResult) -> list[Pod]:
 
 
 def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
-    pool = candidates(case, domain)
-    if not pool:
+    found = fewest(case, domain, candidates(case, domain))
+    if found is None:
         return None
-    placement = case.placement(domain)
-
-    def works(victims: Sequence[Pod]) -> bool:
-        return case.fits(case.simulate(placement, _infos_without(case, victims)))
-
-    if not works(pool):
-        return None  # evicting every candidate is not enough here
-    lo, hi = 1, len(pool)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if works(pool[:mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    victims = pool[:lo]
-    budget = SPARE_BUDGET
-    for pod in reversed(pool[:lo]):
-        if budget == 0 or len(victims) == 1:
-            break
-        budget -= 1
-        rest = [v for v in victims if v is not pod]
-        if works(rest):
-            victims = rest
-    minimal = len(victims) == 1
-    if not minimal and comb(len(pool), len(victims) - 1) <= PROOF_BUDGET:
-        smaller = next((list(c) for c in combinations(pool, len(victims) - 1) if works(c)),
-                       None)
-        minimal = smaller is None
-        victims = smaller or victims
-    result = case.replan(infos=_infos_without(case, victims))
+    victims, minimal = found
+    result = case.replan(infos=infos_without(case, victims))
     if not case.met(result):
         return None
     victims = sorted(victims, key=lambda p: p.key)
@@ -155,7 +127,7 @@ def _upstream(case: Case) -> Suggestion | None:
         return None
     by_key = {p.key: p for info in case.infos for p in info.pods}
     victims = [by_key[v.pod] for v in chosen.victims]
-    result = case.replan(infos=_infos_without(case, victims))
+    result = case.replan(infos=infos_without(case, victims))
     if not case.met(result):
         return None
     placement = next(p for p in case.result.placements if p.name == chosen.placement)
@@ -175,11 +147,12 @@ def _no_smaller_set(case: Case, placement, victims: Sequence[Pod]) -> bool:
     (checked only while that is cheap; False = not proven)."""
     if comb(len(victims), len(victims) - 1) > PROOF_BUDGET:
         return False
-    return not any(case.fits(case.simulate(placement, _infos_without(case, c)))
+    return not any(case.fits(case.simulate(placement, infos_without(case, c)))
                    for c in combinations(victims, len(victims) - 1))
 
 
-def _infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:
+def infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:
+    """The case's nodes with ``victims`` gone (detached copies of their nodes only)."""
     by_node: dict[str, list[Pod]] = {}
     for pod in victims:
         by_node.setdefault(pod.node_name, []).append(pod)
@@ -188,6 +161,45 @@ def _infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:
         i = case.node_index[name]
         infos[i] = without(infos[i], gone)
     return infos
+
+
+def fewest(case: Case, domain: PlacementResult, pool: Sequence[Pod]
+           ) -> tuple[list[Pod], bool] | None:
+    """The fewest pods of ``pool`` (in its order) whose absence lets the group fit in
+    ``domain``, and whether that set is proven minimal; None when all of them are not
+    enough. Shared by eviction and consolidation (moving frees the same room)."""
+    if not pool:
+        return None
+    placement = case.placement(domain)
+
+    def works(victims: Sequence[Pod]) -> bool:
+        return case.fits(case.simulate(placement, infos_without(case, victims)))
+
+    if not works(pool):
+        return None  # freeing every candidate is not enough here
+    lo, hi = 1, len(pool)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if works(pool[:mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    victims = list(pool[:lo])
+    budget = SPARE_BUDGET
+    for pod in reversed(pool[:lo]):
+        if budget == 0 or len(victims) == 1:
+            break
+        budget -= 1
+        rest = [v for v in victims if v is not pod]
+        if works(rest):
+            victims = rest
+    minimal = len(victims) == 1
+    if not minimal and comb(len(pool), len(victims) - 1) <= PROOF_BUDGET:
+        smaller = next((list(c) for c in combinations(pool, len(victims) - 1) if works(c)),
+                       None)
+        minimal = smaller is None
+        victims = smaller or victims
+    return victims, minimal
 
 
 def _names(pods: Sequence[Pod], limit: int = 4) -> str:

@@ -1,0 +1,40 @@
+"""A group of identical pods is scored from one (pod, count) proposal per placement instead of
+one proposal per pod: the placement scores must be those of node-by-node simulation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasplan.plan import group_cycle
+from tasplan.plan.placement_cycle import Count
+from tasplan.plan.planner import plan
+from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot
+
+
+def _cluster():
+    nodes = [make_node(f"n{r}{k}", 8, labels={"rack": f"r{r}"}, memory=64 * 2**30)
+             for r in range(4) for k in range(3)]
+    # Rack r has r busy nodes: rack 0 takes all 6 pods, rack 1 only 5 (still >= minCount),
+    # racks 2 and 3 fewer; placed counts and allocation differ, and so do the scores.
+    busy = [make_pod(f"bg-{r}-{k}", 3, node=f"n{r}{k}", memory=(r + 1) * 2**30)
+            for r in range(4) for k in range(r)]
+    group = make_group(min_count=5)
+    return snapshot(nodes, busy + gang_pods(group, 6, 3, memory=4 * 2**30), [group])
+
+
+def _scores(result) -> dict:
+    return {p.name: (p.feasible, p.placed, p.score, dict(p.scores))
+            for p in result.groups[0].placements}
+
+
+def test_counted_scores_equal_simulated_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = plan(_cluster())
+    placements = counted.groups[0].placements
+    assert sum(not p.simulated for p in placements) >= 2  # counting did happen
+    assert sorted(p.placed for p in placements if p.feasible) == [5, 6]
+    monkeypatch.setattr(group_cycle, "counting_mode", lambda fw, signatures: Count.NEVER)
+    simulated = plan(_cluster())
+    assert all(p.simulated for p in simulated.groups[0].placements)
+    assert _scores(counted) == _scores(simulated)
+    assert counted.groups[0].selected == simulated.groups[0].selected
+    assert counted.groups[0].message == simulated.groups[0].message
