@@ -54,6 +54,9 @@ def decode_node(source: Source, obj: Mapping[str, Any]) -> Node:
             allocatable[resource] = parse_milli(qty) if resource == "cpu" else parse_value(qty)
         except QuantityError as exc:
             raise f.error(f"{field}.{resource}", str(exc)) from None
+        if allocatable[resource] < 0:
+            raise f.error(f"{field}.{resource}", f"must be greater than or equal to 0, got "
+                          f"{str(qty)[:40]!r} (the API server refuses negative quantities)")
     return Node(name, labels, tuple(taints), unschedulable, allocatable, source,
                 has_images=bool(status.get("images")))
 
