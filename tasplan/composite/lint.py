@@ -1,7 +1,8 @@
 """``tasplan lint`` rules for group trees on the manifests alone: unresolved parents
-(TP211), cycles (TP212), depth (TP213), minGroupCount above the children present (TP214),
-a child constraint coarser than an ancestor's (TP215), several priorities in a tree
-(TP216). Fields are read defensively: the objects may have schema violations."""
+(TP212), cycles (TP213), depth (TP214), minGroupCount above the children present
+(TP215),
+a child constraint coarser than an ancestor's (TP216), several priorities in a tree
+(TP217). Fields are read defensively: the objects may have schema violations."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
         if not parent:
             continue
         if (ns(m), parent) not in composites:
-            yield m, Violation("TP211", PARENT, (
+            yield m, Violation("TP212", PARENT, (
                 f"CompositePodGroup {ns(m)}/{parent} is not in the inputs: the hierarchy of "
                 f"{m.kind} {ns(m)}/{m.name} stays pending until it exists"))
             continue
@@ -84,7 +85,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
                 if cycle not in reported_cycles:
                     reported_cycles.add(cycle)
                     names = " -> ".join(f"{k[0]}/{k[1]}" for k in chain[chain.index(up):])
-                    yield composites[up], Violation("TP212", PARENT, (
+                    yield composites[up], Violation("TP213", PARENT, (
                         f"parent references form a cycle: {names} -> {up[0]}/{up[1]}"))
                 key = None
                 break
@@ -93,7 +94,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
             node, key = composites[up], up
         root_of[id(m)] = key
         if key is not None and levels > MAX_TREE_DEPTH:
-            yield m, Violation("TP213", PARENT, (
+            yield m, Violation("TP214", PARENT, (
                 f"{m.kind} {ns(m)}/{m.name} is at level {levels} of the tree rooted at "
                 f"{key[0]}/{key[1]}; at most {MAX_TREE_DEPTH} levels are allowed"))
 
@@ -101,7 +102,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
         count = _get(m.obj, "spec", "schedulingPolicy", "gang", "minGroupCount")
         kids = children.get(key, [])
         if isinstance(count, int) and not isinstance(count, bool) and count > len(kids):
-            yield m, Violation("TP214", ("spec", "schedulingPolicy", "gang", "minGroupCount"), (
+            yield m, Violation("TP215", ("spec", "schedulingPolicy", "gang", "minGroupCount"), (
                 f"minGroupCount {count} but the inputs hold {len(kids)} child group(s) of "
                 f"{key[0]}/{key[1]}: the tree waits for more"))
 
@@ -112,7 +113,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
         ancestor = _coarser_ancestor(m, key, composites, ns)
         if ancestor is not None:
             a, a_key = ancestor
-            yield m, Violation("TP215", TOPOLOGY, (
+            yield m, Violation("TP216", TOPOLOGY, (
                 f"topology key {key!r} is not finer than {a_key!r} of its ancestor "
                 f"{a.kind} {ns(a)}/{a.name}: constraints are resolved top-down"))
 
@@ -127,7 +128,7 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
         classes = {c for c in classes if c != ("", None)}
         if len(classes) > 1:
             shown = ", ".join(sorted(c[0] or str(c[1]) for c in classes))
-            yield composites[root], Violation("TP216", ("spec", "priorityClassName"), (
+            yield composites[root], Violation("TP217", ("spec", "priorityClassName"), (
                 f"the tree rooted at {root[0]}/{root[1]} uses several priorities ({shown})"))
 
 

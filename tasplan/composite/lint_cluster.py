@@ -1,4 +1,4 @@
-"""``tasplan lint --cluster`` for group trees, on the root CompositePodGroup: TP307 when the
+"""``tasplan lint --cluster`` for group trees, on the root CompositePodGroup: TP309 when the
 tree cannot be placed in any domain even when the cluster is empty (its nodes without
 pods), else TP303 when it does not fit the cluster as it is (``tasplan check``'s verdict)."""
 
@@ -24,7 +24,7 @@ def tree_findings(snapshot: ClusterSnapshot, by_source: dict[tuple, Manifest],
         root = tree.root
         owner = by_source.get(root.source[:3]) if root is not None else None
         if owner is None or tree.problem is not None:
-            continue  # not a lint input, or reported by TP211-TP213
+            continue  # not a lint input, or reported by TP212-TP214
         pods = tuple(p for g in tree.leaves for p in by_group.get(g.key, [])
                      if not p.terminal)
         if not any(not p.node_name for p in pods):
@@ -35,9 +35,9 @@ def tree_findings(snapshot: ClusterSnapshot, by_source: dict[tuple, Manifest],
         result = plan(empty)
         verdict = next((c for c in result.composites if c.composite.key == root.key), None)
         if verdict is None or verdict.error or "meet quorum" in verdict.message:
-            continue  # too few pods or children yet: TP204 / TP214
+            continue  # too few pods or children yet: TP204 / TP215
         if not verdict.schedulable:
-            yield owner, Violation("TP307", ("metadata", "name"), (
+            yield owner, Violation("TP309", ("metadata", "name"), (
                 f"the tree of CompositePodGroup {root.key} cannot be placed even in an empty "
                 f"cluster: {verdict.message}"))
             continue

@@ -1,5 +1,5 @@
 """``tasplan lint`` on group trees beyond the fixture corpus (tests/lint/fixtures/bad/TP21x,
-cluster/TP307): the composite sample is clean, and a tree's verdict "now" is reported once,
+cluster/TP309): the composite sample is clean, and a tree's verdict "now" is reported once,
 on its root."""
 
 from __future__ import annotations
