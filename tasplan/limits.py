@@ -47,6 +47,7 @@ MAX_CONTROLLER_PODS = Limit("TASPLAN_MAX_CONTROLLER_PODS", 200_000, "pods")
 MAX_LOCATE_BYTES = Limit("TASPLAN_MAX_LOCATE_BYTES", 64 * 1024**2, "bytes")
 
 # Live clusters (``--live``)
+MAX_KUBECONFIG_BYTES = Limit("TASPLAN_MAX_KUBECONFIG_BYTES", 16 * 1024**2, "bytes")  # per file
 REQUEST_TIMEOUT = Limit("TASPLAN_REQUEST_TIMEOUT", 60.0, "seconds")  # --request-timeout default
 LIST_DEADLINE = Limit("TASPLAN_LIST_DEADLINE", 900.0, "seconds")  # one resource's listing
 MAX_PAGES = Limit("TASPLAN_MAX_PAGES", 10_000, "pages")  # per listing

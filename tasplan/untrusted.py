@@ -21,9 +21,12 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def clean(text: str) -> str:
-    """``text`` with every control character escaped: safe in a terminal and one line."""
-    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+def clean(text: str, keep: str = "") -> str:
+    """``text`` with every control character (but those in ``keep``) escaped: safe in a
+    terminal, and one line unless ``keep`` has a newline."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
 
 
 def quote(value: object, limit: int = QUOTE_CHARS) -> str:

@@ -14,6 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.console import Console, RenderableType
+from rich.segment import Segment
+
+from tasplan.untrusted import clean
 
 UNLIMITED = 1 << 16  # wide enough that Rich never wraps a line
 
@@ -37,7 +40,7 @@ def render(build: Callable[[int | None], Iterable[RenderableType]], width: Width
     # Rendered in memory (a Console on stdout would flush to it, and a full or closed
     # stdout must fail in one place, when the whole text is written).
     probe = Console()
-    console = Console(highlight=False, width=width.target if width.cut else UNLIMITED,
+    console = _PrintableConsole(highlight=False, width=width.target if width.cut else UNLIMITED,
                       file=io.StringIO(), force_terminal=probe.is_terminal,
                       color_system=probe.color_system)
     for renderable in build(width.target):
@@ -49,4 +52,16 @@ def warn(messages: Iterable[str]) -> None:
     """Warnings about the inputs: on stderr, so a redirected report holds only the report."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in messages:
-        err.print(f"warning: {message}", style="yellow", markup=False)
+        err.print(f"warning: {clean(message)}", style="yellow", markup=False)
+
+
+class _PrintableConsole(Console):
+    """A console whose text segments never carry control characters: names, labels and
+    messages come from inputs, and an escape sequence in one must not reach the terminal
+    (style codes are added by Rich after this point, line breaks are its own)."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control or segment.text == "\n"
+            else Segment(clean(segment.text, keep="\n"), segment.style, segment.control)
+            for segment in buffer)

@@ -14,8 +14,9 @@ from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
 from tasplan.errors import UsageError
+from tasplan.load.batch import JobOverrides
 from tasplan.load.documents import expand_paths, read_documents
-from tasplan.load.loader import gc_paused, require_kind, used_kind
+from tasplan.load.loader import assemble, gc_paused, require_kind, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
 from tasplan.snapshot.write import write_snapshot
@@ -63,18 +64,21 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
 
 def _from_files(clusters: list[Path], started: float) -> dict[str, Any]:
     """kubectl dumps (or snapshots) -> a snapshot of the objects tasplan reads."""
+    docs = [doc for path in clusters for file in expand_paths(path)
+            for doc in read_documents(file, workload=False)]
+    # Decoded as check decodes them, so a conversion never writes a snapshot that check
+    # would refuse (and a malformed snapshot table is reported, not expanded blindly).
+    assemble(docs, JobOverrides())
     objects: list[dict[str, Any]] = []
-    for path in clusters:
-        for file in expand_paths(path):
-            for doc in read_documents(file, workload=False):
-                obj = doc.obj
-                require_kind(doc)  # as check and explain: a kind-less object is an error
-                if snapshot_format.is_snapshot(obj):
-                    table = obj.get("pods") or {}
-                    objects.extend(snapshot_format.expand_pod(table, k)
-                                   for k in range(len(table.get("name") or ())))
-                elif used_kind(obj):
-                    objects.append(prune(obj))
+    for doc in docs:
+        obj = doc.obj
+        require_kind(doc)  # as check and explain: a kind-less object is an error
+        if snapshot_format.is_snapshot(obj):
+            table = obj.get("pods") or {}
+            objects.extend(snapshot_format.expand_pod(table, k)
+                           for k in range(len(table.get("name") or ())))
+        elif used_kind(obj):
+            objects.append(prune(obj))
     origin = snapshot_format.Origin(
         taken_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_seconds=round(time.monotonic() - started, 3), tasplan_version=__version__,

@@ -103,6 +103,11 @@ def plan_tree(
     return run.outcome(out)
 
 
+# Reuse a leaf's outcome for an equivalent leaf in the same state (see ``_Run.memo_key``);
+# tests turn it off to check that it changes nothing.
+MEMO = True
+
+
 class _Run:
     def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
                  statement: Statement, pods_by_group: Mapping[str, list[Pod]],
@@ -113,6 +118,58 @@ class _Run:
         self.prepared = {g.key: prepare(g) for g in tree.leaves}
         self.node_index = {info.node.name: i for i, info in enumerate(nodes)}
         self._contexts: dict[str, GroupContext] = {}
+        self._memo: dict[tuple, tuple[GroupResult, list[str]]] | None = (
+            {} if MEMO and self._local_only() else None)
+        self._classes: dict[tuple, int] = {}
+        self._class_of: dict[int, int] = {}
+        self._base = [len(info.pods) for info in nodes] if self._memo is not None else []
+
+    # -- reuse -----------------------------------------------------------------------------
+    def _local_only(self) -> bool:
+        """Whether a leaf's outcome in a domain depends only on its pods and on the pods on
+        that domain's nodes: no pending pod of the tree has pod (anti-)affinity, topology
+        spread (explicit or by default), resource claims or a nominated node. (Existing pods'
+        affinity terms and nominations are the same for every evaluation.)"""
+        return all(p.pod_affinity is None and not p.spread_constraints
+                   and p.default_spread_selector is None and not p.claims
+                   and not p.nominated_node_name
+                   for prepared in self.prepared.values() if isinstance(prepared, tuple)
+                   for p in prepared[1].pending)
+
+    def _class(self, pod: Pod) -> int:
+        found = self._class_of.get(id(pod))
+        if found is None:
+            found = self._class_of[id(pod)] = self._classes.setdefault(
+                pod.signature(), len(self._classes))
+        return found
+
+    def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
+        """Leaves with the same policy, minCount, constraint and pod classes (in order), in
+        the same domain holding the same classes of pods assumed during this tree, get the
+        same outcome: the cycle chooses nodes by pod class, never by pod name. Pods are
+        then mapped by position."""
+        if self._memo is None or ctx.scheduled:
+            return None
+        nodes, base = self.nodes, self._base
+        state = tuple((i, tuple(self._class(p) for p in nodes[i].pods[base[i]:]))
+                      for i in placement.nodes if len(nodes[i].pods) > base[i])
+        shape = (g.policy, g.min_count, g.topology_key,
+                 tuple(self._class(p) for p in ctx.pending))
+        return shape, placement.nodes, state
+
+    def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
+               ) -> GroupResult:
+        """An equivalent leaf's outcome for ``g``, its winner assumed as the cycle would."""
+        template, keys = hit
+        rename = dict(zip(keys, (p.key for p in ctx.pending), strict=True))
+        result = replace(template, group=g, placements=tuple(
+            replace(p, assignments={rename[k]: n for k, n in p.assignments.items()},
+                    unplaced={rename[k]: r for k, r in p.unplaced.items()},
+                    diagnoses={rename[k]: d for k, d in p.diagnoses.items()})
+            for p in template.placements))
+        if result.schedulable:
+            self.assume(result)
+        return result
 
     # -- gating -------------------------------------------------------------------------
     def ready(self, member: Member) -> bool:
@@ -239,8 +296,15 @@ class _Run:
             sub[g.key] = prepared
             return prepared.schedulable
         fw, ctx = prepared
-        result = schedule_group(fw, ctx, self.nodes, self.statement,
-                                all_assignments=self.all_assignments, parent=placement)
+        key = self.memo_key(g, ctx, placement)
+        hit = self._memo.get(key) if key is not None else None
+        if hit is not None:
+            result = self.replay(hit, g, ctx)
+        else:
+            result = schedule_group(fw, ctx, self.nodes, self.statement,
+                                    all_assignments=self.all_assignments, parent=placement)
+            if key is not None and not result.error:
+                self._memo[key] = (result, [p.key for p in ctx.pending])
         if result.error:
             raise _Error(f"PodGroup {g.key}: {result.message}")
         sub[g.key] = result

@@ -48,7 +48,9 @@ def dra_notes(ctx: GroupContext, result: GroupResult,
         yield ("dra-not-modelled", "DRA features not modelled: "
                    + "; ".join(sorted(unmodelled)))
     messages = [m for p in result.placements for m in p.unplaced.values()]
-    if any(CANNOT_ALLOCATE in m for m in messages) and len(pending) > 1:
+    if not result.schedulable and len(pending) > 1 and any(
+            p.placed and any(CANNOT_ALLOCATE in m for m in p.unplaced.values())
+            for p in result.placements):
         yield ("dra-greedy", "devices are allocated pod by pod, each pod taking the first "
                    "devices that fit in upstream's order; a DRA failure might be avoidable "
                    "with other devices for earlier pods, which upstream does not search for")

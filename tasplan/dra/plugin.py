@@ -41,6 +41,8 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 MAX_SUBREQUESTS = 8
 # Capacity of a pod whose claims are all allocated already: devices do not limit it.
 UNLIMITED = 2**62
+# A class-only request per DeviceClass: "does the class select this device".
+_CLASS_PROBES: dict[str, DeviceRequest] = {}
 # CycleState key of the per-node allocation outcomes (the plugin's own key holds its summary).
 OUTCOMES = f"{names.DYNAMIC_RESOURCES}/outcomes"
 
@@ -314,6 +316,70 @@ class DynamicResources:
     def unreserve(self, token: object) -> None:
         assert isinstance(token, Reservation)
         self.ledger.remove(token)
+
+    # -- reports ---------------------------------------------------------------------------
+
+    def _classes_of(self, use: ClaimUse) -> dict[str, str]:
+        """Request (and ``<request>/<subrequest>``) name -> DeviceClass of a claim."""
+        out: dict[str, str] = {}
+        for request in use.spec.requests if use.spec else ():
+            for r in request.subrequests or (request,):
+                out[r.name] = r.class_name
+        return out
+
+    def devices_by_pod(self, pods: Sequence[Pod], allocations: dict[str, list[dict[str, str]]]
+                       ) -> dict[str, dict[str, int]]:
+        """Pod key -> DeviceClass -> devices its claims got in ``allocations`` (a shared
+        claim counts for every pod using it)."""
+        out: dict[str, dict[str, int]] = {}
+        for pod in pods:
+            if not pod.claims:
+                continue
+            counts: dict[str, int] = {}
+            for use in self.uses(pod):
+                classes = self._classes_of(use)
+                for d in allocations.get(use.key, ()):
+                    name = classes.get(d["request"], d["driver"])
+                    counts[name] = counts.get(name, 0) + 1
+            if counts:
+                out[pod.key] = counts
+        return out
+
+    def free_devices(self, pods: Sequence[Pod], nodes: Sequence[NodeInfo],
+                     unassumed: tuple[Pod, int] | None = None) -> dict[str, int]:
+        """``devices/<class>`` -> devices of the classes the pods' claims ask for that the
+        nodes can reach and no claim holds (nothing when the pods use no claims).
+        ``unassumed`` = (pod, copies) counted into the domain but not reserved."""
+        wanted: dict[str, None] = {}
+        for pod in pods:
+            for use in self.uses(pod) if pod.claims else ():
+                wanted.update(dict.fromkeys(self._classes_of(use).values()))
+        wanted = {c: None for c in wanted if c in self.world.classes}
+        if not wanted:
+            return {}
+        seen: set = set()
+        free = dict.fromkeys(wanted, 0)
+        in_use = self.ledger.in_use
+        for info in nodes:
+            for cand in self.world.node_candidates(info.node)[0]:
+                if cand.id in seen or cand.id in in_use:
+                    continue
+                seen.add(cand.id)
+                for name in wanted:
+                    probe = _CLASS_PROBES.setdefault(name, DeviceRequest("", name))
+                    try:
+                        if self.world.selectable(probe, cand):
+                            free[name] += 1
+                    except AllocationError:
+                        pass
+        if unassumed is not None:
+            pod, copies = unassumed
+            for use in self._todo(pod):
+                for request in use.spec.requests if use.spec else ():
+                    if not request.subrequests and request.mode == EXACT_COUNT \
+                            and request.class_name in free:
+                        free[request.class_name] -= request.count * copies
+        return {f"devices/{name}": value for name, value in free.items()}
 
     def allocation_mark(self) -> int:
         return len(self.ledger.log)

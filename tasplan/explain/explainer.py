@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from tasplan.explain.case import Case, TrialStatement, with_pods
 from tasplan.explain.counterfactuals import (
     add_nodes,
+    consolidation,
     eviction,
     min_count,
     toleration_selector,
@@ -86,6 +87,8 @@ def explain_case(case: Case) -> Explanation:
     suggestions: list[Suggestion] = []
     for suggester in SUGGESTERS:
         suggestions.extend(suggester.suggest(case))
+        if suggester is eviction:  # moving is weighed against evicting, and shown after it
+            suggestions.extend(consolidation.suggest(case, suggestions))
     key = case.group.topology_key
     return Explanation(
         result=case.result,

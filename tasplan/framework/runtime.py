@@ -132,6 +132,18 @@ class Framework:
             out.update(plugin.allocations_since(m))
         return out
 
+    def device_report(self, pods, members, allocations, unassumed=None
+                      ) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+        """For a placement's report: free devices per DeviceClass in the domain and the
+        devices per pod, from the reservers that know devices (DRA)."""
+        free: dict[str, int] = {}
+        per_pod: dict[str, dict[str, int]] = {}
+        for plugin in self.reservers:
+            if hasattr(plugin, "free_devices"):
+                free.update(plugin.free_devices(pods, members, unassumed))
+                per_pod.update(plugin.devices_by_pod(pods, allocations))
+        return free, per_pod
+
     # -- placement extension points -------------------------------------------------------
 
     def run_placement_generate(

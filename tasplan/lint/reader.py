@@ -27,7 +27,9 @@ from tasplan.load.documents import (
     GuardedLoader,
     max_input_bytes,
     needs_guarded_loader,
+    read_limited,
 )
+from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
@@ -154,13 +156,41 @@ def yaml_limit() -> int:
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes; raises InputError when it cannot be opened (exit status 2)."""
+    """The file's bytes; raises InputError when it cannot be opened (exit status 2). A file
+    over the size limit is returned one byte over it (``parse`` reports it)."""
+    limit = max_input_bytes()
     try:
         with path.open("rb") as fh:
-            data = fh.read(max_input_bytes() + 1)
+            try:
+                return read_limited(fh, str(path), limit)
+            except InputError:
+                return b"\0" * (limit + 1)
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    return data
+
+
+def _line(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _deepest_line(text: str) -> int | None:
+    """Where nesting is deepest: the first line at the deepest flow bracket, else the first
+    of the most indented lines (where a "too deep" file goes wrong)."""
+    depth = deepest = at = 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, i
+        elif ch in "]}":
+            depth -= 1
+    if deepest > 1:
+        return text.count("\n", 0, at) + 1
+    lines = text.splitlines()
+    if not lines:
+        return None
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+    return indents.index(max(indents)) + 1
 
 
 def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]:
@@ -177,21 +207,28 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
             f"{yaml_limit() / 2**20:.1f} MiB: lint keeps the position of every YAML field and "
             f"reads about 1 MiB/s, so a larger file would take minutes (split it, lint it as "
             f"JSON, or set {YAML_LIMIT_ENV} to raise the limit)")
+    problem = encoding_problem(data)
+    if problem:
+        return [], ParseProblem(problem, 1, 1)
     nul = data.find(b"\0", 0, _SNIFF)
     if nul >= 0:
         return [], ParseProblem(
-            f"binary file (NUL byte at offset {nul}), not YAML or JSON")
+            f"binary file (NUL byte at offset {nul}), not YAML or JSON", _line(data, nul))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return [], ParseProblem(
-            f"not UTF-8 text (invalid byte at offset {exc.start})")
+            f"not UTF-8 text (invalid byte at offset {exc.start})", _line(data, exc.start))
     file = ManifestFile(label, text)
     if label.lower().endswith(".json"):
         try:
             roots = [orjson.loads(text)]
+            check_strings(data, roots)
+            check_json_keys(data, roots[0])
         except orjson.JSONDecodeError as exc:
             return [], ParseProblem(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+        except StrictError as exc:
+            return [], ParseProblem(str(exc), exc.line)
         return _objects(file, roots), None
     file.composed = True
     file.nodes = []
@@ -203,7 +240,8 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
             node = loader.get_node()
             file.nodes.append(node)
             roots.append(loader.construct_document(node) if node is not None else None)
-    except AliasBomb as exc:
+        check_strings(data, roots)
+    except (AliasBomb, StrictError) as exc:
         problem = ParseProblem(str(exc), exc.line)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -215,9 +253,11 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     except yaml.YAMLError as exc:
         problem = ParseProblem(f"invalid YAML: {exc}")
     except RecursionError:
-        problem = ParseProblem("YAML nesting is too deep")
+        problem = ParseProblem("YAML nesting is too deep", _deepest_line(text))
     finally:
         loader.dispose()
+    if problem is not None and problem.message.startswith(("a string holds", "duplicate")):
+        roots = []  # the whole document is suspect, as for the loader
     return _objects(file, roots), problem
 
 

@@ -23,6 +23,7 @@ from referencing import Registry, Resource
 from tasplan.lint.report import Violation
 from tasplan.load.documents import type_name
 from tasplan.model.selectors import valid_label_key
+from tasplan.untrusted import quote
 
 SCHEMA_GROUP = "scheduling.k8s.io"
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -46,8 +47,14 @@ FORMATS: dict[str, tuple[str, Any]] = {
 }
 
 _FORMAT_CHECKER = FormatChecker(formats=())
+def _strings_only(check: Any) -> Any:
+    """A format applies to strings; other types are the ``type`` keyword's finding (a
+    format check must never raise on them)."""
+    return lambda value: not isinstance(value, str) or check(value)
+
+
 for _name, (_, _check) in FORMATS.items():
-    _FORMAT_CHECKER.checks(_name)(_check)
+    _FORMAT_CHECKER.checks(_name)(_strings_only(_check))
 
 
 def _load() -> tuple[Registry, dict[tuple[str, str], dict]]:
@@ -130,7 +137,7 @@ def _translate(error: ValidationError) -> Iterator[Violation]:
         names = " or ".join(_TYPE_NAMES.get(t, t) for t in wanted)
         yield Violation("TP101", path, f"expected {names}, got {_shown(instance)}")
     elif keyword == "format":
-        yield Violation("TP103", path, f"expected {FORMATS[value][0]}, got {instance!r}")
+        yield Violation("TP103", path, f"expected {FORMATS[value][0]}, got {quote(instance)}")
     elif keyword in ("maxItems", "minItems"):
         bound = "at most" if keyword == "maxItems" else "at least"
         yield Violation("TP104", path, f"expected {bound} {value} item(s), got {len(instance)}")

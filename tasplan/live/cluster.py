@@ -11,7 +11,14 @@ from typing import Any
 
 from tasplan import __version__
 from tasplan.live.config import Connection
-from tasplan.live.discovery import scheduling_api, server_version
+from tasplan.live.discovery import (
+    DRA_NAMESPACED,
+    DRA_RESOURCES,
+    resource_api,
+    scheduling_api,
+    server_version,
+)
+from tasplan.live.errors import Forbidden
 from tasplan.live.lister import ListProgress, Reader
 from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
@@ -55,12 +62,28 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             if resource in api.resources:
                 lists.append((f"/apis/{api.version}{scope}/{resource}", kind, api.version,
                               f"{resource}.scheduling.k8s.io{within}", prune))
+    dra = resource_api(reader)
+    optional: set[str] = set()
+    if dra is not None:  # DRA: devices, classes, claims (the allocated ones hold devices)
+        version, resources = dra
+        for resource in resources:
+            where, said = (scope, within) if resource in DRA_NAMESPACED else ("", "")
+            lists.append((f"/apis/{version}{where}/{resource}", DRA_RESOURCES[resource],
+                          version, f"{resource}.resource.k8s.io{said}", prune))
+            optional.add(lists[-1][3])
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
+    warnings: list[str] = []
     with gc_paused():  # as when loading: 150k pods' dicts would trigger GC scan after scan
         for path, kind, api_version, resource, transform in lists:
-            objects.extend(reader.list(path, kind=kind, api_version=api_version,
-                                       resource=resource, transform=transform))
+            try:
+                objects.extend(reader.list(path, kind=kind, api_version=api_version,
+                                           resource=resource, transform=transform))
+            except Forbidden:
+                if resource not in optional:
+                    raise
+                warnings.append(f"RBAC does not allow listing {resource}: DRA devices and "
+                                "claims are planned without it (see samples/rbac)")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
             tasplan_version=__version__, server=connection.server, server_version=version,
@@ -68,4 +91,4 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             scheduling_version=api.version or "")
         document = encode(objects, origin)
     warning = api.warning()
-    return document, [warning] if warning else []
+    return document, ([warning] if warning else []) + warnings

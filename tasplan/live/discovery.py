@@ -56,6 +56,29 @@ def scheduling_api(reader: Reader) -> SchedulingAPI:
     return SchedulingAPI(None, (), served)
 
 
+DRA_VERSIONS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
+DRA_RESOURCES = {"deviceclasses": "DeviceClass", "resourceslices": "ResourceSlice",
+                 "devicetaintrules": "DeviceTaintRule", "resourceclaims": "ResourceClaim",
+                 "resourceclaimtemplates": "ResourceClaimTemplate"}
+DRA_NAMESPACED = frozenset({"resourceclaims", "resourceclaimtemplates"})
+
+
+def resource_api(reader: Reader) -> tuple[str, tuple[str, ...]] | None:
+    """The newest resource.k8s.io version tasplan reads that the server serves, and the DRA
+    resources it lists (DeviceTaintRules may be served by another version only); None
+    when DRA is not served."""
+    for version in DRA_VERSIONS:
+        try:
+            listing = reader.get(f"/apis/{version}", resource=f"API {version}")
+        except NotServed:
+            continue
+        names = {r.get("name") for r in listing.get("resources") or () if isinstance(r, dict)}
+        resources = tuple(r for r in DRA_RESOURCES if r in names)
+        if resources:
+            return version, resources
+    return None
+
+
 def server_version(reader: Reader) -> str:
     """``gitVersion`` from /version, or "" when the server does not say."""
     try:

@@ -22,6 +22,10 @@ class ClusterError(InputError):
     """The cluster could not be read: the source is the API server (or kubeconfig)."""
 
 
+class Forbidden(ClusterError):
+    """403: RBAC does not allow the read (optional lists may be skipped with a warning)."""
+
+
 def safe_url(url: str) -> str:
     """``url`` without user info, query or fragment (where credentials could hide)."""
     try:
@@ -44,7 +48,7 @@ def http_error(server: str, status: int, reason: str, verb: str, resource: str,
                             "not accept the credentials of the kubeconfig user (expired or "
                             f"invalid token or client certificate){said}")
     if status == 403:
-        return ClusterError(server, f"403 Forbidden: RBAC does not allow {verb} on {resource}"
+        return Forbidden(server, f"403 Forbidden: RBAC does not allow {verb} on {resource}"
                             f"{said}. tasplan needs read-only access ({READ_ONLY_RULES}); "
                             f"see the ClusterRole in {RBAC_SAMPLE}")
     return ClusterError(server, f"{status} {reason} for {verb} {resource}{said}")

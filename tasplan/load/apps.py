@@ -12,6 +12,7 @@ owner, not on their own.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
@@ -20,6 +21,7 @@ from tasplan.load.producers import (
     PodBatch,
     Producer,
     check_expansion,
+    identity,
     pod_template,
     replicas,
 )
@@ -38,28 +40,32 @@ def owned(obj: Mapping[str, Any]) -> bool:
                                           for r in refs)
 
 
+def _ordinal(name: str, i: int) -> tuple[str, Mapping[str, str]]:
+    return f"{name}-{i}", {"statefulset.kubernetes.io/pod-name": f"{name}-{i}",
+                           "apps.kubernetes.io/pod-index": str(i)}
+
+
+def _replica(name: str, i: int) -> tuple[str, Mapping[str, str]]:
+    return f"{name}-{i}", {}
+
+
 def decode_apps(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
     f = ObjectFields(source, obj)
     kind = obj["kind"]
-    meta = f.mapping(obj.get("metadata"), "metadata")
-    name = f.string(meta.get("name"), "metadata.name", required=True)
-    namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
-    spec = f.mapping(obj.get("spec"), "spec")
+    namespace, name, spec = identity(f)
     count = replicas(f, spec, "spec.replicas")
     check_expansion(f, "spec.replicas", count)  # before listing them
     template = pod_template(f, spec.get("template"), "spec.template")
     if kind == "StatefulSet":
-        names = tuple((f"{name}-{i}", {"statefulset.kubernetes.io/pod-name": f"{name}-{i}",
-                                       "apps.kubernetes.io/pod-index": str(i)})
-                      for i in range(count))
         selectors: tuple = ()
+        pod = partial(_ordinal, name)
     else:
-        names = tuple((f"{name}-{i}", {}) for i in range(count))
         selector = f.mapping(spec.get("selector"), "spec.selector").get("matchLabels")
         selector = f.string_map(selector, "spec.selector.matchLabels") or \
             (template.get("metadata") or {}).get("labels") or {}
         selectors = (selector,) if selector else ()
+        pod = partial(_replica, name)
     controller = ControllerRef(API_VERSION, kind, name) if kind != "Deployment" else None
-    batch = PodBatch(template, "spec.template", names, selectors, name, controller)
+    batch = PodBatch(template, "spec.template", count, pod, selectors, name, controller)
     return Producer(kind, API_VERSION, namespace, name, source, obj, (batch,),
                     overrides.group_spec(), False)

@@ -20,6 +20,7 @@ from tasplan.load.producers import (
     PodBatch,
     Producer,
     check_expansion,
+    identity,
     pod_template,
 )
 from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
@@ -57,22 +58,20 @@ def job_batch(f: ObjectFields, job_name: str, spec: Mapping[str, Any], path: str
     template = pod_template(f, spec.get("template"), f"{path}.template")
     mode = spec.get("completionMode")
     indexed = mode == "Indexed" or (mode is None and indexed_default)
-    names = []
-    for i in range(count):
+    selectors = ({JOB_NAME_LABEL: job_name}, {LEGACY_JOB_NAME_LABEL: job_name})
+
+    def pod(i: int) -> tuple[str, Mapping[str, str]]:
         labels = {**extra_labels, JOB_NAME_LABEL: job_name, LEGACY_JOB_NAME_LABEL: job_name}
         if indexed:
             labels[COMPLETION_INDEX_LABEL] = str(i)
-        names.append((f"{job_name}-{i}", labels))
-    selectors = ({JOB_NAME_LABEL: job_name}, {LEGACY_JOB_NAME_LABEL: job_name})
-    return PodBatch(template, f"{path}.template", tuple(names), selectors, group), parallelism
+        return f"{job_name}-{i}", labels
+
+    return PodBatch(template, f"{path}.template", count, pod, selectors, group), parallelism
 
 
 def decode_job(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
     f = ObjectFields(source, obj)
-    meta = f.mapping(obj.get("metadata"), "metadata")
-    name = f.string(meta.get("name"), "metadata.name", required=True)
-    namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
-    spec = f.mapping(obj.get("spec"), "spec")
+    namespace, name, spec = identity(f)
     succeeded = f.mapping(obj.get("status"), "status").get("succeeded")
     succeeded = 0 if succeeded is None else f.int32(succeeded, "status.succeeded", minimum=0)
     batch, parallelism = job_batch(f, name, spec, "spec", name, {}, succeeded)

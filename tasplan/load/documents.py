@@ -197,6 +197,10 @@ def parsed_documents(label: str, objects: Iterable[Any], *,
                     raise InputError(label, f"expected a Kubernetes object, got "
                                      f"{type_name(item)}", field=f"items[{k}]",
                                      line=locate(label, index, f"items[{k}]"))
+                if snapshot_format.is_snapshot(item):
+                    raise InputError(label, "a tasplan snapshot inside a List is not read; "
+                                     "pass the snapshot file itself", field=f"items[{k}]",
+                                     line=locate(label, index, f"items[{k}]"))
                 if item_kind and "kind" not in item:  # NodeList items may omit kind
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
                 yield Document(item_source, item)

@@ -27,6 +27,7 @@ from tasplan.load.producers import (
     PodBatch,
     Producer,
     check_expansion,
+    identity,
     replicas,
 )
 from tasplan.load.scheduling import GroupSpec
@@ -42,10 +43,7 @@ GANG_PER_REPLICATED_JOB = "JobSetGangPerReplicatedJob"
 
 def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
     f = ObjectFields(source, obj)
-    meta = f.mapping(obj.get("metadata"), "metadata")
-    name = f.string(meta.get("name"), "metadata.name", required=True)
-    namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
-    spec = f.mapping(obj.get("spec"), "spec")
+    namespace, name, spec = identity(f)
     entries = f.sequence(spec.get("replicatedJobs"), "spec.replicatedJobs")
     if not entries:
         raise f.error("spec.replicatedJobs", "required field is missing (a JobSet needs at "
@@ -88,7 +86,7 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
             batch, _ = job_batch(f, job_name, job_spec, path, group, labels,
                                  indexed_default=True)
             batches.append(batch)
-            sizes[group] = sizes.get(group, 0) + len(batch.names)
+            sizes[group] = sizes.get(group, 0) + batch.count
             global_index += 1
     if policy:
         specs = {g: GroupSpec(Policy.GANG, max(n, 1), overrides.topology_key)

@@ -20,7 +20,7 @@ from tasplan.composite.model import KIND as COMPOSITE_KIND
 from tasplan.dra import decode as dra_decode
 from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
-from tasplan.load import apps, jobset, lws, scheduling
+from tasplan.load import apps, jobset, lws, names, scheduling
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.core_v1 import (
     PriorityResolver,
@@ -44,6 +44,7 @@ from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
 from tasplan.snapshot import format as snapshot_format
+from tasplan.untrusted import quote
 
 Progress = Callable[[str], None]
 
@@ -310,6 +311,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     for key, n in sorted(dangling.items()):
         warnings.append(f"{n} pod(s) reference pod group {key}, which is not in the inputs; "
                         "upstream keeps them pending until it exists")
+    _check_names(nodes.values(), pods.values(),
+                 [*workloads.values(), *pod_groups.values(), *producers,
+                  *composite_defs.values()])
     groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
               for g in groups]
     groups.sort(key=lambda g: g.order)
@@ -332,6 +336,44 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
     )
+
+
+def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> None:
+    """Names, namespaces and labels by the API server's rules (see load/names.py). Labels
+    of cluster pods are not checked (150k pods; they never reach the output)."""
+    def fail(kind: str, name: str, source: Source, field: str, why: str) -> InputError:
+        prefix = source.field_prefix()
+        full = f"{prefix}.{field}" if prefix else field
+        return InputError(source.path, why, field=full, obj=f"{kind} {quote(name)[1:-1]}",
+                          line=locate(source.path, source.document, full))
+
+    for node in nodes:
+        why = names.name_problem(node.name)
+        if why:
+            raise fail("Node", node.name, node.source, "metadata.name", why)
+        bad = names.labels_problem(node.labels)
+        if bad:
+            raise fail("Node", node.name, node.source, f"metadata.labels.{bad[0]}", bad[1])
+    seen: set[str] = set()
+    for pod in pods:
+        if pod.namespace not in seen:
+            why = names.namespace_problem(pod.namespace)
+            if why:
+                raise fail("Pod", pod.name, pod.source, "metadata.namespace", why)
+            seen.add(pod.namespace)
+        why = names.name_problem(pod.name)
+        if why:
+            raise fail("Pod", pod.name, pod.source, "metadata.name", why)
+        if pod.source.workload and not pod.synthesised:
+            bad = names.labels_problem(pod.labels)
+            if bad:
+                raise fail("Pod", pod.name, pod.source, f"metadata.labels.{bad[0]}", bad[1])
+    for d in defs:
+        kind = getattr(d, "kind", "") or type(d).__name__.removesuffix("Def")
+        why = names.name_problem(d.name) or names.namespace_problem(d.namespace)
+        if why:
+            field = "metadata.name" if names.name_problem(d.name) else "metadata.namespace"
+            raise fail(kind, d.name, d.source, field, why)
 
 
 def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraInputs:

@@ -11,6 +11,7 @@ PodGroup per group: ``spec.scheduling`` gives its policy and constraint (an omit
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from tasplan.dra.references import pod_claims
@@ -20,6 +21,7 @@ from tasplan.load.producers import (
     PodBatch,
     Producer,
     check_expansion,
+    identity,
     pod_template,
     replicas,
 )
@@ -32,12 +34,17 @@ VERSIONS = (f"{GROUP}/v1",)
 _LABEL = "leaderworkerset.sigs.k8s.io/"
 
 
+def _leader(group: str, common: Mapping[str, str], _: int) -> tuple[str, Mapping[str, str]]:
+    return group, {**common, f"{_LABEL}worker-index": "0"}
+
+
+def _worker(group: str, common: Mapping[str, str], i: int) -> tuple[str, Mapping[str, str]]:
+    return f"{group}-{i + 1}", {**common, f"{_LABEL}worker-index": str(i + 1)}
+
+
 def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
     f = ObjectFields(source, obj)
-    meta = f.mapping(obj.get("metadata"), "metadata")
-    name = f.string(meta.get("name"), "metadata.name", required=True)
-    namespace = f.string(meta.get("namespace"), "metadata.namespace") or "default"
-    spec = f.mapping(obj.get("spec"), "spec")
+    namespace, name, spec = identity(f)
     count = replicas(f, spec, "spec.replicas")
     lwt = f.mapping(spec.get("leaderWorkerTemplate"), "spec.leaderWorkerTemplate")
     path = "spec.leaderWorkerTemplate"
@@ -54,13 +61,11 @@ def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
     for g in range(count):
         group = f"{name}-{g}"
         common = {f"{_LABEL}name": name, f"{_LABEL}group-index": str(g)}
-        batches.append(PodBatch(leader, leader_path,
-                                ((group, {**common, f"{_LABEL}worker-index": "0"}),),
-                                (), group))
+        batches.append(PodBatch(leader, leader_path, 1, partial(_leader, group, common), (),
+                                group))
         if size > 1:
-            batches.append(PodBatch(worker, f"{path}.workerTemplate", tuple(
-                (f"{group}-{w}", {**common, f"{_LABEL}worker-index": str(w)})
-                for w in range(1, size)), (), group))
+            batches.append(PodBatch(worker, f"{path}.workerTemplate", size - 1,
+                                    partial(_worker, group, common), (), group))
 
     scheduling = spec.get("scheduling")
     if scheduling is None:

@@ -37,13 +37,22 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
     table = f.mapping(obj.get(TABLE), TABLE)
     if not table:
         return []
-    metas = f.sequence(table.get("metadata"), f"{TABLE}.metadata")
-    f.sequence(table.get("specs"), f"{TABLE}.specs")
-    columns = [f.sequence(table.get(c), f"{TABLE}.{c}") for c in COLUMNS]
+    for key in ("metadata", "specs", *COLUMNS):
+        if not isinstance(table.get(key), list):
+            raise f.expected(f"{TABLE}.{key}", "a list", table.get(key))
+    metas = table["metadata"]
+    columns = [table[c] for c in COLUMNS]
     if len({len(c) for c in columns}) != 1:
         lengths = ", ".join(f"{c}={len(v)}" for c, v in zip(COLUMNS, columns, strict=True))
         raise f.error(TABLE, f"expected columns of equal length, got {lengths}")
     extra = f.mapping(table.get("extra"), f"{TABLE}.extra")
+    for key in extra:  # row numbers: a key that names no row would be ignored silently
+        if not (key.isdecimal() and key == str(int(key)) and int(key) < len(columns[0])):
+            raise f.error(f"{TABLE}.extra.{key}", f"expected a row number below "
+                          f"{len(columns[0])}")
+    unknown = set(table) - {"metadata", "specs", "extra", *COLUMNS}
+    if unknown:
+        raise f.error(f"{TABLE}.{sorted(unknown)[0]}", "unknown field")
 
     # Per distinct metadata: namespace, labels (checked once), and a small id for the key.
     shared: dict[int, tuple[str, dict, int, str]] = {}
@@ -70,7 +79,7 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                                   priorities))
                 continue
             if (type(name) is not str or type(node) is not str or type(phase) is not str
-                    or not 0 <= si < n_specs):
+                    or type(mi) is not int or type(si) is not int or not 0 <= si < n_specs):
                 raise TypeError
             ns, labels, ns_id, owner = shared[mi]
             key = ns_id * stride + 2 * si + (node != "")

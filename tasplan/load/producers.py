@@ -20,7 +20,7 @@ typed decoder later.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,16 +52,18 @@ class PodBatch:
     """The pods one template yields inside one object (a JobSet's child Job, an LWS
     replica's leader or workers, a Deployment).
 
-    ``names`` are the pods the controller keeps, in creation order, each with the labels it
-    adds to the template's. ``selectors`` find the pods it already created (a pod matches
-    when all labels of one selector match); none means by name (ordinal names:
-    StatefulSet, LeaderWorkerSet).
-    ``group`` is the name of the object's own group these pods form (without namespace).
+    The controller keeps ``count`` pods; ``pod(i)`` is the name and the labels (added to
+    the template's) of its ``i``-th pod. ``selectors`` find the pods it already created (a
+    pod matches when all labels of one selector match), and a pod it recreates gets a new
+    name; without selectors its pods have fixed ordinal names (StatefulSet,
+    LeaderWorkerSet), found by name. ``group`` is the name of the object's own group these
+    pods form (without namespace).
     """
 
     template: Mapping[str, Any]
     template_path: str
-    names: tuple[tuple[str, Mapping[str, str]], ...]
+    count: int
+    pod: Callable[[int], tuple[str, Mapping[str, str]]]
     selectors: tuple[Mapping[str, str], ...]
     group: str
     controller: ControllerRef | None = None  # the pods' ownerReference (default spreading)
@@ -103,6 +105,14 @@ def check_expansion(f: ObjectFields, field: str, pods: int, total: int = 0) -> N
                       f"pods synthesised from controllers ({MAX_CONTROLLER_PODS.hint()})")
 
 
+def identity(f: ObjectFields) -> tuple[str, str, Mapping[str, Any]]:
+    """Namespace (``default`` when unset), name and spec of a pod-producing object."""
+    meta = f.mapping(f.obj.get("metadata"), "metadata")
+    name = f.string(meta.get("name"), "metadata.name", required=True)
+    return (f.string(meta.get("namespace"), "metadata.namespace") or "default", name,
+            f.mapping(f.obj.get("spec"), "spec"))
+
+
 def pod_template(f: ObjectFields, raw: object, path: str) -> Mapping[str, Any]:
     """A PodTemplateSpec, checked as far as synthesising pods from it needs."""
     template = f.mapping(raw, path)
@@ -123,8 +133,8 @@ def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str 
     return _group_ref(owner, namespace, spec, f"{batch.template_path}.spec")
 
 
-def _synthesise(batch: PodBatch, namespace: str, index: int) -> dict[str, Any]:
-    name, labels = batch.names[index]
+def _synthesise(batch: PodBatch, namespace: str, name: str,
+                labels: Mapping[str, str]) -> dict[str, Any]:
     meta = batch.template.get("metadata") or {}
     return {
         "apiVersion": "v1",
@@ -189,7 +199,8 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
         if not joins:
             own.setdefault(own_key)
         if not batch.selectors:
-            existing = [(ns, name) for name, _ in batch.names if (ns, name) in pods]
+            existing = [key for i in range(batch.count)
+                        if (key := (ns, batch.pod(i)[0])) in pods]
         else:
             existing = list(dict.fromkeys(
                 k for selector in batch.selectors for k in index.matching(ns, selector)))
@@ -199,20 +210,21 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             active += not pod.terminal
             if pod.group is None and not joins:
                 pods[pkey] = replace(pod, group=own_key)
-        taken = {name for _, name in existing}
-        missing = max(len(batch.names) - active, 0)
+        missing = max(batch.count - active, 0)
         check_expansion(owner, producer.count_field, missing, total)
         total += missing
-        synthesised = 0
-        for i in range(len(batch.names)):
-            if synthesised == missing:
-                break
-            if batch.names[i][0] in taken or (ns, batch.names[i][0]) in pods:
+        # Ordinal names are fixed; other controllers name a recreated pod anew, so names
+        # taken by pods in the inputs are skipped (each skip is one of those pods).
+        last = batch.count if not batch.selectors else batch.count + len(pods)
+        synthesised = i = 0
+        while synthesised < missing and i < last:
+            name, labels = batch.pod(i)
+            i += 1
+            if (ns, name) in pods:
                 continue
-            pod = decode_pod(producer.source, _synthesise(batch, ns, i), order, priorities,
-                             group=group,
-                             spec_path=f"{batch.template_path}.spec", synthesised=True,
-                             owner=owner)
+            pod = decode_pod(producer.source, _synthesise(batch, ns, name, labels), order,
+                             priorities, group=group, spec_path=f"{batch.template_path}.spec",
+                             synthesised=True, owner=owner)
             order += 1
             synthesised += 1
             pkey = (ns, pod.name)

@@ -213,4 +213,5 @@ def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,
         tied=tied,
         simulated=sim.simulated,
         allocations=sim.allocations if dra else None,
+        devices=sim.devices,
     )

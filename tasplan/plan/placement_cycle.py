@@ -45,6 +45,8 @@ class Simulation:
     simulated: bool = True
     # DRA claims the simulation allocated: key -> devices (see ReservePlugin).
     allocations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # Pod key -> DeviceClass -> devices allocated to it in this simulation.
+    devices: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def feasible(self) -> bool:
@@ -107,9 +109,10 @@ def simulate_placement(
     status = _final(status)
     free = _free(members)
     allocations = fw.allocations_since(mark)
+    devices, per_pod = fw.device_report(ctx.pending, members, allocations)
     statement.rollback(checkpoint)
     return Simulation(placement, status, tuple(proposed), len(proposed), unplaced, diagnoses,
-                      free, allocations=allocations)
+                      {**free, **devices}, allocations=allocations, devices=per_pod)
 
 
 def _final(status: Status) -> Status:
@@ -166,8 +169,9 @@ def _count(
     # Scorers only see feasible placements: skip building proposals for the others. The
     # pods are one class, so one proposal counts them all.
     proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()
+    devices, _ = fw.device_report(ctx.pending, members, {}, (first, fit))
     return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
-                      _free(members, (first, fit)), simulated=False)
+                      {**_free(members, (first, fit)), **devices}, simulated=False)
 
 
 def _free(members: Sequence[NodeInfo], unassumed: tuple | None = None) -> dict[str, int]:

@@ -41,6 +41,8 @@ class PlacementResult:
     # DRA claims allocated in this placement (claim key -> devices); None when the group's
     # pods use no claims.
     allocations: Mapping[str, list[Mapping[str, str]]] | None = None
+    # Pod key -> DeviceClass -> devices (DRA), for the assignments view.
+    devices: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

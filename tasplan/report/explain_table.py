@@ -91,7 +91,8 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
     return Group(*parts)
 
 
-_COST = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added"}
+_COST = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
+         "podsMoved": "pod(s) moved"}
 
 
 def _diagnosis(e: Explanation) -> Text:

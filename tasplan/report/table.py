@@ -154,6 +154,8 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
         table.add(SCORER_HEADERS.get(name, name), "right", drop=10 + len(resources))
     for i, resource in enumerate(resources):
         label = {"memory": "MEM"}.get(resource, short_resource(resource).upper())
+        if resource.startswith("devices/"):  # DRA devices of a DeviceClass
+            label = resource.removeprefix("devices/")
         table.add(f"FREE {label}", "right", drop=3 + i)
     if wide:
         table.add("STATUS", drop=2)
@@ -183,8 +185,14 @@ def _assignments_table(p: PlacementResult) -> Columns:
     table = Columns()
     table.add("POD")
     table.add("NODE", fold=True)
+    if p.devices:
+        table.add("DEVICES", fold=True)
     for pod, node in p.assignments.items():
-        table.row(pod, node)
+        if p.devices:
+            devices = p.devices.get(pod, {})
+            table.row(pod, node, ", ".join(f"{n}× {c}" for c, n in devices.items()) or "-")
+        else:
+            table.row(pod, node)
     for pod, reason in p.unplaced.items():
         table.row(pod, Text(f"<none>: {reason}", style="red"))
     return table

@@ -14,8 +14,9 @@ reads of that object, plus the identity fields reports name:
   only, and running pods matter to it through their requests, ports, labels, volumes and
   inter-pod (anti-)affinity. (Dropping them also lets the pods of one controller share a
   spec in the snapshot's pod table.)
-- PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget: everything but
-  the noisy metadata.
+- PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget, DeviceClass,
+  ResourceSlice, ResourceClaimTemplate, DeviceTaintRule: everything but the noisy metadata.
+- ResourceClaim: spec and ``status.allocation``. Pods keep ``status.resourceClaimStatuses``.
 Annotations are dropped: no in-tree plugin reads them. The one exception is a mirror pod's
 ``kubernetes.io/config.mirror``: drain what-ifs leave mirror pods in place, as kubectl does.
 """
@@ -90,7 +91,7 @@ def prune_pod(obj: Mapping[str, Any]) -> dict[str, Any]:
         affinity = _pick(affinity, ("podAffinity", "podAntiAffinity"))
     if affinity:
         out["affinity"] = affinity
-    kept = _pick(status, ("phase", "nominatedNodeName"))
+    kept = _pick(status, ("phase", "nominatedNodeName", "resourceClaimStatuses"))
     scheduled = [c for c in status.get("conditions") or ()
                  if isinstance(c, dict) and c.get("type") == "PodScheduled"
                  and c.get("status") != "True"]
@@ -125,10 +126,21 @@ def prune_selector_owner(obj: Mapping[str, Any]) -> dict[str, Any]:
             "metadata": _metadata(obj), "spec": kept}
 
 
+def prune_claim(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A ResourceClaim: its spec, and of its status the allocation (the devices it holds
+    and where it can be used); reservedFor and device status are not read."""
+    out = {"apiVersion": obj.get("apiVersion"), "kind": "ResourceClaim",
+           "metadata": _metadata(obj), "spec": obj.get("spec") or {}}
+    allocation = (obj.get("status") or {}).get("allocation")
+    if allocation:
+        out["status"] = {"allocation": allocation}
+    return out
+
+
 PRUNERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "Node": prune_node, "Pod": prune_pod, "Service": prune_selector_owner,
     "ReplicaSet": prune_selector_owner, "StatefulSet": prune_selector_owner,
-    "ReplicationController": prune_selector_owner,
+    "ReplicationController": prune_selector_owner, "ResourceClaim": prune_claim,
 }
 
 

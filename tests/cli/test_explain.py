@@ -41,7 +41,16 @@ def test_urgent_sample_gets_every_kind_of_suggestion() -> None:
     assert e["domains"][3]["excluded"] == {
         "node(s) didn't match Pod's node affinity/selector": 4}
     by_kind = {s["kind"]: s for s in e["suggestions"]}
-    assert list(by_kind) == ["minCount", "evict", "addNodes", "nodeSelector", "topologyKey"]
+    assert list(by_kind) == ["minCount", "evict", "consolidate", "addNodes", "nodeSelector",
+                             "topologyKey"]
+    # The same two pods can move instead, to free 8-GPU nodes of rack-a3 (samples/README.md:
+    # gpu-a3-1..3 are idle; gpu-a3-0 holds the notebook).
+    move = by_kind["consolidate"]
+    assert move["cost"] == {"podsMoved": 2}
+    assert [(m["pod"], m["from"], m["to"]) for m in move["details"]["moves"]] == [
+        ("research/rl-sweep-0-6vnvt", "gpu-a2-0", "gpu-a3-1"),
+        ("research/rl-sweep-1-dbrz7", "gpu-a2-1", "gpu-a3-2")]
+    assert move["result"]["selected"] == "rack-a2"
     assert by_kind["minCount"]["details"] == {"minCount": 3}
     assert by_kind["minCount"]["result"]["selected"] == "rack-a3"
     # The notebook in rack-a3 is protected by its PDB (0 disruptions allowed), so the two

@@ -29,3 +29,38 @@ def test_shared_fabric_claim_picks_the_only_rack_with_a_free_fabric_and_four_fre
         [f"gpu-{i}" for i in range(8)]
     assert len({d["pool"] for k, v in chosen.allocations.items() if k.endswith("/gpus")
                 for d in v}) == 4
+
+
+def test_snapshot_keeps_the_dra_objects(tmp_path):
+    """``tasplan snapshot`` keeps DeviceClasses, ResourceSlices and (pruned) claims: the
+    plan from the snapshot equals the plan from the files, byte for byte."""
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+
+    def invoke(*args):
+        return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+
+    target = tmp_path / "snap.json"
+    assert invoke("snapshot", "-f", target, "-c", SAMPLES / "cluster", "--quiet").exit_code == 0
+    workload = SAMPLES / "workloads" / "train-fabric.yaml"
+    from_snapshot = invoke("check", workload, "-c", target, "-o", "json")
+    from_files = invoke("check", workload, "-c", SAMPLES / "cluster", "-o", "json")
+    assert from_snapshot.exit_code == from_files.exit_code == 0, from_snapshot.stderr
+    assert from_snapshot.stdout == from_files.stdout
+    kinds = {i["kind"] for i in __import__("json").loads(target.read_text())["items"]}
+    assert {"DeviceClass", "ResourceSlice", "ResourceClaim"} <= kinds
+
+
+def test_table_shows_devices_per_pod_and_free_devices_per_domain():
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+    out = CliRunner().invoke(app, ["check", str(SAMPLES / "workloads" / "train-fabric.yaml"),
+                                   "-c", str(SAMPLES / "cluster")],
+                             env={"COLUMNS": "200"}).stdout
+    assert "FREE gpu.example.com" in out and "FREE fabric.example.com" in out
+    rack2 = next(line for line in out.splitlines() if " rack-2 " in line)
+    assert rack2.split()[-2:] == ["4", "0"]  # 4 GPUs of dra-r2-0 left; the fabric taken
+    assert "ml/train-fabric-0  dra-r3-0  8× gpu.example.com, 1× fabric.example.com" in out
+    assert "dra-greedy" not in out  # the gang fits: nothing to say about greedy choices

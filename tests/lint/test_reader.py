@@ -17,12 +17,14 @@ def _rules(tmp_path, name: str, data: bytes) -> list[tuple[str, int | None, str]
 
 def test_binary_file_is_a_finding(tmp_path) -> None:
     assert _rules(tmp_path, "x.yaml", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR") == [
-        ("TP001", None, "binary file (NUL byte at offset 8), not YAML or JSON")]
+        ("TP001", 3, "binary file (NUL byte at offset 8), not YAML or JSON")]
 
 
 def test_invalid_utf8_is_a_finding(tmp_path) -> None:
     assert _rules(tmp_path, "x.yaml", "name: caf\xe9\n".encode("latin-1")) == [
-        ("TP001", None, "not UTF-8 text (invalid byte at offset 9)")]
+        ("TP001", 1, "not UTF-8 text (invalid byte at offset 9)")]
+    assert _rules(tmp_path, "y.yaml", b"a: 1\nb: 2\nname: caf\xe9\n") == [
+        ("TP001", 3, "not UTF-8 text (invalid byte at offset 19)")]
 
 
 def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch) -> None:
@@ -53,8 +55,9 @@ def test_yaml_over_lints_limit_is_refused_at_once(tmp_path, monkeypatch) -> None
 
 def test_deep_nesting_is_a_finding_or_parses(tmp_path) -> None:
     """libyaml nests iteratively; whatever depth, the result is findings, not a crash."""
-    findings = _rules(tmp_path, "x.yaml", b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    findings = _rules(tmp_path, "x.yaml", b"a: 1\nb: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
     assert findings and all(rule in ("TP001", "TP002") for rule, _, _ in findings)
+    assert all(line == 2 for rule, line, _ in findings if rule == "TP001")
 
 
 def test_documents_before_a_syntax_error_are_still_linted(tmp_path) -> None:

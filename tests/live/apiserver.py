@@ -41,6 +41,8 @@ class Cluster:
     objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     scheduling_versions: tuple[str, ...] = ("v1", "v1beta1")
     workload_resources: tuple[str, ...] = ("workloads", "podgroups")
+    # resource.k8s.io versions served (DRA); none by default
+    resource_versions: tuple[str, ...] = ()
     version: str = "v1.37.0"
     token: str | None = TOKEN
     forbidden: set[str] = field(default_factory=set)  # collection paths answered 403
@@ -114,6 +116,15 @@ class _Handler(BaseHTTPRequestHandler):
                                    "resources": [{"name": n, "namespaced": n != "priorityclasses",
                                                   "verbs": ["get", "list", "watch"]}
                                                  for n in names]})
+        for v in c.resource_versions:
+            if path == f"/apis/resource.k8s.io/{v}":
+                names = ["deviceclasses", "resourceslices", "resourceclaims",
+                         "resourceclaimtemplates"]
+                return self._json({"kind": "APIResourceList",
+                                   "groupVersion": f"resource.k8s.io/{v}",
+                                   "resources": [{"name": n, "namespaced": "claim" in n,
+                                                  "verbs": ["get", "list", "watch"]}
+                                                 for n in names]})
         collection, namespace = _collection(path)
         if collection is None or not self._served(collection):
             return self._status(404, "NotFound", "the server could not find the requested "
@@ -135,6 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _served(self, collection: str) -> bool:
         c = self.cluster
+        if collection.startswith("/apis/resource.k8s.io/"):
+            return collection.split("/")[3] in c.resource_versions
         if collection.startswith("/apis/scheduling.k8s.io/"):
             version, resource = collection.split("/")[3:5]
             if version not in c.scheduling_versions:

@@ -402,3 +402,44 @@ def test_live_reads_composite_pod_groups_and_snapshots_keep_them(
     assert kinds.count("CompositePodGroup") == 1
     again = invoke("check", pod_file, "-c", tmp_path / "s.json", "-o", "json")
     assert json.loads(again.stdout)["groups"] == file_doc["groups"]
+
+
+# ------------------------------------------------------------------------------------ DRA
+
+DRA_SAMPLES = REPO / "samples" / "dra"
+
+
+def _dra_cluster(cluster: Cluster) -> None:
+    from tasplan.load.documents import expand_paths, read_documents
+    cluster.objects.clear()
+    cluster.add(*[d.obj for f in expand_paths(DRA_SAMPLES / "cluster")
+                  for d in read_documents(f, workload=False)])
+    cluster.resource_versions = ("v1",)
+
+
+def test_check_live_reads_dra_objects_like_files(kubeconfig: Path, cluster: Cluster) -> None:
+    """Devices, classes and claims are listed through resource.k8s.io/v1 (RBAC sample
+    grants them) and plan exactly as the same objects in files."""
+    _dra_cluster(cluster)
+    workload = DRA_SAMPLES / "workloads" / "train-fabric.yaml"
+    live = invoke("check", workload, "--live", "-o", "json")
+    files = invoke("check", workload, "-c", DRA_SAMPLES / "cluster", "-o", "json")
+    assert live.exit_code == files.exit_code == 0, live.stderr
+    assert live.stdout == files.stdout
+    assert json.loads(live.stdout)["groups"][0]["selected"] == "rack-3"
+    role = next(yaml.safe_load_all((REPO / "samples/rbac/tasplan-reader.yaml").read_text()))
+    granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"]
+               for r in rule["resources"]}
+    listed = {("resource.k8s.io", r.path.rsplit("/", 1)[-1]) for r in cluster.requests
+              if r.path.startswith("/apis/resource.k8s.io/v1/") and "limit" in r.query}
+    assert ("resource.k8s.io", "resourceslices") in listed and listed <= granted
+
+
+def test_forbidden_dra_lists_are_a_warning(kubeconfig: Path, cluster: Cluster) -> None:
+    """Without RBAC for resource.k8s.io the cluster is still read; the user is told."""
+    _dra_cluster(cluster)
+    cluster.forbidden = {"/apis/resource.k8s.io/v1/resourceslices"}
+    result = invoke("check", DRA_SAMPLES / "workloads" / "train-fabric.yaml", "--live",
+                    "-o", "json")
+    assert "RBAC does not allow listing resourceslices.resource.k8s.io" in result.stderr
+    assert result.exit_code == 1  # no devices: the gang cannot get its GPUs

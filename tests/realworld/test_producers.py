@@ -318,3 +318,41 @@ def test_a_bad_template_field_names_the_object_and_its_path(tmp_path: Path) -> N
         load_inputs([path], [CLUSTER])
     assert err.value.field == "spec.replicatedJobs[0].template.spec.parallelism"
     assert "JobSet ml/js" in str(err.value)
+
+
+def test_a_failed_pod_does_not_count_and_its_name_is_not_reused(tmp_path: Path) -> None:
+    """Job controller: a Failed pod is replaced by a new pod (a new name); the Failed one
+    stays a member of the group and counts for nothing."""
+    failed = write(tmp_path, "failed.yaml", """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: train-0, namespace: ml, labels: {batch.kubernetes.io/job-name: train}}
+        spec: {nodeName: cpu-0, containers: [{name: c}]}
+        status: {phase: Failed}
+        """)
+    job = write(tmp_path, "job.yaml", """
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: train, namespace: ml}
+        spec:
+          parallelism: 3
+          template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+        """)
+    snapshot = load_inputs([job], [CLUSTER, failed])
+    assert names(snapshot, "ml/train") == ["train-0", "train-1", "train-2", "train-3"]
+    (group,) = snapshot.groups
+    assert group.expansions == (Expansion("Job", "ml/train", 3, 0),)
+
+
+def test_statefulset_recreates_only_missing_ordinals(tmp_path: Path) -> None:
+    running = write(tmp_path, "db-1.yaml", """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: db-1, namespace: serve, labels: {app: db}}
+        spec: {nodeName: cpu-0, containers: [{name: postgres}]}
+        status: {phase: Running}
+        """)
+    snapshot = load_inputs([FIXTURES / "apps.yaml"], [CLUSTER, running])
+    assert sorted(names(snapshot, "serve/db")) == ["db-0", "db-1"]
+    assert snapshot.group_index["serve/db"].expansions == (
+        Expansion("StatefulSet", "serve/db", 1, 1),)

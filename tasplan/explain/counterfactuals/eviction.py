@@ -77,26 +77,51 @@ def candidates(case: Case, domain: PlacementResult) -> list[Pod]:
 
 
 def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
-    pool = candidates(case, domain)
+    found = fewest(case, domain, candidates(case, domain))
+    if found is None:
+        return None
+    victims, minimal = found
+    result = case.replan(infos=infos_without(case, victims))
+    if not case.met(result):
+        return None
+    victims = sorted(victims, key=lambda p: p.key)
+    change = (f"evict {len(victims)} pod(s) of lower priority in {domain.name!r}: "
+              f"{_names(victims)}")
+    if all(p.preemption_policy == "Never" for p in case.ctx.pending):
+        change += " (the pods' preemptionPolicy is Never: the scheduler will not do it itself)"
+    return Suggestion(
+        KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
+        details={"domain": domain.name,
+                 "victims": [{"pod": p.key, "node": p.node_name, "priority": p.priority}
+                             for p in victims]})
+
+
+def infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:
+    """The case's nodes with ``victims`` gone (detached copies of their nodes only)."""
+    by_node: dict[str, list[Pod]] = {}
+    for pod in victims:
+        by_node.setdefault(pod.node_name, []).append(pod)
+    infos = list(case.infos)
+    for name, gone in by_node.items():
+        i = case.node_index[name]
+        infos[i] = without(infos[i], gone)
+    return infos
+
+
+def fewest(case: Case, domain: PlacementResult, pool: Sequence[Pod]
+           ) -> tuple[list[Pod], bool] | None:
+    """The fewest pods of ``pool`` (in its order) whose absence lets the group fit in
+    ``domain``, and whether that set is proven minimal; None when all of them are not
+    enough. Shared by eviction and consolidation (moving frees the same room)."""
     if not pool:
         return None
     placement = case.placement(domain)
 
-    def infos_without(victims: Sequence[Pod]) -> list[NodeInfo]:
-        by_node: dict[str, list[Pod]] = {}
-        for pod in victims:
-            by_node.setdefault(pod.node_name, []).append(pod)
-        infos = list(case.infos)
-        for name, gone in by_node.items():
-            i = case.node_index[name]
-            infos[i] = without(infos[i], gone)
-        return infos
-
     def works(victims: Sequence[Pod]) -> bool:
-        return case.fits(case.simulate(placement, infos_without(victims)))
+        return case.fits(case.simulate(placement, infos_without(case, victims)))
 
     if not works(pool):
-        return None  # evicting every candidate is not enough here
+        return None  # freeing every candidate is not enough here
     lo, hi = 1, len(pool)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -104,7 +129,7 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
             hi = mid
         else:
             lo = mid + 1
-    victims = pool[:lo]
+    victims = list(pool[:lo])
     budget = SPARE_BUDGET
     for pod in reversed(pool[:lo]):
         if budget == 0 or len(victims) == 1:
@@ -119,19 +144,7 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
                        None)
         minimal = smaller is None
         victims = smaller or victims
-    result = case.replan(infos=infos_without(victims))
-    if not case.met(result):
-        return None
-    victims = sorted(victims, key=lambda p: p.key)
-    change = (f"evict {len(victims)} pod(s) of lower priority in {domain.name!r}: "
-              f"{_names(victims)}")
-    if all(p.preemption_policy == "Never" for p in case.ctx.pending):
-        change += " (the pods' preemptionPolicy is Never: the scheduler will not do it itself)"
-    return Suggestion(
-        KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
-        details={"domain": domain.name,
-                 "victims": [{"pod": p.key, "node": p.node_name, "priority": p.priority}
-                             for p in victims]})
+    return victims, minimal
 
 
 def _names(pods: Sequence[Pod], limit: int = 4) -> str:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields, replace
+from typing import Any
 
 from tasplan.lint.formats import github, json, junit, sarif, text
 from tasplan.lint.report import LintReport
+from tasplan.untrusted import clean
 
 RENDERERS: dict[str, Callable[[LintReport], str]] = {
     "text": text.render,
@@ -17,4 +20,20 @@ RENDERERS: dict[str, Callable[[LintReport], str]] = {
 
 
 def render(report: LintReport, fmt: str) -> str:
-    return RENDERERS[fmt](report)
+    return RENDERERS[fmt](printable(report))
+
+
+def printable(report: LintReport) -> LintReport:
+    """The report with every string (file names, messages, names) made one printable line:
+    a file name with a newline, an ANSI escape or undecodable bytes must not forge a line in
+    text formats nor break JSON, JUnit XML or SARIF."""
+    return replace(report, findings=tuple(map(_clean_fields, report.findings)),
+                   resources=tuple(map(_clean_fields, report.resources)),
+                   files=tuple(map(clean, report.files)),
+                   skipped={clean(k): v for k, v in report.skipped.items()})
+
+
+def _clean_fields(obj: Any) -> Any:
+    changes = {f.name: clean(value) for f in fields(obj)
+               if isinstance(value := getattr(obj, f.name), str) and clean(value) != value}
+    return replace(obj, **changes) if changes else obj

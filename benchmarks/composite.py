@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Time planning a CompositePodGroup tree on a large cluster (issue 11's target: a depth-3
+tree with 64 leaf groups and 4,096 pods plans in under 2 s on the 5,000-node benchmark).
+
+The tree: a root composite constrained to one zone (minGroupCount = all its children), 8
+inner composites each constrained to one block (minGroupCount 8), each with 8 leaf PodGroups
+of 64 identical pods (cpu 3, memory 40Gi, as the 1,024-pod benchmark gang) constrained to
+one rack. The cluster is a ``generate.py`` dump (``--cluster``, e.g.
+/work/bench-cache/c5000.json). Load is timed once, plan best of ``--repeat``; ``--json-out``
+writes the samples. Run under the shared bench lock: ``flock /tmp/tasplan-bench.lock ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: bench}}
+spec:
+  schedulingGroup: {{podGroupName: {group}}}
+  tolerations: [{{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}]
+  containers:
+  - name: w
+    image: registry.example.com/bench/worker:1
+    resources: {{requests: {{cpu: "3", memory: 40Gi}}}}
+"""
+
+
+def composite(name: str, parent: str | None, min_groups: int, key: str) -> str:
+    parent_line = f"  parentCompositePodGroupName: {parent}\n" if parent else ""
+    return (f"apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\n"
+            f"metadata: {{name: {name}, namespace: bench}}\nspec:\n{parent_line}"
+            f"  workloadRef: {{workloadName: tree, templateName: {name}}}\n"
+            f"  schedulingPolicy: {{gang: {{minGroupCount: {min_groups}}}}}\n"
+            f"  schedulingConstraints: {{topology: [{{key: {key}}}]}}\n")
+
+
+def leaf(name: str, parent: str, pods: int) -> str:
+    return (f"apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\n"
+            f"metadata: {{name: {name}, namespace: bench}}\nspec:\n"
+            f"  parentCompositePodGroupName: {parent}\n"
+            f"  workloadRef: {{workloadName: tree, templateName: leaf}}\n"
+            f"  schedulingPolicy: {{gang: {{minCount: {pods}}}}}\n"
+            "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n")
+
+
+def write_tree(path: Path, inner: int = 8, leaves: int = 8, pods: int = 64) -> int:
+    """Writes the tree; returns its pod count."""
+    docs = [composite("root", None, inner, "topology.kubernetes.io/zone")]
+    n = 0
+    for i in range(inner):
+        mid = f"mid-{i}"
+        docs.append(composite(mid, "root", leaves, "topology.example.com/block"))
+        for j in range(leaves):
+            group = f"leaf-{i}-{j}"
+            docs.append(leaf(group, mid, pods))
+            for k in range(pods):
+                docs.append(POD.format(name=f"{group}-{k:02d}", group=group))
+                n += 1
+    path.write_text("---\n".join(docs))
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cluster", required=True, help="cluster dump (generate.py output)")
+    ap.add_argument("--workdir", default="/tmp/tasplan-composite-bench")
+    ap.add_argument("--inner", type=int, default=8, help="inner composites (default 8)")
+    ap.add_argument("--leaves", type=int, default=8, help="leaves per inner composite (8)")
+    ap.add_argument("--pods", type=int, default=64, help="pods per leaf (64)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json-out")
+    args = ap.parse_args(argv)
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tasplan import load_inputs, plan
+
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    tree = work / "tree.yaml"
+    pods = write_tree(tree, args.inner, args.leaves, args.pods)
+    start = time.perf_counter()
+    snapshot = load_inputs([tree], [args.cluster])
+    load = time.perf_counter() - start
+    samples = []
+    result = None
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        result = plan(snapshot)
+        samples.append(time.perf_counter() - start)
+    assert result is not None
+    root = next(c for c in result.composites if c.composite.parent is None)
+    placed = sum(g.selected_placement.placed for g in result.groups
+                 if g.schedulable and g.selected_placement is not None)
+    print(f"cluster: {len(snapshot.nodes):,} nodes, {len(snapshot.pods):,} pods")
+    print(f"tree: depth 3, {args.inner} inner composites, {args.inner * args.leaves} leaves, "
+          f"{pods:,} pods")
+    print(f"load {load:.2f} s; plan best {min(samples):.3f} s of {args.repeat} "
+          f"({', '.join(f'{s:.3f}' for s in samples)})")
+    print(f"root: {'SCHEDULABLE' if root.schedulable else 'UNSCHEDULABLE'} in "
+          f"{root.selected!r}: {root.message}; {placed:,} pods placed")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({
+            "load_s": load, "plan_s": samples, "pods": pods, "placed": placed,
+            "root": {"schedulable": root.schedulable, "selected": root.selected,
+                     "message": root.message}}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
