@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasplan.errors import InputError
-from tasplan.lint import schema, semantic
+from tasplan.lint import dra, schema, semantic
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
@@ -50,7 +50,7 @@ def lint(paths: Iterable[str | os.PathLike], options: LintOptions | None = None)
     run = _Run(options)
     for file in files:
         run.read(str(file), read_bytes(file))
-    run.semantic()
+    run.semantic(cluster_docs)
     if cluster_docs is not None:
         run.cluster(cluster_docs)
     return run.report([str(f) for f in files])
@@ -90,6 +90,9 @@ class _Run:
         if missing:
             return [Violation("TP002", (f,), "required field is missing (every object needs "
                               "apiVersion and kind)") for f in missing]
+        if dra.is_dra(m):
+            self.checked.add(id(m))
+            return dra.validate(m)
         found = schema.validate(m.obj, m.api_version, m.kind)
         if found is not None:
             self.checked.add(id(m))
@@ -108,9 +111,12 @@ class _Run:
                 and all(v.rule == "TP108" or rule(v.rule).severity != Severity.ERROR
                         for v in self.violations[id(m)])]
 
-    def semantic(self) -> None:
+    def semantic(self, cluster_docs: list | None = None) -> None:
         checked = [m for m in self.manifests if id(m) in self.checked]
         for m, v in semantic.check(checked, self.options.namespace):
+            self.violations[id(m)].append(v)
+        known = None if cluster_docs is None else dra.known_in(d.obj for d in cluster_docs)
+        for m, v in dra.check(checked, self.options.namespace, known):
             self.violations[id(m)].append(v)
 
     def cluster(self, docs: list) -> None:

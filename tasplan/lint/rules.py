@@ -110,6 +110,10 @@ RULES: tuple[Rule, ...] = (
          "An edit of a tasplan WhatIf file whose target tasplan check --what-if cannot read "
          "(selector syntax, an evict filter, GROUP.field=value).",
          "Write the target as the flag takes it (docs/whatif.md)."),
+    Rule("TP211", "cel-compile-error", _E,
+         "A DRA CEL selector (DeviceClass, ResourceClaim or template request) does not "
+         "compile or does not evaluate to bool.",
+         "Fix the expression; `device.attributes[\"<domain>\"].<name>` reads an attribute."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),
@@ -133,6 +137,16 @@ RULES: tuple[Rule, ...] = (
          "The manifests cannot be planned against the cluster (e.g. a priorityClassName "
          "the cluster does not define).",
          "Fix the field the message names, or add the missing object to the cluster dump."),
+    Rule("TP307", "unknown-claim-template", _E,
+         "A pod, PodGroup, Workload template or Job names a ResourceClaimTemplate that "
+         "neither the inputs nor the cluster hold (in its namespace).",
+         "Create the template, or fix the name; the pod is not scheduled without it "
+         "(ResourceClaim not created yet)."),
+    Rule("TP308", "unknown-device-class", _E,
+         "A DRA request names a DeviceClass that neither the inputs nor the cluster hold.",
+         "Fix deviceClassName (kubectl get deviceclasses); the request cannot be allocated "
+         "without its class."),
+
 )
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
