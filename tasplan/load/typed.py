@@ -374,6 +374,8 @@ def _node(item: _Item, source: Source) -> Node:
                        for r, q in (resources or _EMPTY).items()}
     except QuantityError:
         raise _Fallback from None
+    if any(v < 0 for v in allocatable.values()):
+        raise _Fallback  # the dict path refuses it, with the field
     return Node(meta.name, meta.labels or {}, tuple(taints), spec.unschedulable, allocatable,
                 source, has_images=_truthy(status.images))
 
