@@ -5,7 +5,7 @@ else uses the domain. Everything is read from the planner's result and node stat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from tasplan.dra.plugin import DEVICES
@@ -58,7 +58,7 @@ def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
     return DomainExplanation(
         name=domain.name, nodes=len(domain.nodes), fit=domain.placed, needed=case.needed,
         shortfall=shortfall, per_pod=per_pod,
-        excluded=exclusions(diagnosis) if diagnosis is not None else {})
+        excluded=exclusions(diagnosis, full_before(case)) if diagnosis is not None else {})
 
 
 def first_diagnosis(domain: PlacementResult) -> Diagnosis | None:
@@ -82,15 +82,30 @@ def binding_resources(diagnosis: Diagnosis) -> list[str]:
     return sorted(counts, key=lambda r: (-counts[r], "/" not in r, r))
 
 
-def exclusions(diagnosis: Diagnosis) -> dict[str, int]:
-    """Nodes rejected for a reason other than free resources, by reason: taints (named, as
-    upstream's reason did before v1.34), selector/affinity, cordon, full pod slots, ..."""
+def exclusions(diagnosis: Diagnosis, full: Callable[[str], bool] | None = None
+               ) -> dict[str, int]:
+    """Nodes no pod of the group may use before it is placed, by reason: taints (named, as
+    upstream's reason did before v1.34), selector/affinity, cordon, pod slots that were full
+    already (``full``; slots the group's own pods filled are not an exclusion), ..."""
     counts: Counter = Counter()
-    for status in diagnosis.statuses.values():
+    for node, status in diagnosis.statuses.items():
         reason = exclusion_reason(status)
+        if reason == TOO_MANY_PODS and full is not None and not full(node):
+            continue
         if reason:
             counts[reason] += 1
     return dict(sorted(counts.items()))
+
+
+def full_before(case: Case) -> Callable[[str], bool]:
+    """Whether a node's pod slots were all taken before the group was placed."""
+    def full(node: str) -> bool:
+        index = case.node_index.get(node)
+        if index is None:
+            return True
+        info = case.infos[index]
+        return len(info.pods) >= info.node.allocatable.get("pods", 0)
+    return full
 
 
 def exclusion_reason(status: Status) -> str:

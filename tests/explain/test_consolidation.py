@@ -83,3 +83,19 @@ def test_no_move_when_moving_takes_more_pods_than_evicting() -> None:
     e = explained(ClusterSnapshot(tuple(nodes), tuple(pods), (group, other)))
     assert only(e, "consolidate").details["moves"] == [
         {"pod": "batch/gang-0", "from": "n1", "to": "n3", "priority": 1}]
+
+
+def test_at_most_max_moves_pods_move() -> None:
+    """n1 holds k small pods that all must go for a 4-cpu gang pod; n3 (rack r2) takes
+    them all. 16 pods of 0.25 cpu move; 17 pods of 0.2 cpu are evicted but not moved."""
+    from tasplan.explain.counterfactuals.consolidation import MAX_MOVES
+
+    assert MAX_MOVES == 16
+    for k, cpu, moved in ((16, 0.25, True), (17, 0.2, False)):
+        group = make_group("pg", min_count=2, key=RACK, priority=100)
+        pods = [*gang_pods(group, 2, cpu=4, priority=100),
+                *(low(f"small-{i}", "n1", cpu) for i in range(k))]
+        nodes = [node("n1", "r1"), node("n2", "r1"), node("n3", "r2")]
+        e = explained(ClusterSnapshot(tuple(nodes), tuple(pods), (group,)))
+        assert only(e, "evict").cost == {"podsEvicted": k}
+        assert ("consolidate" in kinds(e)) is moved

@@ -443,3 +443,24 @@ def test_forbidden_dra_lists_are_a_warning(kubeconfig: Path, cluster: Cluster) -
                     "-o", "json")
     assert "RBAC does not allow listing resourceslices.resource.k8s.io" in result.stderr
     assert result.exit_code == 1  # no devices: the gang cannot get its GPUs
+
+
+def test_capacity_and_what_if_live_equal_files_and_snapshot(kubeconfig: Path,
+                                                            cluster: Cluster,
+                                                            tmp_path: Path) -> None:
+    """``capacity`` and what-if edits read a live cluster, a snapshot of it and the same
+    objects as files alike."""
+    shape = ("--shape", "cpu=48,memory=256Gi,nvidia.com/gpu=8", "--tolerate", "nvidia.com/gpu",
+             "--drain", "rack=rack-b1", "-o", "json")
+    live = invoke("capacity", "--live", "-q", *shape)
+    files = invoke("capacity", "-c", SAMPLE_CLUSTER, *shape)
+    assert live.exit_code == 0, live.output
+    assert json.loads(live.stdout) == json.loads(files.stdout)
+    out = tmp_path / "snap.json.gz"
+    assert invoke("snapshot", "-o", out, "--live", "-q").exit_code == 0
+    again = invoke("capacity", "-c", out, *shape)
+    assert json.loads(again.stdout) == json.loads(files.stdout)
+    edits = ("--evict", "namespace=research", "--add-nodes", "2", "--like", "gpu-a1-0",
+             "--in", "rack-z", "-o", "json")
+    assert json.loads(invoke("check", TRAIN, "--live", "-q", *edits).stdout) == \
+        json.loads(invoke("check", TRAIN, "-c", out, *edits).stdout)

@@ -19,7 +19,9 @@ are planned onto the cluster without them, their placements assumed, and the gro
 re-planned on the result.
 
 Offered only when it moves no more pods than the eviction suggestion evicts: a move loses
-no pod, so it is the cheaper change of the two.
+no pod, so it is the cheaper change of the two. And only for at most ``MAX_MOVES`` pods: a
+larger move is no longer a small change to suggest, and planning each moved pod over the
+whole cluster would dominate explain's time.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.result import PlacementResult
 
 KIND = "consolidate"
+MAX_MOVES = 16
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
@@ -48,6 +51,7 @@ def suggest(case: Case, earlier: Sequence[Suggestion]) -> list[Suggestion]:
     evicted = next((s.cost["podsEvicted"] for s in earlier if s.kind == eviction.KIND), None)
     if evicted is None:
         return []  # moving frees no more than evicting: if eviction cannot, neither can this
+    evicted = min(evicted, MAX_MOVES)
     for domain in case.domains[:eviction.DOMAINS_TRIED]:
         suggestion = _in_domain(case, domain, evicted)
         if suggestion is not None:
