@@ -74,11 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--leaves", type=int, default=8, help="leaves per inner composite (8)")
     ap.add_argument("--pods", type=int, default=64, help="pods per leaf (64)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-reuse", action="store_true",
+                    help="do not reuse equivalent leaves' outcomes (tasplan.composite.algorithm"
+                    ".MEMO), for comparison")
     ap.add_argument("--json-out")
     args = ap.parse_args(argv)
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tasplan import load_inputs, plan
+    from tasplan.composite import algorithm
+
+    algorithm.MEMO = not args.no_reuse
 
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)

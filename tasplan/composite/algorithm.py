@@ -120,9 +120,21 @@ class _Run:
         self._contexts: dict[str, GroupContext] = {}
         self._memo: dict[tuple, tuple[GroupResult, list[str]]] | None = (
             {} if MEMO and self._local_only() else None)
-        self._classes: dict[tuple, int] = {}
+        # Pod class ids of the tree's pending pods (the only pods a tree assumes), and each
+        # leaf's classes in order.
         self._class_of: dict[int, int] = {}
-        self._base = [len(info.pods) for info in nodes] if self._memo is not None else []
+        self._shape: dict[str, tuple] = {}
+        self._base: list[int] = []
+        if self._memo is not None:
+            classes: dict[tuple, int] = {}
+            for key, prepared in self.prepared.items():
+                if isinstance(prepared, tuple):
+                    ids = tuple(self._class_of.setdefault(
+                        id(p), classes.setdefault(p.signature(), len(classes)))
+                        for p in prepared[1].pending)
+                    g = prepared[1].group
+                    self._shape[key] = (g.policy, g.min_count, g.topology_key, ids)
+            self._base = [len(info.pods) for info in nodes]
 
     # -- reuse -----------------------------------------------------------------------------
     def _local_only(self) -> bool:
@@ -136,13 +148,6 @@ class _Run:
                    for prepared in self.prepared.values() if isinstance(prepared, tuple)
                    for p in prepared[1].pending)
 
-    def _class(self, pod: Pod) -> int:
-        found = self._class_of.get(id(pod))
-        if found is None:
-            found = self._class_of[id(pod)] = self._classes.setdefault(
-                pod.signature(), len(self._classes))
-        return found
-
     def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
         """Leaves with the same policy, minCount, constraint and pod classes (in order), in
         the same domain holding the same classes of pods assumed during this tree, get the
@@ -150,12 +155,10 @@ class _Run:
         then mapped by position."""
         if self._memo is None or ctx.scheduled:
             return None
-        nodes, base = self.nodes, self._base
-        state = tuple((i, tuple(self._class(p) for p in nodes[i].pods[base[i]:]))
+        nodes, base, cls = self.nodes, self._base, self._class_of
+        state = tuple((i, tuple(cls[id(p)] for p in nodes[i].pods[base[i]:]))
                       for i in placement.nodes if len(nodes[i].pods) > base[i])
-        shape = (g.policy, g.min_count, g.topology_key,
-                 tuple(self._class(p) for p in ctx.pending))
-        return shape, placement.nodes, state
+        return self._shape[g.key], placement.nodes, state
 
     def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
                ) -> GroupResult:

@@ -7,8 +7,10 @@ every node. Reuses the spine: ``assemble`` builds the snapshot, ``plan`` gives t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
+from tasplan.composite.lint_cluster import tree_findings
 from tasplan.errors import InputError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.lint.reader import Manifest
@@ -60,12 +62,14 @@ def check(manifests: list[Manifest], cluster: list[Document], namespace: str) ->
         if any(exc.source == m.file.label for m in manifests):
             raise NotPlannable(exc) from None
         raise
-    now = {r.group.key: r for r in plan(snapshot).groups}
+    result = plan(snapshot)
+    now = {r.group.key: r for r in result.groups}
     out: list[Found] = []
     for group in snapshot.groups:
         owner = by_source.get(group.source[:3])
         if owner is not None and group.planned:
             out.extend(_check_group(snapshot, group, owner, by_source, now))
+    out.extend(tree_findings(snapshot, by_source, result.composites))
     return out
 
 
@@ -87,14 +91,17 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
     blocked = _blocked(pending, nodes, key, by_source, owner)
     if blocked:
         return [blocked]
-    alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods), groups=(group,),
+    # A leaf of a tree is checked alone here (the tree as a whole by TP307).
+    alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods),
+                                 groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
                                  dra=snapshot.dra.unallocated())).groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]
     result = now.get(group.key)
-    if result is not None and not result.schedulable:
+    # A tree's verdict "now" is reported once, on its root (tasplan.composite.lint_cluster).
+    if result is not None and not result.schedulable and group.parent is None:
         return [(owner, Violation("TP303", ("metadata", "name"), (
             f"{group.key} does not fit the cluster now: {result.message}")))]
     return []

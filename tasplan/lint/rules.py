@@ -114,6 +114,32 @@ RULES: tuple[Rule, ...] = (
          "A DRA CEL selector (DeviceClass, ResourceClaim or template request) does not "
          "compile or does not evaluate to bool.",
          "Fix the expression; `device.attributes[\"<domain>\"].<name>` reads an attribute."),
+    Rule("TP212", "unresolved-parent", _W,
+         "spec.parentCompositePodGroupName names a CompositePodGroup that is not in the "
+         "inputs: kube-scheduler keeps the whole hierarchy pending until it exists.",
+         "Fine if it exists in the cluster; otherwise create it or fix the name."),
+    Rule("TP213", "hierarchy-cycle", _E,
+         "Parent references between CompositePodGroups form a cycle: kube-scheduler marks "
+         "every group of the hierarchy invalid and never schedules it.",
+         "Give the tree one root (a CompositePodGroup without a parent)."),
+    Rule("TP214", "hierarchy-too-deep", _E,
+         "A group tree is deeper than 4 levels (the root is level 1, leaves count): "
+         "kube-scheduler marks every group of it invalid.",
+         "Flatten the tree to at most 4 levels."),
+    Rule("TP215", "min-group-count-exceeds-children", _W,
+         "A CompositePodGroup's minGroupCount is larger than the number of its children in "
+         "the inputs: the tree waits until enough children exist.",
+         "Lower minGroupCount, or make sure the remaining children are created elsewhere."),
+    Rule("TP216", "child-constraint-coarser", _W,
+         "A child's topology constraint is coarser than (or unrelated to) an ancestor's: "
+         "constraints are resolved top-down, so the child's constraint adds nothing or "
+         "cannot hold.",
+         "Order constraints from the largest domain at the root to the smallest at the "
+         "leaves (zone > block > rack > host)."),
+    Rule("TP217", "mixed-priority-in-tree", _E,
+         "The groups of one tree name different priority classes; KEP-6012 (alpha) requires "
+         "one priority for a whole tree.",
+         "Give every CompositePodGroup and PodGroup of the tree the same priorityClassName."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),
@@ -146,7 +172,10 @@ RULES: tuple[Rule, ...] = (
          "A DRA request names a DeviceClass that neither the inputs nor the cluster hold.",
          "Fix deviceClassName (kubectl get deviceclasses); the request cannot be allocated "
          "without its class."),
-
+    Rule("TP309", "tree-never-fits", _E,
+         "A CompositePodGroup tree cannot be placed in any domain even in an empty cluster: "
+         "it will never schedule.",
+         "Lower minGroupCount or minCount, shrink the pods, or use larger domains."),
 )
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}

@@ -74,7 +74,7 @@ def simulate_placement(
     members = [nodes[i] for i in placement.nodes]
     cursors: dict[tuple, ClassCursor] = {}
     if count != Count.NEVER:
-        counted = _count(fw, ctx, placement, members, statement, cache, signatures[0], cursors)
+        counted = _count(fw, ctx, placement, members, statement, cache, signatures[0])
         if counted is not None and (count == Count.ALWAYS or not counted.feasible):
             return counted
 
@@ -130,7 +130,6 @@ def _count(
     statement: Statement,
     cache: GroupCache,
     signature: tuple,
-    cursors: dict,
 ) -> Simulation | None:
     """For a group of identical pods the outcome sequence is known without choosing nodes:
     the greedy loop fills nodes until none can take another pod, so the first
@@ -138,8 +137,9 @@ def _count(
     Replaying PlacementFeasible over that sequence gives upstream's exact verdict; the
     proposals carry no node. None when a dynamic filter cannot state its capacity."""
     first = ctx.pending[0]
-    cursor = cursors[signature] = ClassCursor(fw, first, members, statement, cache,
-                                              cache.of(signature))
+    # Counting needs the nodes' filter results only; a pod-by-pod run makes its own cursor.
+    cursor = ClassCursor(fw, first, members, statement, cache, cache.of(signature),
+                         scoring=False)
     capacity = cursor.capacity()
     if capacity is None:
         return None

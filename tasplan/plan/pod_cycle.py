@@ -88,8 +88,13 @@ class ClassCursor:
         statement: Statement,
         group: GroupCache,
         cache: ClassCache,
+        *,
+        scoring: bool = True,
     ) -> None:
+        """``scoring=False``: a cursor that only filters (``capacity``, diagnoses); it cannot
+        choose nodes (counting a placement needs no scores)."""
         self._pod = pod
+        self._scoring = scoring
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
@@ -142,7 +147,7 @@ class ClassCursor:
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
-        self._static_scores = self._prepare_static_scores(active)
+        self._static_scores = self._prepare_static_scores(active) if scoring else []
 
         n = len(nodes)
         self._fail: list[Status | None] = [None] * n
@@ -267,6 +272,12 @@ class ClassCursor:
         was_feasible = self._listed[i]
         status = self._fail[i] = self._node_status(i, self._nodes[i])
         if status is None:
+            if not was_feasible:
+                insort(self._feasible, i)
+                self._listed[i] = True
+                self._static_stale = bool(self._static_scores)
+            if not self._scoring:
+                return
             state, pod, info = self._state, self._pod, self._nodes[i]
             raw = self._dyn_raw[i]
             if self._raw_gen[i] == info.generation:
@@ -276,10 +287,6 @@ class ClassCursor:
                 raw = self._dyn_raw[i] = [p.score(state, pod, info)
                                           for p, _, _ in self._dyn_scores]
                 self._raw_gen[i] = info.generation
-            if not was_feasible:
-                insort(self._feasible, i)
-                self._listed[i] = True
-                self._static_stale = bool(self._static_scores)
             if self._dyn_normalized:
                 return  # totals are recomputed over all feasible nodes for each pod
             self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
@@ -378,6 +385,8 @@ class ClassCursor:
 
         Ties go to the smallest node name (upstream picks one of the tied nodes at random).
         """
+        if not self._scoring:
+            raise InternalError("a filtering-only ClassCursor cannot choose nodes")
         changed = self._sync()
         if not self._feasible:
             if self._last_failure is None or changed:

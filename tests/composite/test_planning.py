@@ -209,3 +209,32 @@ def test_tree_is_planned_at_root_priority_before_lower_groups() -> None:
     result = plan(tree_snapshot(nodes, [root], [*leaves, (flat, flat_pods)]))
     groups, _ = by_key(result)
     assert groups["default/a"].schedulable and not groups["default/flat"].schedulable
+
+
+def test_reusing_equivalent_leaf_outcomes_changes_nothing(monkeypatch) -> None:
+    """The reuse of a leaf's outcome for an equivalent leaf in the same domain state
+    (algorithm.MEMO) gives byte-identical reports: a depth-3 tree of identical leaves where
+    later inner composites meet domains earlier ones left unchanged, some racks busy."""
+    from tasplan.composite import algorithm
+    from tasplan.report.document import plan_document
+    from tests.builders import make_pod
+
+    nodes = cluster(b1={"r1": 3, "r2": 2, "r3": 4}, b2={"r4": 4, "r5": 1}, b3={"r6": 2})
+    busy = [make_pod(f"busy-{i}", 1, node=n) for i, n in enumerate(("r1-0", "r4-1", "r4-2"))]
+    root = composite("job", min_groups=2, key=None)
+    mids = [composite(f"m{i}", min_groups=2, key="block", parent="job") for i in range(3)]
+    leaves = [leaf(f"l{i}{j}", f"m{i}", min_count=2, pods=2, cpu=1) for i in range(3)
+              for j in range(3)]
+    snap = tree_snapshot(nodes, [root, *mids], leaves, busy)
+    calls = []
+    real = algorithm.schedule_group
+    monkeypatch.setattr(algorithm, "schedule_group",
+                        lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    monkeypatch.setattr(algorithm, "MEMO", False)
+    plain = plan_document(plan(snap, all_assignments=True))
+    without = len(calls)
+    monkeypatch.setattr(algorithm, "MEMO", True)
+    reused = plan_document(plan(snap, all_assignments=True))
+    assert reused == plain
+    assert len(calls) - without < without  # outcomes were reused
+    assert any(g["kind"] == "PodGroup" and g["schedulable"] for g in plain["groups"])

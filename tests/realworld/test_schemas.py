@@ -52,6 +52,7 @@ def errors(v: Draft202012Validator, doc: object) -> list[str]:
     ("check", REPO / "samples" / "workloads" / "job.yaml", "-c", CLUSTER, "-o", "json",
      "--cordon", "gpu-a2-0"),
     ("explain", REPO / "samples" / "explain" / "urgent.yaml", "-c", CLUSTER, "-o", "json"),
+    ("check", REPO / "samples" / "composite" / "train-2level.yaml", "-c", CLUSTER, "-o", "json"),
     ("explain", "unschedulable", "-c", CLUSTER, "-c", REPO / "samples" / "workloads",
      "-o", "json"),
 ])
