@@ -31,7 +31,7 @@ NamespaceOpt = Annotated[str | None, typer.Option(
     "namespace only (with --live; nodes are always all).", show_default=False)]
 RequestTimeoutOpt = Annotated[str | None, typer.Option(
     "--request-timeout", metavar="DURATION", help="Give up on a request after this long "
-    "(30, 30s, 2m, 1h; 0 = no limit).", show_default=False)]
+    "(30, 30s, 2m, 1h; default and 0: 60s, TASPLAN_REQUEST_TIMEOUT).", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option(
     "--quiet", "-q", help="No progress output on stderr.")]
 

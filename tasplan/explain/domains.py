@@ -5,9 +5,10 @@ else uses the domain. Everything is read from the planner's result and node stat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from tasplan.dra.plugin import DEVICES
 from tasplan.explain.case import Case
 from tasplan.explain.result import Consumer, DomainExplanation
 from tasplan.framework.diagnosis import Diagnosis
@@ -44,8 +45,12 @@ def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
     if short and diagnosis is not None:
         binding = binding_resources(diagnosis)
         missing = unplaced_pods(case, domain)[:short]
+        devices = case.fw.plugin(names.DYNAMIC_RESOURCES)
         for resource in binding:
-            amounts = [1 if resource == "pods" else p.requests.get(resource, 0) for p in missing]
+            amounts = [1 if resource == "pods"
+                       else devices.demand(p).get(resource.removeprefix(DEVICES), 0)
+                       if resource.startswith(DEVICES) and devices is not None
+                       else p.requests.get(resource, 0) for p in missing]
             if sum(amounts):
                 shortfall[resource] = sum(amounts)
                 if len(set(amounts)) == 1 and len(amounts) == short:
@@ -53,7 +58,7 @@ def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
     return DomainExplanation(
         name=domain.name, nodes=len(domain.nodes), fit=domain.placed, needed=case.needed,
         shortfall=shortfall, per_pod=per_pod,
-        excluded=exclusions(diagnosis) if diagnosis is not None else {})
+        excluded=exclusions(diagnosis, full_before(case)) if diagnosis is not None else {})
 
 
 def first_diagnosis(domain: PlacementResult) -> Diagnosis | None:
@@ -77,18 +82,36 @@ def binding_resources(diagnosis: Diagnosis) -> list[str]:
     return sorted(counts, key=lambda r: (-counts[r], "/" not in r, r))
 
 
-def exclusions(diagnosis: Diagnosis) -> dict[str, int]:
-    """Nodes rejected for a reason other than free resources, by reason: taints (named, as
-    upstream's reason did before v1.34), selector/affinity, cordon, full pod slots, ..."""
+def exclusions(diagnosis: Diagnosis, full: Callable[[str], bool] | None = None
+               ) -> dict[str, int]:
+    """Nodes no pod of the group may use before it is placed, by reason: taints (named, as
+    upstream's reason did before v1.34), selector/affinity, cordon, pod slots that were full
+    already (``full``; slots the group's own pods filled are not an exclusion), ..."""
     counts: Counter = Counter()
-    for status in diagnosis.statuses.values():
+    for node, status in diagnosis.statuses.items():
         reason = exclusion_reason(status)
+        if reason == TOO_MANY_PODS and full is not None and not full(node):
+            continue
         if reason:
             counts[reason] += 1
     return dict(sorted(counts.items()))
 
 
+def full_before(case: Case) -> Callable[[str], bool]:
+    """Whether a node's pod slots were all taken before the group was placed."""
+    def full(node: str) -> bool:
+        index = case.node_index.get(node)
+        if index is None:
+            return True
+        info = case.infos[index]
+        return len(info.pods) >= info.node.allocatable.get("pods", 0)
+    return full
+
+
 def exclusion_reason(status: Status) -> str:
+    if status.plugin == names.DYNAMIC_RESOURCES and any(
+            isinstance(d, InsufficientResource) for d in status.details):
+        return ""  # short of devices: a shortfall, not an exclusion
     if status.plugin == names.NODE_RESOURCES_FIT:
         return TOO_MANY_PODS if TOO_MANY_PODS in status.reasons else ""
     if status.plugin == names.TAINT_TOLERATION:

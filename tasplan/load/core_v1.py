@@ -54,6 +54,9 @@ def decode_node(source: Source, obj: Mapping[str, Any]) -> Node:
             allocatable[resource] = parse_milli(qty) if resource == "cpu" else parse_value(qty)
         except QuantityError as exc:
             raise f.error(f"{field}.{resource}", str(exc)) from None
+        if allocatable[resource] < 0:
+            raise f.error(f"{field}.{resource}", f"must be greater than or equal to 0, got "
+                          f"{str(qty)[:40]!r} (the API server refuses negative quantities)")
     return Node(name, labels, tuple(taints), unschedulable, allocatable, source,
                 has_images=bool(status.get("images")))
 
@@ -98,6 +101,8 @@ class PriorityResolver:
     def resolve(self, f: ObjectFields, name: str, field: str, what: str = "pod") -> int:
         if not name:
             return self.default
+        if not isinstance(name, str):
+            raise f.expected(field, "a string", name)
         cls = self.classes.get(name)
         if cls is not None:
             return cls.value
@@ -150,9 +155,13 @@ def decode_pod(
         raise f.error(exc.path.replace("spec", spec_path, 1), exc.message) from None
     node_name = spec.get("nodeName") or ""
     phase = status.get("phase") or ("Running" if node_name else "Pending")
+    class_name = spec.get("priorityClassName") or ""
+    for value, field in ((node_name, f"{spec_path}.nodeName"), (phase, "status.phase"),
+                         (class_name, f"{spec_path}.priorityClassName")):
+        if type(value) is not str:
+            raise f.expected(field, "a string", value)
 
     priority = spec.get("priority")
-    class_name = spec.get("priorityClassName") or ""
     if priority is None:
         priority = priorities.resolve(f, class_name, f"{spec_path}.priorityClassName")
     elif type(priority) is not int:
@@ -185,7 +194,8 @@ def owner_kind(meta: Mapping[str, Any]) -> str:
     annotations = meta.get("annotations")
     if type(annotations) is dict and annotations.get(MIRROR_ANNOTATION) is not None:
         return "Node"
-    for ref in meta.get("ownerReferences") or ():
+    refs = meta.get("ownerReferences")
+    for ref in refs if type(refs) is list else ():
         if type(ref) is dict and ref.get("controller") is True and type(ref.get("kind")) is str:
             return ref["kind"]
     return ""

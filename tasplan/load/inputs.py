@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from tasplan.load.documents import Document
+from tasplan.untrusted import QUOTE_CHARS, clean
 
 # The API server appends 5 random characters from an alphabet without 0, 1 and 3; tasplan
 # appends a zero-padded counter instead: stable across runs, and never a name the server
@@ -16,7 +17,13 @@ _SHOWN = 3
 
 # Gang kinds of other schedulers (and their Jobs): tasplan cannot plan them as they are,
 # but their pods can be planned as a kube-scheduler gang.
-_OTHER_GANGS = {"PodGroup", "Job", "PodGroupSet", "Queue"}
+_OTHER_GANGS = {"PodGroup", "Job"}
+
+
+def _shown(value: object) -> str:
+    """Input text in a warning: printable, one line, not megabytes."""
+    text = str(value)
+    return clean(text[:QUOTE_CHARS]) + ("…" if len(text) > QUOTE_CHARS else "")
 
 
 def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
@@ -38,7 +45,7 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
         if out is docs:
             out = list(docs)
         out[i] = Document(doc.source, {**doc.obj, "metadata": {**meta, "name": name}})
-        named.append(f"{doc.obj.get('kind')} {name}")
+        named.append(f"{_shown(doc.obj.get('kind'))} {_shown(name)}")
     if not named:
         return docs, []
     shown = ", ".join(named[:_SHOWN]) + (f" and {len(named) - _SHOWN} more"
@@ -51,8 +58,8 @@ def skipped_kinds(ignored: Mapping[tuple[str, str], int]) -> list[str]:
     """One warning per apiVersion and kind that tasplan does not read."""
     out = []
     for (api_version, kind), n in sorted(ignored.items()):
-        text = (f"skipped {n} {kind} object(s) of apiVersion {api_version}: tasplan does "
-                "not read them")
+        text = (f"skipped {n} {_shown(kind)} object(s) of apiVersion {_shown(api_version)}: "
+                "tasplan does not read them")
         if kind in _OTHER_GANGS:
             text += (" (another scheduler's gang: to see how its pods would fare as a "
                      "kube-scheduler gang, plan its pod template as a Job, or the pods "

@@ -154,6 +154,9 @@ def _resource_list(rl: object, path: str) -> dict[str, int]:
             out[name] = parse_milli(q)
         except QuantityError as exc:
             raise RequestError(f"{path}.{name}", str(exc)) from None
+        if out[name] < 0:
+            raise RequestError(f"{path}.{name}", f"must be greater than or equal to 0, got "
+                               f"{str(q)[:40]!r} (the API server refuses negative quantities)")
     return out
 
 
@@ -320,12 +323,18 @@ def _fast_requests(containers: list | tuple) -> dict[str, int]:
         if req is None:
             req = _EMPTY
         for name, q in req.items():
-            total[name] = get(name, 0) + parse_milli(q)
+            milli = parse_milli(q)
+            if milli < 0:  # the slow path says where
+                raise QuantityError(q, "negative")
+            total[name] = get(name, 0) + milli
         lim = res.get("limits")
         if lim is not None:
             for name, q in lim.items():
+                milli = parse_milli(q)
+                if milli < 0:
+                    raise QuantityError(q, "negative")
                 if name not in req:
-                    total[name] = get(name, 0) + parse_milli(q)
+                    total[name] = get(name, 0) + milli
     return total
 
 

@@ -144,6 +144,8 @@ def _short(d: DomainExplanation) -> str:
     parts = []
     for resource, total in d.shortfall.items():
         text = f"{_amount(resource, total)} {short_resource(resource)}"
+        if resource.startswith("devices/"):  # DRA devices of a DeviceClass
+            text = f"{total} devices of class {resource.removeprefix('devices/')}"
         if resource in d.per_pod and resource != "pods":
             text += f" ({d.short}×{_amount(resource, d.per_pod[resource])})"
         parts.append(text)

@@ -42,12 +42,25 @@ _SPEC_DROP = frozenset({
 })
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """A part the loader reads as a mapping, or an empty one: pruning never fails on a
+    malformed part (the loader has refused what it reads; the rest is dropped)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _pick(obj: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(obj, dict):  # a part the loader does not read: not kept
+        return {}
     return {k: obj[k] for k in keys if obj.get(k) not in (None, {}, [])}
 
 
 def _metadata(obj: Mapping[str, Any], keys: tuple[str, ...] = _META) -> dict[str, Any]:
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
     out = _pick(meta, keys)
     annotations = meta.get("annotations")
     if isinstance(annotations, dict) and MIRROR_ANNOTATION in annotations:
@@ -59,40 +72,40 @@ def prune_node(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": obj.get("apiVersion", "v1"), "kind": "Node",
         "metadata": _metadata(obj, _NODE_META),
-        "spec": _pick(obj.get("spec") or {}, ("taints", "unschedulable")),
-        "status": _pick(obj.get("status") or {}, ("allocatable", "capacity", "images")),
+        "spec": _pick(_dict(obj.get("spec")), ("taints", "unschedulable")),
+        "status": _pick(_dict(obj.get("status")), ("allocatable", "capacity", "images")),
     }
 
 
 def _container(c: Mapping[str, Any], bound: bool) -> dict[str, Any]:
     out = _pick(c, ("name", "resources", "restartPolicy") if bound
                 else ("name", "image", "resources", "restartPolicy"))
-    ports = [p for p in c.get("ports") or () if isinstance(p, dict) and p.get("hostPort")]
+    ports = [p for p in _list(c.get("ports")) if isinstance(p, dict) and p.get("hostPort")]
     if ports:
         out["ports"] = ports
     return out
 
 
 def prune_pod(obj: Mapping[str, Any]) -> dict[str, Any]:
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
+    spec = _dict(obj.get("spec"))
+    status = _dict(obj.get("status"))
     bound = bool(spec.get("nodeName"))
     out = {k: v for k, v in spec.items()
            if k not in _SPEC_DROP and not (bound and k in _PENDING_ONLY)}
     for key in ("containers", "initContainers"):
-        if spec.get(key):
+        if _list(spec.get(key)):
             out[key] = [_container(c, bound) if isinstance(c, dict) else c for c in spec[key]]
-    volumes = [v for v in spec.get("volumes") or ()
+    volumes = [v for v in _list(spec.get("volumes"))
                if not (isinstance(v, dict) and _IGNORED_VOLUMES.intersection(v))]
     if volumes:
         out["volumes"] = volumes
-    affinity = spec.get("affinity") or {}
+    affinity = _dict(spec.get("affinity"))
     if bound:  # running pods matter to others only through inter-pod (anti-)affinity
         affinity = _pick(affinity, ("podAffinity", "podAntiAffinity"))
     if affinity:
         out["affinity"] = affinity
     kept = _pick(status, ("phase", "nominatedNodeName", "resourceClaimStatuses"))
-    scheduled = [c for c in status.get("conditions") or ()
+    scheduled = [c for c in _list(status.get("conditions"))
                  if isinstance(c, dict) and c.get("type") == "PodScheduled"
                  and c.get("status") != "True"]
     if scheduled:
@@ -115,11 +128,11 @@ def prune_selector_owner(obj: Mapping[str, Any]) -> dict[str, Any]:
     """Services and workload controllers matter only through the pods they select
     (PodTopologySpread's system default spreading): keep the selector, and a
     ReplicationController's template labels, which default its selector."""
-    spec = obj.get("spec") or {}
+    spec = _dict(obj.get("spec"))
     kept: dict[str, Any] = {}
     if "selector" in spec:
         kept["selector"] = spec["selector"]
-    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    labels = _dict(_dict(spec.get("template")).get("metadata")).get("labels")
     if obj.get("kind") == "ReplicationController" and labels:
         kept["template"] = {"metadata": {"labels": labels}}
     return {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
@@ -130,8 +143,8 @@ def prune_claim(obj: Mapping[str, Any]) -> dict[str, Any]:
     """A ResourceClaim: its spec, and of its status the allocation (the devices it holds
     and where it can be used); reservedFor and device status are not read."""
     out = {"apiVersion": obj.get("apiVersion"), "kind": "ResourceClaim",
-           "metadata": _metadata(obj), "spec": obj.get("spec") or {}}
-    allocation = (obj.get("status") or {}).get("allocation")
+           "metadata": _metadata(obj), "spec": _dict(obj.get("spec"))}
+    allocation = _dict(obj.get("status")).get("allocation")
     if allocation:
         out["status"] = {"allocation": allocation}
     return out

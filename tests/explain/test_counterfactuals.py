@@ -301,3 +301,36 @@ def test_fits_an_empty_cluster_for_pods_of_different_sizes() -> None:
     e = explained(snapshot(nodes, pods, [group]))
     assert e.fits_empty_cluster is True
     assert "evict" not in kinds(e)  # the blocker has the higher priority
+
+
+def test_node_affinity_suggestion_names_the_requirement_it_drops() -> None:
+    """Required affinity: disk In [ssd] AND zone In [z1, z2]. Only n1 (r1) has disk=ssd and
+    holds 2 of 3; dropping the disk requirement (the zone one stays) lets r2 hold all 3,
+    dropping the zone requirement does not help."""
+    from tasplan.model.selectors import NodeSelectorTerm
+
+    nodes = [make_node("n1", labels={"rack": "r1", "disk": "ssd", "zone": "z1"}),
+             make_node("m1", labels={"rack": "r2", "zone": "z2"}),
+             make_node("m2", labels={"rack": "r2", "zone": "z2"})]
+    disk = Requirement("disk", "In", ("ssd",))
+    zone = Requirement("zone", "In", ("z1", "z2"))
+    group = make_group(min_count=3)
+    pods = [replace(p, required_terms=(NodeSelectorTerm((disk, zone)),))
+            for p in gang_pods(group, 3)]
+    e = explained(snapshot(nodes, pods, [group]))
+    s = only(e, "nodeAffinity")
+    assert s.details == {"term": 0, "requirement": "disk In [ssd]", "nodes": 2}
+    assert "disk In [ssd] (nodeSelectorTerms[0]" in s.change
+    assert s.result.selected == "r2"
+
+
+def test_excluded_counts_pod_slots_full_before_the_group_only() -> None:
+    """Node a (2 slots) is filled by the group itself; node b's only slot was taken
+    already. Only b is excluded for "Too many pods"."""
+    nodes = [make_node("a", labels={"rack": "r1"}, pods=2),
+             make_node("b", labels={"rack": "r1"}, pods=1)]
+    busy = make_pod("busy", 0, node="b")
+    group = make_group(min_count=4)
+    e = explained(snapshot(nodes, [busy, *gang_pods(group, 4)], [group]))
+    (domain,) = e.domains
+    assert domain.excluded == {"Too many pods": 1}

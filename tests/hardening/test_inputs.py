@@ -297,3 +297,32 @@ def test_full_or_closed_stdout_is_one_line_exit_2(args: tuple) -> None:
                             timeout=60, preexec_fn=lambda: os.close(1))
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "standard output" in result.stderr
+
+
+@pytest.mark.parametrize(("field", "value"), [("requests", '"-1"'), ("limits", "-5"),
+                                              ("requests", '"-100m"')])
+def test_negative_requests_and_limits_are_refused(tmp_path: Path, field: str,
+                                                  value: str) -> None:
+    """ValidateNonnegativeQuantity: the API server refuses them (and the fast path must
+    not sum them away)."""
+    path = write(tmp_path / "p.yaml", f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: p, namespace: ml}}
+        spec:
+          schedulingGroup: {{podGroupName: g}}
+          containers:
+          - {{name: a, resources: {{{field}: {{cpu: {value}}}}}}}
+          - {{name: b, resources: {{requests: {{cpu: "4"}}}}}}
+        """)
+    one_line_error(invoke("check", path, "-c", CLUSTER), f"resources.{field}.cpu",
+                   "greater than or equal to 0")
+
+
+def test_negative_node_allocatable_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "nodes.json"
+    path.write_text('{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", '
+                    '"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": '
+                    '{"cpu": "-4", "pods": "110"}}}]}')
+    one_line_error(invoke("check", TRAIN, "-c", path), "status.allocatable.cpu",
+                   "greater than or equal to 0")

@@ -111,3 +111,22 @@ def test_server_status_message_is_untrusted_text(kubeconfig: Path, cluster: Clus
     err = assert_one_line_error(result, "server says", "denied for <redacted>")
     assert "\x1b" not in err and "\\x1b[2J" in err
     assert "\nline" not in err and len(err) < 1200
+
+
+def endless_chunked(handler) -> None:
+    """A chunked body that never ends, sent as fast as the client reads."""
+    _headers(handler, Transfer_Encoding="chunked")
+    handler.end_headers()
+    chunk = b" " * 65536
+    try:
+        while True:
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    except OSError:
+        return
+
+
+def test_never_ending_chunked_body_ends_at_a_limit(kubeconfig: Path, cluster: Cluster) -> None:
+    cluster.hostile["/api/v1/nodes"] = endless_chunked
+    result = run_bounded("check", TRAIN, "--live", "--request-timeout", "5",
+                         env={"TASPLAN_MAX_RESPONSE_BYTES": "5000000"})
+    assert_one_line_error(result, "list nodes")

@@ -314,3 +314,16 @@ def test_no_preemption_note_where_preemption_cannot_help(tmp_path: Path) -> None
     # ... and it is still given where a cycle ran and lower-priority pods might make room
     (big,) = plan(load_inputs([SAMPLES / "train-too-big.yaml"], [CLUSTER])).groups
     assert [n.code for n in big.notes] == ["preemption"]
+
+
+def test_skipped_kind_names_are_shown_safely(tmp_path: Path) -> None:
+    """apiVersion and kind are input text: no terminal escapes, no forged lines."""
+    path = tmp_path / "odd.json"
+    kind = "X\x1b[2J\nwarning: fake" + "y" * 500
+    path.write_text(json.dumps({"apiVersion": "evil.example/v1", "kind": kind,
+                                "metadata": {"name": "a"}}))
+    result = invoke("check", SAMPLES / "train-rack.yaml", "-c", CLUSTER, "-c", path)
+    assert result.exit_code == 0, result.output
+    (line,) = [w for w in result.stderr.splitlines() if "evil.example" in w]
+    assert "\x1b" not in result.stderr and "\\x1b[2J\\x0awarning: fake" in line
+    assert len(line) < 300

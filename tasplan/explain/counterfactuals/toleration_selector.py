@@ -16,6 +16,7 @@ from tasplan.explain.case import Case
 from tasplan.explain.domains import first_diagnosis
 from tasplan.explain.result import Suggestion
 from tasplan.model.pod import Pod
+from tasplan.model.selectors import NodeSelectorTerm, Requirement
 from tasplan.model.taints import Taint, Toleration
 from tasplan.plugins import names
 
@@ -59,11 +60,13 @@ def suggest(case: Case) -> list[Suggestion]:
                                lambda p, k=key: replace(p, node_selector={
                                    kk: v for kk, v in p.node_selector.items() if kk != k}),
                                {"key": key, "value": value, "nodes": affinity}))
-        if first.required_terms is not None:
-            candidates.append((NODE_AFFINITY, "drop the required node affinity (node "
-                               f"affinity/selector rejects {affinity} node(s))",
-                               lambda p: replace(p, required_terms=None),
-                               {"nodes": affinity}))
+        for i, requirement in _requirements(first.required_terms):
+            what = _requirement(requirement)
+            candidates.append((NODE_AFFINITY, f"drop the required node affinity term "
+                               f"{what} (nodeSelectorTerms[{i}]; node affinity/selector "
+                               f"rejects {affinity} node(s))",
+                               lambda p, i=i, r=requirement: _drop(p, i, r),
+                               {"term": i, "requirement": what, "nodes": affinity}))
     out = []
     for kind, change, edit, details in candidates[:MAX_CANDIDATES]:
         pending: list[Pod] = [edit(p) for p in case.ctx.pending]
@@ -77,3 +80,31 @@ def _toleration(t: Toleration) -> str:
     if t.operator == "Exists":
         return f"{{key: {t.key}, operator: Exists, effect: {t.effect}}}"
     return f"{{key: {t.key}, operator: Equal, value: {t.value}, effect: {t.effect}}}"
+
+
+def _requirements(terms: tuple[NodeSelectorTerm, ...] | None
+                  ) -> list[tuple[int, Requirement]]:
+    return [(i, r) for i, term in enumerate(terms or ())
+            for r in (*term.match_expressions, *term.match_fields)]
+
+
+def _requirement(r: Requirement) -> str:
+    values = f" [{', '.join(r.values)}]" if r.values else ""
+    return f"{r.key} {r.operator}{values}"
+
+
+def _drop(pod: Pod, index: int, requirement: Requirement) -> Pod:
+    """``pod`` without one requirement of its required node affinity term ``index``; a
+    term left empty would match no node, so then the term (or the affinity) goes."""
+    terms = list(pod.required_terms or ())
+    if index >= len(terms):
+        return pod
+    term = terms[index]
+    term = NodeSelectorTerm(
+        tuple(r for r in term.match_expressions if r != requirement),
+        tuple(r for r in term.match_fields if r != requirement))
+    if term.match_expressions or term.match_fields:
+        terms[index] = term
+    else:
+        del terms[index]
+    return replace(pod, required_terms=tuple(terms) or None)
