@@ -8,7 +8,9 @@ measurement runs in a fresh process, best of ``--repeat``:
   issue measures against; the file read is not timed);
 * ``msgspec``: ``tasplan.load.typed`` decoding of the same bytes into its typed Structs
   (nothing built from them): the floor of the typed decoder;
-* ``check -o json``, ``check`` (table), ``explain`` of the first workload's groups;
+* ``load`` and ``plan``: ``tasplan.load_inputs`` and ``tasplan.plan`` (library path, imports
+  not counted);
+* ``check -o json``, ``check`` (table), ``explain`` of the workloads' groups;
 * with ``--snapshot``: the same cluster written as a tasplan snapshot (into ``--tmp``) and
   ``check -o json`` from it.
 
@@ -33,6 +35,17 @@ import gc, sys, time, orjson
 data = open(sys.argv[1], 'rb').read()
 gc.disable()
 t = time.perf_counter(); orjson.loads(data); print(time.perf_counter() - t)
+"""
+_LIBRARY = """
+import sys, time
+t0 = time.perf_counter()
+import tasplan
+t1 = time.perf_counter()
+snapshot = tasplan.load_inputs(sys.argv[2:], [sys.argv[1]])
+t2 = time.perf_counter()
+tasplan.plan(snapshot)
+t3 = time.perf_counter()
+print(t2 - t1, t3 - t2)
 """
 _MSGSPEC = """
 import gc, sys, time
@@ -73,6 +86,10 @@ def measure(cluster: Path, workloads: list[Path], repeat: int, tmp: Path,
     row["orjson"] = inner(_ORJSON, cluster, repeat)
     row["msgspec"] = inner(_MSGSPEC, cluster, repeat)
     w = [str(p) for p in workloads]
+    library = [run([sys.executable, "-c", _LIBRARY, str(cluster), *w]) for _ in range(repeat)]
+    row["load"] = min(float(r[2].split()[0]) for r in library)
+    row["plan"] = min(float(r[2].split()[1]) for r in library)
+    row["library_rss"] = max(r[1] for r in library)
     row["check_json"], row["check_json_rss"], out = best(
         [*TASPLAN, "check", *w, "--cluster", str(cluster), "-o", "json"], repeat)
     row["check_json_bytes"] = len(out)
@@ -92,21 +109,23 @@ def measure(cluster: Path, workloads: list[Path], repeat: int, tmp: Path,
 
 
 def table(rows: list[dict]) -> str:
-    def fmt(v: float | None, unit: str = "s") -> str:
-        return "-" if v is None else f"{v:.2f}{unit}"
+    def sec(v: float | None) -> str:
+        return "-" if v is None else f"{v:.2f} s"
 
-    lines = ["| cluster | orjson | msgspec | check -o json | ×orjson | table | explain "
-             "| ×check | peak RSS | snapshot check | ×json |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def ratio(a: float | None, b: float | None) -> str:
+        return "-" if a is None or b is None else f"{a / b:.2f}×"
+
+    lines = ["| cluster | orjson | msgspec | load | plan | check -o json | ×orjson | peak RSS "
+             "| table | explain | ×check | snapshot check | ×json |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         e2e = r["check_json"]
         lines.append(
-            f"| {Path(r['cluster']).name} | {fmt(r['orjson'])} | {fmt(r['msgspec'])} "
-            f"| {fmt(e2e)} | {e2e / r['orjson']:.2f}× | {fmt(r['check_table'])} "
-            f"| {fmt(r.get('explain'))} "
-            f"| {(r['explain'] / e2e) if 'explain' in r else float('nan'):.2f}× "
-            f"| {r['check_json_rss']:.0f} MB | {fmt(r.get('check_snapshot'))} "
-            f"| {(r['check_snapshot'] / e2e) if 'check_snapshot' in r else float('nan'):.2f}× |")
+            f"| {Path(r['cluster']).name} | {sec(r['orjson'])} | {sec(r['msgspec'])} "
+            f"| {sec(r['load'])} | {sec(r['plan'])} | {sec(e2e)} | {ratio(e2e, r['orjson'])} "
+            f"| {r['check_json_rss']:.0f} MB | {sec(r['check_table'])} "
+            f"| {sec(r.get('explain'))} | {ratio(r.get('explain'), e2e)} "
+            f"| {sec(r.get('check_snapshot'))} | {ratio(r.get('check_snapshot'), e2e)} |")
     return "\n".join(lines)
 
 

@@ -67,7 +67,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config)
     if output in ("json", "yaml"):
-        document = plan_document(result.plan, result.explanations, what_if=edited.applied)
+        document = plan_document(result.plan, result.explanations, what_if=edited.applied,
+                                 trees=result.trees)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)

@@ -29,7 +29,7 @@ from tasplan.dra.model import (
     DraInputs,
 )
 from tasplan.framework.node_info import NodeInfo
-from tasplan.framework.status import Status, error, unschedulable
+from tasplan.framework.status import InsufficientResource, Status, error, unschedulable
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
@@ -41,6 +41,8 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 MAX_SUBREQUESTS = 8
 # Capacity of a pod whose claims are all allocated already: devices do not limit it.
 UNLIMITED = 2**62
+# Report key prefix of a DeviceClass's devices (free devices, shortfalls).
+DEVICES = "devices/"
 # A class-only request per DeviceClass: "does the class select this device".
 _CLASS_PROBES: dict[str, DeviceRequest] = {}
 # CycleState key of the per-node allocation outcomes (the plugin's own key holds its summary).
@@ -155,15 +157,27 @@ class DynamicResources:
         specs = [u.spec for u in todo]
         room = self._fits_count(node, specs, None)
         if room is not None:
-            return None if room > 0 else unschedulable(CANNOT_ALLOCATE, unresolvable=True)
+            return None if room > 0 else self._cannot(CANNOT_ALLOCATE, todo)
         try:
             outcome = self._allocate(node, specs)
         except AllocationError as exc:
             return error(str(exc))
         state.setdefault(OUTCOMES, {})[node.index] = outcome
         if outcome.results is None:
-            return unschedulable(outcome.reason, unresolvable=True)
+            return self._cannot(outcome.reason, todo)
         return None
+
+    def _cannot(self, reason: str, todo: Sequence[ClaimUse]) -> Status:
+        """Unschedulable, with the devices the pod asks for per DeviceClass as details
+        (``devices/<class>``), so explain can name the shortfall."""
+        details = tuple(InsufficientResource(f"{DEVICES}{name}", n, 0, 0)
+                        for name, n in _demand(todo).items())
+        return unschedulable(reason, unresolvable=True, details=details)
+
+    def demand(self, pod: Pod) -> dict[str, int]:
+        """Devices per DeviceClass the pod's unallocated claims ask for (ExactCount
+        requests; a firstAvailable request by its first alternative)."""
+        return _demand(self._todo(pod))
 
     def _simple(self, specs: list[ClaimSpec]) -> DeviceRequest | None:
         """The one request of ``specs`` when a count of free devices decides it: one claim,
@@ -379,7 +393,7 @@ class DynamicResources:
                     if not request.subrequests and request.mode == EXACT_COUNT \
                             and request.class_name in free:
                         free[request.class_name] -= request.count * copies
-        return {f"devices/{name}": value for name, value in free.items()}
+        return {f"{DEVICES}{name}": value for name, value in free.items()}
 
     def allocation_mark(self) -> int:
         return len(self.ledger.log)
@@ -388,6 +402,16 @@ class DynamicResources:
         return {key: [{"request": d.request, "driver": d.driver, "pool": d.pool,
                        "device": d.device} for d in result.results]
                 for key, result in self.ledger.log[mark:]}
+
+
+def _demand(uses: Sequence[ClaimUse]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for use in uses:
+        for request in use.spec.requests if use.spec else ():
+            r = request.subrequests[0] if request.subrequests else request
+            if r.mode == EXACT_COUNT:
+                out[r.class_name] = out.get(r.class_name, 0) + r.count
+    return out
 
 
 def new(args: dict) -> DynamicResources:

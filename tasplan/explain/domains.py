@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from tasplan.dra.plugin import DEVICES
 from tasplan.explain.case import Case
 from tasplan.explain.result import Consumer, DomainExplanation
 from tasplan.framework.diagnosis import Diagnosis
@@ -44,8 +45,12 @@ def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
     if short and diagnosis is not None:
         binding = binding_resources(diagnosis)
         missing = unplaced_pods(case, domain)[:short]
+        devices = case.fw.plugin(names.DYNAMIC_RESOURCES)
         for resource in binding:
-            amounts = [1 if resource == "pods" else p.requests.get(resource, 0) for p in missing]
+            amounts = [1 if resource == "pods"
+                       else devices.demand(p).get(resource.removeprefix(DEVICES), 0)
+                       if resource.startswith(DEVICES) and devices is not None
+                       else p.requests.get(resource, 0) for p in missing]
             if sum(amounts):
                 shortfall[resource] = sum(amounts)
                 if len(set(amounts)) == 1 and len(amounts) == short:
@@ -104,6 +109,9 @@ def full_before(case: Case) -> Callable[[str], bool]:
 
 
 def exclusion_reason(status: Status) -> str:
+    if status.plugin == names.DYNAMIC_RESOURCES and any(
+            isinstance(d, InsufficientResource) for d in status.details):
+        return ""  # short of devices: a shortfall, not an exclusion
     if status.plugin == names.NODE_RESOURCES_FIT:
         return TOO_MANY_PODS if TOO_MANY_PODS in status.reasons else ""
     if status.plugin == names.TAINT_TOLERATION:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tasplan.composite.explain import explain_trees
 from tasplan.explain.case import Case, TrialStatement, with_pods
 from tasplan.explain.counterfactuals import (
     add_nodes,
@@ -65,7 +66,10 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule)
-    return ExplainResult(result, explanations)
+    trees = explain_trees(snapshot, result, lambda changed: plan(
+        changed, profile, registry, scheduler_config=scheduler_config)) \
+        if result.composites else {}
+    return ExplainResult(result, explanations, trees)
 
 
 def needs_explanation(ctx: GroupContext, result: GroupResult) -> bool:

@@ -83,6 +83,9 @@ class ExplainResult:
 
     plan: PlanResult
     explanations: Mapping[str, Explanation]
+    # Unschedulable CompositePodGroup trees, keyed by root key
+    # (tasplan.composite.explain.TreeExplanation).
+    trees: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def schedulable(self) -> bool:

@@ -11,6 +11,7 @@ raised; only a file that cannot be opened raises :class:`InputError`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from tasplan.load.documents import (
 from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
+YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
+DEFAULT_YAML_LIMIT = 4 * 2**20  # ~5 s of composing with positions on the reference machine
 _SNIFF = 8192
 _RESOLVED: dict[tuple, str] = {}
 
@@ -145,6 +148,13 @@ def _mark(node: yaml.Node) -> Mark:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+def yaml_limit() -> int:
+    """Largest YAML file lint reads: composing with a position for every node runs at about
+    1 MiB/s, so a 60 MB dump would take a minute or more; refusing says so at once."""
+    raw = os.environ.get(YAML_LIMIT_ENV)
+    return int(raw) if raw and raw.isdigit() else DEFAULT_YAML_LIMIT
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; raises InputError when it cannot be opened (exit status 2). A file
     over the size limit is returned one byte over it (``parse`` reports it)."""
@@ -191,6 +201,12 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         return [], ParseProblem(
             f"file is larger than the limit of {limit} bytes "
             "(set TASPLAN_MAX_INPUT_BYTES to raise it)")
+    if not label.lower().endswith(".json") and len(data) > yaml_limit():
+        return [], ParseProblem(
+            f"YAML file of {len(data) / 2**20:.1f} MiB is over lint's limit of "
+            f"{yaml_limit() / 2**20:.1f} MiB: lint keeps the position of every YAML field and "
+            f"reads about 1 MiB/s, so a larger file would take minutes (split it, lint it as "
+            f"JSON, or set {YAML_LIMIT_ENV} to raise the limit)")
     problem = encoding_problem(data)
     if problem:
         return [], ParseProblem(problem, 1, 1)

@@ -255,7 +255,10 @@ def _stream(label: str, mm: mmap.mmap, workload: bool, chunk_bytes: int) -> list
     while pos < stop:
         cut = mm.find(separator, min(pos + chunk_bytes, stop), stop)
         piece_end = stop if cut < 0 else cut + len(indent) + 2
-        piece = b"".join((b"[", mm[pos:piece_end], b"]"))
+        piece = bytearray(piece_end - pos + 2)  # "[" items "]", copied from the map once
+        piece[0], piece[-1] = 0x5B, 0x5D
+        with memoryview(mm) as view:
+            piece[1:-1] = view[pos:piece_end]
         if (not piece.isascii() and not _valid_utf8(piece)) or risky_escape(piece):
             return None
         if not reader.chunk(piece):
@@ -292,7 +295,7 @@ class _Reader:
         self.cache: dict = {}
         self.pods = 0  # the loader's pod order, if this file's pods come first
 
-    def chunk(self, piece: bytes) -> bool:
+    def chunk(self, piece: bytes | bytearray) -> bool:
         """Items of a JSON array; False when one is not an object (or the piece not JSON)."""
         try:
             items = _ITEMS.decode(piece)

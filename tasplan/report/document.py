@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tasplan.composite.explain import explanation_document as tree_explanation
 from tasplan.composite.result import CompositeResult
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
@@ -22,14 +23,20 @@ API_VERSION = "tasplan/v1"
 
 def plan_document(result: PlanResult,
                   explanations: Mapping[str, Explanation] | None = None,
-                  what_if: Sequence[AppliedEdit] = ()) -> dict[str, Any]:
+                  what_if: Sequence[AppliedEdit] = (),
+                  trees: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
-    null for a group that needed none. ``summary.whatIf`` lists the what-if edits the
+    null for a group that needed none; root CompositePodGroups get theirs from ``trees``.
+    ``summary.whatIf`` lists the what-if edits the
     cluster was planned with, in the order applied (empty: the cluster as loaded)."""
     groups = []
     for item, _ in report_order(result):
         if not isinstance(item, GroupResult):
-            groups.append(composite_document(item))
+            doc = composite_document(item)
+            if explanations is not None and item.composite.parent is None:
+                found = (trees or {}).get(item.composite.key)
+                doc["explanation"] = None if found is None else tree_explanation(found)
+            groups.append(doc)
             continue
         doc = _group(item)
         if explanations is not None:

@@ -12,7 +12,8 @@ from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, E
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
-from tasplan.report.table import expansion_lines
+from tasplan.report.table import expansion_lines, render_composite
+from tasplan.report.tree_order import report_order
 
 DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
@@ -27,8 +28,18 @@ def render_explanations(result: ExplainResult, *, wide: bool = False, width: int
     are not part of the report (the CLI prints them to stderr)."""
     if not result.plan.groups:
         yield Text("no pending or unschedulable pod groups in the inputs")
-    for g in result.plan.groups:
-        yield render_group(g, result.explanations.get(g.group.key), wide=wide, width=width)
+    plan = result.plan
+    leaves = {g.group.key: g for g in plan.groups}
+    composites = {c.composite.key: c for c in plan.composites}
+    for item, _ in report_order(plan):
+        if isinstance(item, GroupResult):
+            yield render_group(item, result.explanations.get(item.group.key), wide=wide,
+                               width=width)
+        else:
+            yield from render_composite(item, leaves, composites, width=width)
+            tree = result.trees.get(item.composite.key)
+            if tree is not None:
+                yield render_tree_explanation(tree)
 
 
 def _title(g: GroupResult) -> Text:
@@ -133,6 +144,8 @@ def _short(d: DomainExplanation) -> str:
     parts = []
     for resource, total in d.shortfall.items():
         text = f"{_amount(resource, total)} {short_resource(resource)}"
+        if resource.startswith("devices/"):  # DRA devices of a DeviceClass
+            text = f"{total} devices of class {resource.removeprefix('devices/')}"
         if resource in d.per_pod and resource != "pods":
             text += f" ({d.short}×{_amount(resource, d.per_pod[resource])})"
         parts.append(text)
@@ -150,3 +163,26 @@ def _excluded(excluded: Mapping[str, int]) -> str:
 def _consumer(c: Consumer) -> str:
     used = ", ".join(f"{human(r, v)} {short_resource(r)}" for r, v in c.requests.items())
     return f"{c.namespace} p{c.priority} ×{c.pods}" + (f": {used}" if used else "")
+
+
+def render_tree_explanation(e) -> RenderableType:
+    """Which level of a tree is short, where, and the verified changes
+    (tasplan.composite.explain.TreeExplanation)."""
+    parts: list[RenderableType] = []
+    for level in e.levels:
+        where = f"{level.domain!r} holds" if level.domain is not None else "holds"
+        parts.append(Text(f"{level.composite}: {where} {level.scheduled} of {level.children} "
+                          f"child group(s), minGroupCount {level.needed}: {level.status}"))
+    if e.first_failed_child is not None:
+        name, message, domain = e.first_failed_child
+        parts.append(Text(f"first child that failed in {domain!r} (the domain kube-scheduler "
+                          f"reports): {name}: {message}"))
+    parts.append(Text("suggestions, each verified by re-planning the whole tree:", style="italic")
+                 if e.suggestions else
+                 Text("no single change tried (minGroupCount, the root's constraint) makes the "
+                      "tree fit", style="italic"))
+    for n, s in enumerate(e.suggestions, 1):
+        parts.append(Text.assemble(f" {n}. {s.change} ", ("→", "bold"),
+                                   (f" fits in {s.result.selected!r}", "green"),
+                                   f" ({s.result.message})"))
+    return Group(*parts)

@@ -64,3 +64,27 @@ def test_table_shows_devices_per_pod_and_free_devices_per_domain():
     assert rack2.split()[-2:] == ["4", "0"]  # 4 GPUs of dra-r2-0 left; the fabric taken
     assert "ml/train-fabric-0  dra-r3-0  8× gpu.example.com, 1× fabric.example.com" in out
     assert "dra-greedy" not in out  # the gang fits: nothing to say about greedy choices
+
+
+def test_explain_names_the_device_shortfall_per_domain(tmp_path):
+    """explain: a 5-pod gang of 8-GPU pods in 4-node racks is short one node's devices in
+    racks 1 and 3, two in rack-2 (dra-r2-0 has 4 GPUs left); the nodes are not excluded."""
+    from tasplan.explain.explainer import explain
+
+    docs = ["apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: big, "
+            "namespace: ml}\nspec:\n  schedulingPolicy: {gang: {minCount: 5}}\n"
+            "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n"]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: big-{i}, namespace: ml}}\nspec:\n"
+             "  schedulingGroup: {podGroupName: big}\n  containers: [{name: w, image: i}]\n"
+             "  resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-h100}]\n"
+             for i in range(5)]
+    path = tmp_path / "big.yaml"
+    path.write_text("---\n".join(docs))
+    snap = load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
+                       [SAMPLES / "cluster"])
+    explanation = explain(snap).explanations["ml/big"]
+    rows = {d.name: d for d in explanation.domains}
+    assert rows["rack-1"].shortfall == {"devices/gpu.example.com": 8}
+    assert rows["rack-2"].shortfall == {"devices/gpu.example.com": 16}
+    assert rows["rack-2"].per_pod == {"devices/gpu.example.com": 8}
+    assert not rows["rack-1"].excluded

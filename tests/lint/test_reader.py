@@ -34,6 +34,25 @@ def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch) -> None:
     assert message.startswith("file is larger than the limit of 100 bytes")
 
 
+def test_yaml_over_lints_limit_is_refused_at_once(tmp_path, monkeypatch) -> None:
+    """Lint composes YAML with positions at about 1 MiB/s: a large file is refused with the
+    limit named instead of running for minutes. JSON (orjson) has no such limit."""
+    from tasplan.lint.reader import DEFAULT_YAML_LIMIT
+
+    def pods(n: int) -> bytes:
+        return b"".join(b"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%06d}\nspec:\n"
+                        b"  containers: [{name: c, image: x}]\n" % i for i in range(n))
+
+    size = len(pods(1))
+    [(rule, _, message)] = _rules(tmp_path, "big.yaml", pods(DEFAULT_YAML_LIMIT // size + 1))
+    assert rule == "TP001"
+    assert "over lint's limit of 4.0 MiB" in message and "TASPLAN_LINT_MAX_YAML_BYTES" in message
+    monkeypatch.setenv("TASPLAN_LINT_MAX_YAML_BYTES", str(10 * size))
+    assert _rules(tmp_path, "small.yaml", pods(10)) == []
+    assert _rules(tmp_path, "over.yaml", pods(11))[0][0] == "TP001"
+    assert _rules(tmp_path, "list.json", b'{"kind": "List", "items": []}' + b" " * 20_000) == []
+
+
 def test_deep_nesting_is_a_finding_or_parses(tmp_path) -> None:
     """libyaml nests iteratively; whatever depth, the result is findings, not a crash."""
     findings = _rules(tmp_path, "x.yaml", b"a: 1\nb: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
