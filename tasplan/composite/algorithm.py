@@ -46,7 +46,6 @@ class _Level:
     scheduled: int
     evaluated: int
     error: bool = False
-    result: CompositeResult | None = None
 
 
 class _Error(Exception):

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from tasplan.composite.model import KIND, MAX_TREE_DEPTH
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
+from tasplan.lint.semantic import _get, _text
 
 Found = tuple[Manifest, Violation]
 PARENT = ("spec", "parentCompositePodGroupName")
@@ -20,22 +21,6 @@ TOPOLOGY = ("spec", "schedulingConstraints", "topology", 0, "key")
 # only when one of them is equal to an ancestor's.
 WELL_KNOWN = ("topology.kubernetes.io/region", "topology.kubernetes.io/zone",
               "kubernetes.io/hostname")
-
-
-def _get(obj: object, *path: str | int) -> object:
-    for part in path:
-        if isinstance(part, int):
-            obj = obj[part] if isinstance(obj, list) and part < len(obj) else None
-        else:
-            obj = obj.get(part) if isinstance(obj, dict) else None
-        if obj is None:
-            return None
-    return obj
-
-
-def _text(obj: object, *path: str | int) -> str:
-    value = _get(obj, *path)
-    return value if isinstance(value, str) else ""
 
 
 def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:

@@ -39,20 +39,13 @@ class TemplateTree:
 
 
 def composite_policy(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, int | None]:
-    """Exactly one of ``basic: {}`` / ``gang: {minGroupCount}``."""
-    if raw is None:
-        return None, None
-    raw = f.mapping(raw, path)
-    chosen = [k for k in ("basic", "gang") if raw.get(k) is not None]
-    if len(chosen) != 1:
-        raise f.error(path, "expected exactly one of basic or gang")
-    if chosen[0] == "basic":
-        return Policy.BASIC, 1
-    gang = f.mapping(raw["gang"], f"{path}.gang")
-    if gang.get("minGroupCount") is None:
+    """Exactly one of ``basic: {}`` / ``gang: {minGroupCount}`` (required)."""
+    from tasplan.load.scheduling import policy_of  # the loader imports this module
+
+    policy, count = policy_of(f, raw, path, "minGroupCount")
+    if policy == Policy.GANG and count is None:
         raise f.error(f"{path}.gang.minGroupCount", "required field is missing")
-    return Policy.GANG, f.integer(gang["minGroupCount"], f"{path}.gang.minGroupCount",
-                                  minimum=1)
+    return policy, count
 
 
 def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str,

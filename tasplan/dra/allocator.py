@@ -202,11 +202,6 @@ class World:
         result = self._candidates[node.name] = (out, seen)
         return result
 
-    def all_devices(self) -> list[Candidate]:
-        """Every allocatable device of the cluster (for reports), in pool order."""
-        return [Candidate(d, s, p) for p in self.pools if p.complete and not p.invalid
-                for s in p.slices for d in s.devices]
-
     def content(self, cand: Candidate) -> tuple:
         """What a selector can see of a device (not its name, pool or node): devices with
         equal content get equal answers, so each expression runs once per distinct one."""

@@ -23,10 +23,6 @@ ALL = "All"
 MAX_ALLOCATED_DEVICES = 32  # AllocationResultsMaxSize
 
 
-def device_name(device: DeviceId) -> str:
-    return "/".join(device)
-
-
 @dataclass(frozen=True, slots=True)
 class Device:
     """One device of a slice. ``attributes`` are keyed by fully qualified name
@@ -218,10 +214,6 @@ class DraInputs:
         """The same objects with every claim's allocation dropped: an empty cluster."""
         return replace(self, claims={k: replace(c, allocation=None)
                                      for k, c in self.claims.items()})
-
-    def __bool__(self) -> bool:
-        return bool(self.classes or self.slices or self.claims or self.templates
-                    or self.taint_rules)
 
 
 NO_DRA = DraInputs()

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tasplan.composite.lint import check as composite_check
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Path, Violation
 from tasplan.lint.schema import SCHEMA_GROUP
@@ -111,6 +110,8 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
     for m in index.all:
         if m.kind == "WhatIf" and m.api_version == "tasplan/v1":
             out.extend(_what_if(m))
+    from tasplan.composite.lint import check as composite_check  # it reads with our helpers
+
     out.extend(composite_check(index.all, namespace))
     return out
 

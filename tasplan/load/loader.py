@@ -263,7 +263,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         order += len(decoded)
         for pod in decoded:
             key = (pod.namespace, pod.name)
-            if key in pods and pods[key].source.workload == pod.source.workload:
+            # Two pods of one name among the workload inputs are refused; among cluster
+            # inputs (dumps, where a name clash is a tool's, e.g. generated names) the later
+            # one is used, with a warning, as before.
+            if key in pods and pod.source.workload and pods[key].source.workload:
                 raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
             if key in pods:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "
@@ -362,6 +365,8 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
             if why:
                 raise fail("Pod", pod.name, pod.source, "metadata.namespace", why)
             seen.add(pod.namespace)
+        if pod.node_name and not pod.source.workload and pod.name.isprintable():
+            continue  # a bound cluster pod forms no key: printable is all the output needs
         why = names.name_problem(pod.name)
         if why:
             raise fail("Pod", pod.name, pod.source, "metadata.name", why)

@@ -76,8 +76,10 @@ def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
     return f.string(meta.get("namespace"), "metadata.namespace") or "default", name
 
 
-def policy_of(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, int | None]:
-    """Exactly one of ``basic: {}`` / ``gang: {minCount}`` (a union upstream)."""
+def policy_of(f: ObjectFields, raw: object, path: str, count: str = "minCount"
+              ) -> tuple[Policy | None, int | None]:
+    """Exactly one of ``basic: {}`` / ``gang: {minCount}`` (a union upstream); ``count``:
+    the gang's count field (``minGroupCount`` for a CompositePodGroup)."""
     if raw is None:
         return None, None
     raw = f.mapping(raw, path)
@@ -87,9 +89,9 @@ def policy_of(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, i
     if chosen[0] == "basic":
         return Policy.BASIC, 1
     gang = f.mapping(raw["gang"], f"{path}.gang")
-    if gang.get("minCount") is None:
-        return Policy.GANG, None  # only Jobs may omit it (defaults to parallelism)
-    return Policy.GANG, f.int32(gang["minCount"], f"{path}.gang.minCount", minimum=1)
+    if gang.get(count) is None:
+        return Policy.GANG, None  # only Jobs may omit minCount (defaults to parallelism)
+    return Policy.GANG, f.int32(gang[count], f"{path}.gang.{count}", minimum=1)
 
 
 def topology_key_of(f: ObjectFields, raw: object, path: str) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tasplan.plan.result import GroupResult, PlanResult
+from tasplan.plan.result import PlanResult
 
 
 def report_order(result: PlanResult) -> Iterator[tuple[object, int]]:
@@ -39,6 +39,3 @@ def report_order(result: PlanResult) -> Iterator[tuple[object, int]]:
         for root in roots:
             yield from tree(root, 0)
 
-
-def is_group(item: object) -> bool:
-    return isinstance(item, GroupResult)
