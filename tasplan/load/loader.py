@@ -263,7 +263,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         order += len(decoded)
         for pod in decoded:
             key = (pod.namespace, pod.name)
-            if key in pods and pods[key].source.workload == pod.source.workload:
+            # Two pods of one name among the workload inputs are refused; among cluster
+            # inputs (dumps, where a name clash is a tool's, e.g. generated names) the later
+            # one is used, with a warning, as before.
+            if key in pods and pod.source.workload and pods[key].source.workload:
                 raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
             if key in pods:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "
@@ -333,6 +336,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
     )
@@ -361,6 +365,8 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
             if why:
                 raise fail("Pod", pod.name, pod.source, "metadata.namespace", why)
             seen.add(pod.namespace)
+        if pod.node_name and not pod.source.workload and pod.name.isprintable():
+            continue  # a bound cluster pod forms no key: printable is all the output needs
         why = names.name_problem(pod.name)
         if why:
             raise fail("Pod", pod.name, pod.source, "metadata.name", why)
@@ -397,6 +403,17 @@ def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraI
             ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
             warnings).values()),
     )
+
+
+def _server_version(pod_docs: list[Document]) -> str:
+    """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
+    for d in pod_docs:
+        if snapshot_format.is_snapshot(d.obj):
+            meta = d.obj.get("metadata")
+            version = meta.get("serverVersion") if isinstance(meta, dict) else None
+            if isinstance(version, str) and version:
+                return version
+    return ""
 
 
 def _templates(workloads: dict, c) -> dict | None:
@@ -440,6 +457,8 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
                 spec.claims or template.claims,
+                spec.preemption_policy or template.preemption_policy,
+                spec.disrupt_all if spec.disrupt_all is not None else template.disrupt_all,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -454,6 +473,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         scheduled_condition=pg.scheduled_condition,
         parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
         claims=spec.claims, claim_statuses=pg.claim_statuses,
+        preemption_policy=spec.preemption_policy, disrupt_all=bool(spec.disrupt_all),
     )
 
 
