@@ -3,6 +3,7 @@ priority 100, racks under label ``rack``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import count
 
 from tasplan.model.group import PodGroup, Policy
@@ -11,6 +12,8 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
+from tasplan.plan.planner import target_for
+from tasplan.target import Target
 
 CLUSTER = Source("cluster.yaml")
 WORKLOAD = Source("workload.yaml", workload=True)
@@ -49,7 +52,7 @@ def make_pod(name: str, cpu: float = 1, *, namespace: str = "default", node: str
 
 
 def make_group(name: str = "pg", *, min_count: int | None = 3, key: str | None = "rack",
-               namespace: str = "default", priority: int | None = None) -> PodGroup:
+               namespace: str = "default", priority: int | None = 100) -> PodGroup:
     policy = Policy.GANG if min_count is not None else Policy.BASIC
     return PodGroup(f"{namespace}/{name}", namespace, policy, min_count or 1, key, "PodGroup",
                     "scheduling.k8s.io/v1beta1", WORKLOAD, next(_order), priority, planned=True)
@@ -91,3 +94,9 @@ def node_infos(nodes, pods=()) -> list:
     for pod in pods:
         by_name[pod.node_name].add_pod(pod)
     return infos
+
+
+def release(snap: ClusterSnapshot, version: str, **gates: bool) -> Target:
+    """The target ``version`` with the gates ``snap`` needs (and ``gates``), without the
+    API-version check (the builders write every group as scheduling.k8s.io/v1beta1)."""
+    return replace(target_for(snap, version, gates), strict=False)

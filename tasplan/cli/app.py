@@ -26,6 +26,7 @@ from tasplan.cli.live import (
     QuietOpt,
     RequestTimeoutOpt,
 )
+from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import (
     ARGS_KEY,
     AddNodesOpt,
@@ -99,6 +100,20 @@ SchedulerConfigOpt = Annotated[Path | None, typer.Option(
     "--scheduler-config", metavar="FILE", show_default=False,
     help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
     "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
+KubeVersionOpt = Annotated[str | None, typer.Option(
+    "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
+    help="Kubernetes release to plan for: API versions, feature gates, fast paths and "
+    "preemption follow it. Default: the cluster's version (--live, tasplan snapshots), "
+    "else 1.37.")]
+FeatureGatesOpt = Annotated[str | None, typer.Option(
+    "--feature-gates", metavar="Name=bool,...", show_default=False,
+    help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
+    "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
+    "assumed on unless set here.")]
+NoPreemptOpt = Annotated[bool, typer.Option(
+    "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
+TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
+                                            hidden=True)]
 TracebackOpt = Annotated[bool, typer.Option(
     "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
     "reports).")]
@@ -128,6 +143,9 @@ def check(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    kube_version: KubeVersionOpt = None,
+    feature_gates: FeatureGatesOpt = None,
+    no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
     remove: RemoveOpt = [],  # noqa: B006
@@ -148,16 +166,18 @@ def check(
 ) -> None:
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
 
-    Exit status: 0 every group schedulable, 1 some group is not, 2 invalid input.
+    Exit status: 0 every group scheduled (possibly after preemption), 1 some group is not,
+    2 invalid input.
     """
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source, width, edits),
-                traceback=traceback)
+                                  topology_key, scheduler_config, source, width, edits,
+                                  release), traceback=traceback)
 
 
 app.command()(lint)
@@ -206,6 +226,9 @@ def explain(
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
     scheduler_config: SchedulerConfigOpt = None,
+    kube_version: KubeVersionOpt = None,
+    feature_gates: FeatureGatesOpt = None,
+    no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
     remove: RemoveOpt = [],  # noqa: B006
@@ -233,10 +256,12 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    width, JobOverrides(gang, topology_key), edits),
+                                    width, JobOverrides(gang, topology_key), edits, release),
                 traceback=traceback)
 
 

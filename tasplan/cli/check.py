@@ -9,7 +9,8 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
@@ -21,19 +22,25 @@ from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
+from tasplan.target import parse_gates, parse_version
 from tasplan.whatif import apply_edits
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str, all_placements: bool,
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
-              width: int | None = None, what_if: WhatIfOptions | None = None) -> int:
+              width: int | None = None, what_if: WhatIfOptions | None = None,
+              release: ReleaseOptions | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration and edits first: bad ones fail before a large snapshot is read.
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
+    release = release or ReleaseOptions()
+    parse_gates(release.feature_gates)  # a usage error before anything is read
+    if release.kube_version:
+        parse_version(release.kube_version)
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -50,13 +57,15 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     with _nothing() if quiet else err.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
-        result = plan(snapshot, all_assignments=all_placements, scheduler_config=config)
+        result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
+                      target=release.target(snapshot), preempt=release.preempt)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)
         write_stdout(text)
     else:
         warn(result.warnings)
+        target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
             result, wide=output == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))

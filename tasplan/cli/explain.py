@@ -10,7 +10,8 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
@@ -23,6 +24,7 @@ from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
+from tasplan.target import parse_gates, parse_version
 from tasplan.whatif import apply_edits
 
 
@@ -46,13 +48,18 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 def run_explain(targets: list[str], clusters: list[Path], output: str,
                 scheduler_config: Path | None = None, source: LiveOptions | None = None,
                 width: int | None = None, jobs: JobOverrides | None = None,
-                what_if: WhatIfOptions | None = None) -> int:
+                what_if: WhatIfOptions | None = None,
+                release: ReleaseOptions | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
+    release = release or ReleaseOptions()
+    parse_gates(release.feature_gates)  # a usage error before anything is read
+    if release.kube_version:
+        parse_version(release.kube_version)
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -65,13 +72,15 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                          "Workloads, Jobs or pods that reference a pod group)")
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
-                         scheduler_config=config)
+                         scheduler_config=config, target=release.target(snapshot),
+                         preempt=release.preempt)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied,
                                  trees=result.trees)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
+        target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied),
                                                 *render_explanations(result, wide=output == "wide",
                                                                      width=target)],

@@ -40,6 +40,10 @@ def lint(
     namespace: Annotated[str, typer.Option(
         "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
     = "default",
+    kube_version: Annotated[str | None, typer.Option(
+        "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
+        help="Accept only the scheduling.k8s.io versions this Kubernetes release serves.")]
+    = None,
     traceback: Annotated[bool, typer.Option(
         "--traceback", help="On an error, show the Python traceback instead of one line (for "
         "bug reports).")] = False,
@@ -54,8 +58,8 @@ def lint(
     """
     from tasplan.cli.app import run_guarded
 
-    run_guarded(lambda: run_lint(paths, cluster, output.value, strict, summary, namespace),
-                traceback=traceback)
+    run_guarded(lambda: run_lint(paths, cluster, output.value, strict, summary, namespace,
+                                 kube_version), traceback=traceback)
 
 
 def _stdin_paths() -> list[str]:
@@ -63,7 +67,7 @@ def _stdin_paths() -> list[str]:
 
 
 def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
-             summary: bool, namespace: str) -> int:
+             summary: bool, namespace: str, kube_version: str | None = None) -> int:
     from tasplan.lint.engine import LintOptions
     from tasplan.lint.engine import lint as lint_paths
     from tasplan.lint.formats import render
@@ -73,7 +77,12 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     expanded = [p for path in paths for p in (_stdin_paths() if path == "-" else [path])]
     if not expanded:
         raise UsageError("no file names on stdin")
-    report = lint_paths(expanded, LintOptions(strict, tuple(clusters), namespace))
+    if kube_version is not None:
+        from tasplan.target import parse_version
+
+        parse_version(kube_version)  # a usage error before anything is read
+    report = lint_paths(expanded, LintOptions(strict, tuple(clusters), namespace,
+                                              kube_version))
     empty = not any(r.checked for r in report.resources)
     if empty:
         # Nothing tasplan lints (an empty directory, a wrong path, only other kinds): say

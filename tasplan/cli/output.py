@@ -12,11 +12,15 @@ import io
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 
 from tasplan.untrusted import clean
+
+if TYPE_CHECKING:
+    from tasplan.target import Target
 
 UNLIMITED = 1 << 16  # wide enough that Rich never wraps a line
 
@@ -46,6 +50,16 @@ def render(build: Callable[[int | None], Iterable[RenderableType]], width: Width
     for renderable in build(width.target):
         console.print(renderable)
     return "".join(line.rstrip() + "\n" for line in console.file.getvalue().splitlines())
+
+
+def target_notes(target: Target | None) -> None:
+    """The release planned for and what was decided about its gates: on stderr, like the
+    warnings (the JSON report has them under ``summary``)."""
+    if target is None or not target.notes:
+        return
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for message in target.notes:
+        err.print(f"note: {message}", style="dim", markup=False)
 
 
 def warn(messages: Iterable[str]) -> None:

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from tasplan.explain.disruption import DisruptionBudget
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Reserver, Statement, Undo, release
@@ -23,6 +22,7 @@ from tasplan.plan.group_cycle import counting_mode, pod_signatures, schedule_gro
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.preemption.budgets import DisruptionBudget
 
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -69,6 +69,9 @@ class Case:
     assignments: bool = True
     # Shared by every group of one explain run: facts about the (unchanging) nodes.
     memo: dict = field(default_factory=dict)
+    # Every group of the input by key, and each group's priority (preemption units).
+    groups: Mapping[str, PodGroup] = field(default_factory=dict)
+    priorities: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def group(self) -> PodGroup:

@@ -19,7 +19,6 @@ from tasplan.explain.counterfactuals import (
     toleration_selector,
     topology_key,
 )
-from tasplan.explain.disruption import disruption_budgets
 from tasplan.explain.domains import analyse_domains
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
@@ -33,6 +32,8 @@ from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.planner import group_priority, plan
 from tasplan.plan.result import GroupResult
+from tasplan.preemption.budgets import disruption_budgets
+from tasplan.target import Target
 
 # The order suggestions are reported in.
 SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
@@ -40,7 +41,8 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
-            scheduler_config: SchedulerConfig | None = None) -> ExplainResult:
+            scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
+            preempt: bool = True) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot)
@@ -48,6 +50,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
     memo: dict = {}
+    priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
+                  for g in snapshot.groups}
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
@@ -55,9 +59,9 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
         result = schedule_group(fw, ctx, infos, trial, **kw)
         if needs_explanation(ctx, result):
             trial.undo()  # explain in the state the group was planned in
-            priority = group_priority(ctx.group, pods_by_group.get(ctx.group.key, []))
-            case = Case(fw, ctx, infos, result, needed(ctx, result), priority, budgets,
-                        node_index, assignments=all_assignments, memo=memo)
+            case = Case(fw, ctx, infos, result, needed(ctx, result), priorities[ctx.group.key],
+                        budgets, node_index, assignments=all_assignments, memo=memo,
+                        groups=snapshot.group_index, priorities=priorities)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)
@@ -65,10 +69,11 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
         return result
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
-                  scheduler_config=scheduler_config, schedule=schedule)
+                  scheduler_config=scheduler_config, schedule=schedule, target=target,
+                  preempt=preempt)
     trees = explain_trees(snapshot, result, lambda changed: plan(
-        changed, profile, registry, scheduler_config=scheduler_config)) \
-        if result.composites else {}
+        changed, profile, registry, scheduler_config=scheduler_config, target=target,
+        preempt=preempt)) if result.composites else {}
     return ExplainResult(result, explanations, trees)
 
 

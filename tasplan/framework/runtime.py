@@ -25,6 +25,7 @@ from tasplan.framework.registry import Registry
 from tasplan.framework.status import Code, Status, error
 from tasplan.framework.types import MAX_NODE_SCORE, GroupContext, Placement, ProposedAssignment
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.target import Target, resolve
 
 MAX_TOTAL_WEIGHT = 2**31 - 1
 
@@ -48,8 +49,11 @@ class Framework:
     """Plugins are created once per profile, even when one serves several points
     (NodeResourcesFit filters, scores nodes and scores placements)."""
 
-    def __init__(self, profile: Profile, registry: Registry) -> None:
+    def __init__(self, profile: Profile, registry: Registry,
+                 target: Target | None = None) -> None:
         self.profile = profile
+        # The release planned for: decides release-specific paths (fast paths, preemption).
+        self.target = target or resolve(None)
         self._registry = registry
         self._instances: dict[str, Plugin] = {}
         self.filters: list[FilterPlugin] = [

@@ -46,6 +46,9 @@ class GroupContext:
     group: PodGroup
     pending: tuple[Pod, ...]
     scheduled: tuple[tuple[Pod, str], ...]
+    # Pods of the group held back by spec.schedulingGates: they never enter the cycle but
+    # count for GangScheduling's PreEnqueue pod count.
+    gated: int = 0
 
 
 @dataclass(frozen=True, slots=True)

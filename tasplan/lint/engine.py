@@ -17,6 +17,7 @@ from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
 from tasplan.load.documents import expand_paths, type_name
+from tasplan.target import RELEASES, parse_version, serving_releases
 
 CHECKED_GROUP_KINDS = ("Workload", "PodGroup")
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")  # spec.containers[0].name
@@ -27,6 +28,8 @@ class LintOptions:
     strict: bool = False  # unknown fields are errors; warnings fail the run
     clusters: tuple[str | os.PathLike, ...] = ()
     namespace: str = "default"  # for objects without metadata.namespace
+    # --kube-version: Workloads and PodGroups must use a version that release serves.
+    kube_version: str | None = None
 
 
 def lint_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
@@ -90,6 +93,9 @@ class _Run:
         if missing:
             return [Violation("TP002", (f,), "required field is missing (every object needs "
                               "apiVersion and kind)") for f in missing]
+        served = self._served(m)
+        if served is not None:
+            return [served]
         if dra.is_dra(m):
             self.checked.add(id(m))
             return dra.validate(m)
@@ -103,6 +109,21 @@ class _Run:
             return [Violation("TP003", ("apiVersion",), f"{m.kind} is not served as "
                               f"{m.api_version!r} (known: {versions})")]
         return []
+
+    def _served(self, m: Manifest) -> Violation | None:
+        """TP003 for a scheduling.k8s.io version the --kube-version release does not serve."""
+        version = self.options.kube_version
+        if version is None or m.kind not in CHECKED_GROUP_KINDS \
+                or m.api_version.rpartition("/")[0] != schema.SCHEMA_GROUP:
+            return None
+        release = RELEASES[parse_version(version)]
+        if m.api_version in release.api_versions:
+            return None
+        others = serving_releases(m.api_version)
+        hint = f"; served by Kubernetes {', '.join(others)}" if others else ""
+        return Violation("TP003", ("apiVersion",), f"{m.kind} {m.api_version!r} is not served "
+                         f"by Kubernetes {release.version} (it serves "
+                         f"{', '.join(release.api_versions)}){hint}")
 
     def _clean(self) -> list[Manifest]:
         """Objects without error-level violations (unknown fields do not count, nor do

@@ -252,7 +252,17 @@ def _with_scheduling_fields(f: ObjectFields, pod: Pod, spec: Mapping, status: Ma
         claims=pod_claims(f, spec.get("resourceClaims"), f"{path}.resourceClaims"),
         claim_statuses=claim_statuses(f, status.get("resourceClaimStatuses"),
                                       "status.resourceClaimStatuses"),
+        scheduling_gates=_scheduling_gates(f, spec, path),
     )
+
+
+def _scheduling_gates(f: ObjectFields, spec: Mapping, path: str) -> tuple[str, ...]:
+    names = []
+    for i, gate in enumerate(f.sequence(spec.get("schedulingGates"), f"{path}.schedulingGates")):
+        gate = f.mapping(gate, f"{path}.schedulingGates[{i}]")
+        names.append(f.string(gate.get("name"), f"{path}.schedulingGates[{i}].name",
+                              required=True))
+    return tuple(names)
 
 
 # Volume sources whose scheduling (binding, zones, attach limits) tasplan does not simulate.

@@ -336,6 +336,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             ((b.namespace, b.name), b, d.source) for d in by_kind["PodDisruptionBudget"]
             for b in [decode_pdb(d.source, d.obj)]], warnings).values()),
         documents=tuple(docs),
+        server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
     )
@@ -404,6 +405,17 @@ def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraI
     )
 
 
+def _server_version(pod_docs: list[Document]) -> str:
+    """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
+    for d in pod_docs:
+        if snapshot_format.is_snapshot(d.obj):
+            meta = d.obj.get("metadata")
+            version = meta.get("serverVersion") if isinstance(meta, dict) else None
+            if isinstance(version, str) and version:
+                return version
+    return ""
+
+
 def _templates(workloads: dict, c) -> dict | None:
     wl = workloads.get((c.namespace, c.workload))
     return wl.composites if wl is not None else None
@@ -445,6 +457,8 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
                 spec.priority if spec.priority is not None else template.priority,
                 spec.priority_class_name or template.priority_class_name,
                 spec.claims or template.claims,
+                spec.preemption_policy or template.preemption_policy,
+                spec.disrupt_all if spec.disrupt_all is not None else template.disrupt_all,
             )
         elif spec.policy is None:
             raise f.error("spec.schedulingPolicy", "required field is missing, and the "
@@ -459,6 +473,7 @@ def _pod_group(pg: scheduling.PodGroupDef, workloads: dict, priorities: Priority
         scheduled_condition=pg.scheduled_condition,
         parent=f"{pg.namespace}/{pg.parent}" if pg.parent else None,
         claims=spec.claims, claim_statuses=pg.claim_statuses,
+        preemption_policy=spec.preemption_policy, disrupt_all=bool(spec.disrupt_all),
     )
 
 

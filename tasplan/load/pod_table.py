@@ -26,7 +26,7 @@ _POD_FIELDS = ("namespace", "name", "node_name", "phase", "priority", "requests"
                "preemption_policy", "node_selector", "required_terms", "preferred_terms",
                "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
                "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled",
-               "claims", "claim_statuses", "owner_kind")
+               "claims", "claim_statuses", "owner_kind", "scheduling_gates")
 if tuple(f.name for f in fields(Pod)) != _POD_FIELDS:
     raise ImportError("tasplan.model.pod.Pod changed its fields: update load/pod_table.py")
 
@@ -99,7 +99,7 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                 t.priority_class_name, t.scheduler_name, t.preemption_policy,
                 t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
                 t.host_ports, (), None, None, "", False, False, t.unmodelled, t.claims, (),
-                owner))
+                owner, t.scheduling_gates))
     except (TypeError, IndexError, KeyError):
         _row(f, table, k)  # names the bad column
         raise f.error(f"{TABLE}[{k}]", "malformed pod table row") from None

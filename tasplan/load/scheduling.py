@@ -37,6 +37,8 @@ class GroupSpec:
     priority: int | None = None
     priority_class_name: str = ""
     claims: tuple[PodClaim, ...] = ()  # resourceClaims shared by the group (KEP-5729)
+    preemption_policy: str | None = None
+    disrupt_all: bool | None = None  # spec.disruptionMode: None = not given
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +114,29 @@ def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str)
     if priority is not None:
         priority = f.int32(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
+    policy_name = f.string(raw.get("preemptionPolicy"), f"{path}.preemptionPolicy") or None
+    if policy_name not in (None, "Never", "PreemptLowerPriority"):
+        raise f.expected(f"{path}.preemptionPolicy", "Never or PreemptLowerPriority",
+                         policy_name)
     claims = pod_claims(f, raw.get("resourceClaims"), f"{path}.resourceClaims")
-    return GroupSpec(policy, min_count, key, priority, pcn, claims)
+    return GroupSpec(policy, min_count, key, priority, pcn, claims, policy_name,
+                     disruption_mode_of(f, raw.get("disruptionMode"), f"{path}.disruptionMode"))
+
+
+def disruption_mode_of(f: ObjectFields, raw: object, path: str) -> bool | None:
+    """True for "evict the whole group" (v1alpha2 ``PodGroup``, later ``all: {}``), False
+    for pod by pod (``Pod`` / ``single: {}``), None when not given."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        if raw not in ("Pod", "PodGroup"):
+            raise f.expected(path, "Pod or PodGroup", raw)
+        return raw == "PodGroup"
+    raw = f.mapping(raw, path)
+    chosen = [k for k in ("single", "all") if raw.get(k) is not None]
+    if len(chosen) != 1:
+        raise f.error(path, "expected exactly one of single or all")
+    return chosen[0] == "all"
 
 
 def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:

@@ -60,6 +60,12 @@ class PodGroup:
     claim_statuses: tuple[tuple[str, str], ...] = ()
     # The pod-producing objects whose pods tasplan created for this group.
     expansions: tuple[Expansion, ...] = ()
+    # spec.preemptionPolicy of a PodGroup (v1alpha3+; read with PodGroupPreemptionPolicy),
+    # None when not set.
+    preemption_policy: str | None = None
+    # spec.disruptionMode: True when the group is evicted as a whole ("all" / "PodGroup"),
+    # False when pod by pod (the default).
+    disrupt_all: bool = False
 
     def __str__(self) -> str:
         return self.key

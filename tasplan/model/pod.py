@@ -85,6 +85,10 @@ class Pod:
     # and mirror pods where they are, and so do the what-if edits and capacity's "empty".
     owner_kind: str = ""
 
+    # spec.schedulingGates names: a gated pod never enters a scheduling cycle
+    # (SchedulingGates PreEnqueue) but exists for the gang's pod count.
+    scheduling_gates: tuple[str, ...] = ()
+
     @property
     def node_local(self) -> bool:
         """A DaemonSet or mirror pod: it belongs to its node, drain does not evict it."""

@@ -102,6 +102,8 @@ class ClusterSnapshot:
     disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
     # CompositePodGroups (tasplan.composite.model.CompositePodGroup) in input order.
     composites: tuple = ()
+    # The Kubernetes version a live read or tasplan snapshot recorded ("" for kubectl dumps).
+    server_version: str = ""
     # The parsed input objects. Kept so their (large) memory is released together with the
     # snapshot instead of inside the load: freeing a 1 GB dump's parse tree takes about half
     # as long as parsing it, and a one-shot CLI run never needs to pay that.

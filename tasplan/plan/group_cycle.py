@@ -15,6 +15,7 @@ from tasplan.model.pod import Pod
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.plugins.names import GANG_SCHEDULING
 
 NO_PLACEMENTS = "no feasible placements found"
 NO_POD_SCHEDULED = "no pods were schedulable"
@@ -46,15 +47,22 @@ def schedule_group(
     def result(schedulable: bool, message: str, **kw) -> GroupResult:
         return GroupResult(group, pending, scheduled, schedulable, message, **kw)
 
+    if not pending and ctx.gated:
+        return result(False, f"all {ctx.gated} pending pod(s) are held by scheduling gates "
+                      "(spec.schedulingGates): they do not enter a scheduling cycle",
+                      waiting=True)
     if not pending:
         done = scheduled >= group.min_count
         return result(done, f"all {scheduled} pod(s) of the group are already scheduled"
                       if done else "the group has no pods")
     in_tree = parent is not None
-    if not in_tree and group.policy == Policy.GANG and pending + scheduled < group.min_count:
-        # GangScheduling PreEnqueue keeps a gang out of the queue until minCount pods exist.
-        return result(False, f"waiting for pods: {pending + scheduled} of minCount "
-                      f"{group.min_count} pods of the gang exist")
+    exist = pending + scheduled + ctx.gated
+    if (not in_tree and group.policy == Policy.GANG and gang_gated(fw)
+            and exist < group.min_count):
+        # GangScheduling PreEnqueue keeps a gang out of the queue until minCount pods exist
+        # (pods held by scheduling gates count: they exist).
+        return result(False, f"waiting for pods: {exist} of minCount "
+                      f"{group.min_count} pods of the gang exist", waiting=True)
 
     if parent is None:
         parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
@@ -74,19 +82,21 @@ def schedule_group(
                                   signatures, count=mode)
 
     try:
-        nominated = None if in_tree else nominated_placement(ctx, placements, nodes)
+        nominated = (None if in_tree or not fw.target.release.nominated_placement_fast_path
+                     else nominated_placement(ctx, placements, nodes))
         sims = []
         if nominated is not None:
-            # v1.37 fast path: the placement holding most nominated pods goes first and is
-            # taken at once if it schedules anything.
+            # The nominated-placement fast path (1.38): the one placement holding the pods'
+            # nominated nodes goes first and is taken at once if it schedules anything.
             sim = simulate(placements[nominated], Count.NEVER)
             if sim.feasible and sim.proposed:
                 _assume(sim, statement, assign)
                 name = sim.placement.name
                 return result(True, f"{sim.placed}/{pending} pending pod(s) scheduled "
-                              f"in placement {name!r}; the nominated-node placement was chosen "
-                              "first (v1.37 fast path); other placements were not evaluated",
-                              placements=(_result(sim, nodes, dra=dra),), selected=name)
+                              f"in placement {name!r}; the placement of the pods' nominated "
+                              "nodes was evaluated first and is feasible; other placements "
+                              "were not evaluated", placements=(_result(sim, nodes, dra=dra),),
+                              selected=name)
             sims.append(sim)
         sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
         # A nominated placement that got here scheduled nothing: it is not a candidate.
@@ -164,21 +174,26 @@ def _assume(winner: Simulation, statement: Statement, assign: bool, *,
             statement.commit()
 
 
+def gang_gated(fw: Framework) -> bool:
+    """GangScheduling is in the profile: its PreEnqueue gate and PlacementFeasible run."""
+    return GANG_SCHEDULING in fw.profile.placement_feasible
+
+
 def nominated_placement(ctx: GroupContext, placements: Sequence[Placement],
                         nodes: Sequence[NodeInfo]) -> int | None:
-    """Index of the placement holding the most pending pods' nominated nodes (pods, not
-    nodes, are counted; ties keep the earlier placement), None when no pod's nominated node
-    is in any placement (upstream ``nominatedPlacement``)."""
-    wanted = [p.nominated_node_name for p in ctx.pending if p.nominated_node_name]
+    """Index of the only placement that holds a pending pod's nominated node; None when no
+    placement or more than one does (placements may overlap: then every placement is
+    scored, as upstream ``nominatedPlacement`` decides)."""
+    wanted = {p.nominated_node_name for p in ctx.pending if p.nominated_node_name}
     if not wanted:
         return None
-    best, best_count = None, 0
+    matched = None
     for k, placement in enumerate(placements):
-        names = {nodes[i].node.name for i in placement.nodes}
-        count = sum(1 for n in wanted if n in names)
-        if count > best_count:
-            best, best_count = k, count
-    return best
+        if any(nodes[i].node.name in wanted for i in placement.nodes):
+            if matched is not None:
+                return None
+            matched = k
+    return matched
 
 
 def _simulated(sim: Simulation, counted: Simulation) -> Simulation:

@@ -94,7 +94,11 @@ def simulate_placement(
         if cursor is None:
             cursor = cursors[signature] = ClassCursor(fw, pod, members, statement, cache,
                                                       cache.of(signature))
-        node, diagnosis = cursor.next()
+        node = diagnosis = None
+        if pod.nominated_node_name:
+            node = cursor.nominated(pod.nominated_node_name)
+        if node is None:
+            node, diagnosis = cursor.next()
         remaining -= 1
         if node is not None:
             statement.assume(pod, node)

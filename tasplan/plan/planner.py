@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from tasplan.composite.planning import composite_gate_note, plan_unit, units_of
@@ -14,14 +14,30 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.sampling import node_sampling
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
-from tasplan.model.group import PodGroup
+from tasplan.model.group import PodGroup, Policy
 from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.result import GroupResult, PlanResult
-from tasplan.plugins.defaults import default_scheduler_config
+from tasplan.plugins.defaults import default_scheduler_config, gated_profile
+from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.plugins.registry import in_tree_registry
+from tasplan.preemption.budgets import disruption_budgets
+from tasplan.preemption.evaluator import preempt as preempt_group
+from tasplan.preemption.result import PreemptionResult
+from tasplan.preemption.victims import units as victim_units
+from tasplan.target import (
+    COMPOSITE_POD_GROUP,
+    GANG_SCHEDULING,
+    GENERIC_WORKLOAD,
+    POD_GROUP_PREEMPTION_POLICY,
+    SCHEDULING,
+    TOPOLOGY_AWARE,
+    Target,
+    check_api_versions,
+    resolve,
+)
 
 
 def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[str]]:
@@ -41,14 +57,22 @@ def build_node_infos(snapshot: ClusterSnapshot) -> tuple[list[NodeInfo], list[st
 
 
 def group_priority(group: PodGroup, pods: list[Pod]) -> int:
+    """A PodGroup object's priority; one without a priority counts as 0 (upstream
+    ``PodGroupPriority``). Groups without a PodGroup object (v1alpha1 Workloads, Jobs
+    tasplan groups itself) take their pods' highest priority."""
     if group.priority is not None:
         return group.priority
+    if group.kind == "PodGroup":
+        return 0
     return max((p.priority for p in pods), default=0)
 
 
-def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
-    """Upstream fails a pod group whose pending pods disagree on schedulerName, priority or
-    preemption policy, or whose priority differs from the group's own."""
+def validate_group(group: PodGroup, pending: list[Pod], scheduled: Sequence[Pod] = (),
+                   *, group_policy: bool = False) -> str | None:
+    """Upstream ``validatePodGroup``: the pending pods share one schedulerName and
+    preemption policy, and every pod, pending or already scheduled, has the group's
+    priority (a PodGroup without a priority has priority 0). With PodGroupPreemptionPolicy
+    (``group_policy``) the pods' preemption policy must be the PodGroup's."""
     for what, value in (("spec.schedulerName", lambda p: p.scheduler_name),
                         ("priority", lambda p: p.priority),
                         ("spec.preemptionPolicy", lambda p: p.preemption_policy)):
@@ -56,9 +80,18 @@ def validate_group(group: PodGroup, pending: list[Pod]) -> str | None:
         if len(seen) > 1:
             counts = ", ".join(f"{v} ({n} pod(s))" for v, n in sorted(seen.items(), key=str))
             return f"invalid pod group: its pods must share one {what}, found {counts}"
-    if pending and group.priority is not None and pending[0].priority != group.priority:
-        return (f"invalid pod group: its pods have priority {pending[0].priority}, the group "
-                f"has priority {group.priority}")
+    if group.kind == "PodGroup" or group.priority is not None:
+        priority = group.priority or 0
+        for pod in [*pending, *scheduled]:
+            if pod.priority != priority:
+                state = "pending" if not pod.node_name else "scheduled"
+                return (f"invalid pod group: {state} pod {pod.key} has priority "
+                        f"{pod.priority}, the group has priority {priority}")
+    if group_policy and pending:
+        wanted = group.preemption_policy or "PreemptLowerPriority"
+        if pending[0].preemption_policy != wanted:
+            return (f"invalid pod group: its pods have spec.preemptionPolicy "
+                    f"{pending[0].preemption_policy}, the group has {wanted}")
     return None
 
 
@@ -82,6 +115,27 @@ def not_handled(name: str) -> str:
             "kube-scheduler leaves such pods to another scheduler")
 
 
+def target_for(snapshot: ClusterSnapshot, version: str | None = None,
+               gates: Mapping[str, bool] | None = None) -> Target:
+    """The release to plan for (``target.resolve``) with the gates the planned groups need:
+    GenericWorkload (and GangScheduling where it is a gate of its own) for any group, the
+    topology gate for a topology constraint, PodGroupPreemptionPolicy for a PodGroup that
+    sets its preemptionPolicy."""
+    planned = [g for g in snapshot.groups if g.planned]
+    needs = [GENERIC_WORKLOAD] if planned else []
+    if any(g.policy == Policy.GANG for g in planned):
+        needs.append(GANG_SCHEDULING)
+    if any(g.topology_key for g in planned) or any(c.topology_key for c in snapshot.composites):
+        needs.append(TOPOLOGY_AWARE)
+    if any(g.preemption_policy for g in planned):
+        needs.append(POD_GROUP_PREEMPTION_POLICY)
+    if snapshot.composites or any(g.parent for g in planned):
+        needs.append(COMPOSITE_POD_GROUP)
+    return resolve(version, gates, server_version=snapshot.server_version, needs=needs,
+                   api_versions=[g.api_version for g in snapshot.groups
+                                 if g.api_version.startswith(SCHEDULING + "/")])
+
+
 def plan(
     snapshot: ClusterSnapshot,
     profile: Profile | None = None,
@@ -90,7 +144,9 @@ def plan(
     all_assignments: bool = False,
     scheduler_config: SchedulerConfig | None = None,
     schedule: Callable[..., GroupResult] = schedule_group,
-    composite_pod_groups: bool = True,
+    composite_pod_groups: bool | None = None,
+    target: Target | None = None,
+    preempt: bool = True,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
@@ -105,12 +161,22 @@ def plan(
     ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
     at each group in the state the planner gives it.
 
-    CompositePodGroup trees (``composite_pod_groups``: the CompositePodGroup gate) are
-    planned as one unit each, at their root's priority (tasplan.composite); with the gate
-    off their PodGroups are planned alone, with a note."""
+    CompositePodGroup trees (``composite_pod_groups``, default: the target's
+    CompositePodGroup gate) are planned as one unit each, at their root's priority
+    (tasplan.composite); with the gate off their PodGroups are planned alone, with a note.
+
+    ``target``: the release and gates (default: ``target_for(snapshot)``); gates switch
+    plugins off in every profile. A standalone group that does not fit goes through
+    workload-aware preemption where the release runs it (unless ``preempt`` is False): its
+    victims are evicted and its pods assumed on their nominated nodes for the groups after
+    it."""
     registry = registry or in_tree_registry()
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
+    target = target or target_for(snapshot)
+    check_api_versions(target, {g.api_version: g.source for g in reversed(snapshot.groups)})
+    if composite_pod_groups is None:
+        composite_pod_groups = target.enabled(COMPOSITE_POD_GROUP)
     config = scheduler_config or default_scheduler_config(registry)
     frameworks: dict[str, Framework] = {}
 
@@ -119,7 +185,8 @@ def plan(
         if chosen is None:
             return None
         if chosen.scheduler_name not in frameworks:
-            fw = frameworks[chosen.scheduler_name] = Framework(chosen, registry)
+            fw = frameworks[chosen.scheduler_name] = Framework(gated_profile(chosen, target),
+                                                               registry, target)
             fw.bind_snapshot(snapshot)
             statement.add_reservers(fw.reservers)
         return frameworks[chosen.scheduler_name]
@@ -132,28 +199,42 @@ def plan(
     in_trees = {g.key for t in trees for g in t.leaves}
     units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
     units += [t for t in trees if t.planned]
+    priorities = {g.key: group_priority(g, by_group.get(g.key, [])) for g in snapshot.groups}
     units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
-               else (-group_priority(u, by_group.get(u.key, [])), u.order))
+               else (-priorities[u.key], u.order))
     results: list[GroupResult] = []
     composites: list = []
+    budgets: tuple | None = None
+    evicted: set[int] = set()
 
     def prepare(group: PodGroup) -> tuple[Framework, GroupContext] | GroupResult:
-        pods = [p for p in by_group.get(group.key, []) if not p.terminal]
+        pods = [p for p in by_group.get(group.key, []) if not p.terminal
+                and id(p) not in evicted]
         # The scheduler skips pending pods that are being deleted.
-        pending = sorted((p for p in pods if not p.node_name and not p.deleting),
+        waiting = sorted((p for p in pods if not p.node_name and not p.deleting),
                          key=lambda p: (-p.priority, p.order))
+        # Pods held by scheduling gates never enter a cycle (SchedulingGates PreEnqueue).
+        pending = [p for p in waiting if not p.scheduling_gates]
+        gated = len(waiting) - len(pending)
         scheduled = tuple((p, p.node_name) for p in pods if p.node_name)
         name = scheduler_name(pods)
+        counts = (group, len(pending), len(scheduled), False)
+        same = {"scheduler_name": name, "gated": gated}
+        if not target.enabled(GENERIC_WORKLOAD):
+            return GroupResult(
+                *counts, f"not planned: the {GENERIC_WORKLOAD} feature gate is off in "
+                f"Kubernetes {target.version}, so kube-scheduler has no pod-group cycle and "
+                "schedules these pods one by one; tasplan plans pod groups only",
+                planned=False, **same)
         # Without pending pods there is nothing to schedule: any profile reports that.
         fw = framework(name if pending else next(iter(config.profiles), name))
         if fw is None:
-            return GroupResult(group, len(pending), len(scheduled), False, not_handled(name),
-                               scheduler_name=name)
-        invalid = validate_group(group, pending)
+            return GroupResult(*counts, not_handled(name), planned=False, **same)
+        invalid = validate_group(group, pending, [p for p, _ in scheduled],
+                                 group_policy=target.enabled(POD_GROUP_PREEMPTION_POLICY))
         if invalid:
-            return GroupResult(group, len(pending), len(scheduled), False, invalid,
-                               error=True, scheduler_name=name)
-        return fw, GroupContext(group, tuple(pending), scheduled)
+            return GroupResult(*counts, invalid, error=True, **same)
+        return fw, GroupContext(group, tuple(pending), scheduled, gated)
 
     def finish(prepared: tuple[Framework, GroupContext] | GroupResult,
                result: GroupResult) -> GroupResult:
@@ -168,8 +249,34 @@ def plan(
         notes = group_notes(ctx, fw.profile, sampling, result, facts)
         if ctx.group.parent is not None and not composite_pod_groups:
             notes += (composite_gate_note(ctx.group),)
+        if result.preemption_message:  # preemption was simulated: nothing left to note
+            notes = tuple(n for n in notes if n.code != "preemption")
         return replace(result, scheduler_name=scheduler_name(
-            [*ctx.pending, *(p for p, _ in ctx.scheduled)]), sampling=sampling, notes=notes)
+            [*ctx.pending, *(p for p, _ in ctx.scheduled)]), sampling=sampling, notes=notes,
+            gated=ctx.gated)
+
+    def preempt_for(fw: Framework, ctx: GroupContext, result: GroupResult) -> GroupResult:
+        """Workload-aware preemption for a standalone group the cycle found unschedulable."""
+        nonlocal budgets
+        group, pending = ctx.group, ctx.pending
+        if not (preempt and pending and result.outcome == "unschedulable"):
+            return result
+        if not preemption_enabled(fw, target, group):
+            if (group.topology_key is not None and target.preemption_for(False)
+                    and DEFAULT_PREEMPTION in fw.profile.unmodelled):
+                # 1.36 refuses by name (upstream's status text).
+                return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
+            return result
+        if budgets is None:
+            budgets = disruption_budgets(snapshot)
+        attempt = preempt_group(
+            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities),
+            priorities[group.key], budgets, never=preemption_never(group, pending, target),
+            schedule=schedule_group)
+        if attempt.result is not None:
+            _apply(attempt.result, infos, pending, statement, evicted, snapshot)
+            _drop_nominations(infos, list(pending))
+        return replace(result, preemption=attempt.result, preemption_message=attempt.reason)
 
     for unit in units:
         if not isinstance(unit, PodGroup):
@@ -184,7 +291,42 @@ def plan(
             continue
         fw, ctx = prepared
         result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
-        results.append(finish(prepared, result))
+        results.append(finish(prepared, preempt_for(fw, ctx, result)))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings) + config.warnings,
-                      composites=tuple(composites))
+                      composites=tuple(composites), target=target)
+
+
+CONSTRAINED_NOT_SUPPORTED = ("workload aware preemption is not supported for pod groups "
+                             "with scheduling constraints")
+
+
+def preemption_enabled(fw: Framework, target: Target, group: PodGroup) -> bool:
+    """The release runs workload-aware preemption for this group and the profile has
+    DefaultPreemption (the only PodGroupPostFilter plugin)."""
+    return (target.preemption_for(group.topology_key is not None)
+            and DEFAULT_PREEMPTION in fw.profile.unmodelled)
+
+
+def preemption_never(group: PodGroup, pending: Sequence[Pod], target: Target) -> bool:
+    """Upstream ``getPreemptionPolicy``: the PodGroup's policy with PodGroupPreemptionPolicy,
+    else Never as soon as one pending pod says Never."""
+    if target.enabled(POD_GROUP_PREEMPTION_POLICY):
+        return group.preemption_policy == "Never"
+    return any(p.preemption_policy == "Never" for p in pending)
+
+
+def _apply(result: PreemptionResult, infos: list[NodeInfo], pending: Sequence[Pod],
+           statement: Statement, evicted: set[int], snapshot: ClusterSnapshot) -> None:
+    """What the next groups see: the victims gone, the preemptor's pods on their nominated
+    nodes (as the queue will bind them once the victims terminate)."""
+    index = snapshot.node_index
+    for v in result.victims:
+        info = infos[index[v.node]]
+        pod = next(p for p in info.pods if p.key == v.pod)
+        info.remove_pod(pod)
+        evicted.add(id(pod))
+    by_key = {p.key: p for p in pending}
+    for key, node in result.nominated.items():
+        statement.assume(by_key[key], infos[index[node]])
+    statement.commit()

@@ -168,6 +168,7 @@ class ClassCursor:
             self._refresh(i)
         self._position = statement.checkpoint()
         self._last_failure: Diagnosis | None = None
+        self._by_name: dict[str, int] | None = None
 
     def _summarise(self, fw: Framework, group: GroupCache, cache: ClassCache) -> list:
         """Summaries of the cluster-state plugins for this class as of now: the class's
@@ -379,6 +380,18 @@ class ClassCursor:
         for i in changed:
             self._refresh(i)
         return True
+
+    def nominated(self, name: str) -> NodeInfo | None:
+        """The pod's own nominated node when it is in this placement and passes the filters
+        (upstream ``evaluateNominatedNode``: then it is taken without scoring), else None."""
+        if self._sync():
+            self._last_failure = None
+        if self._by_name is None:
+            self._by_name = {info.node.name: k for k, info in enumerate(self._nodes)}
+        i = self._by_name.get(name)
+        if i is None or self._fail[i] is not None:
+            return None
+        return self._nodes[i]
 
     def next(self) -> tuple[NodeInfo | None, Diagnosis | None]:
         """The node the next pod of this class would get, or why there is none.

@@ -10,6 +10,8 @@ from tasplan.framework.sampling import NodeSampling
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import DEFAULT_SCHEDULER
 from tasplan.plan.fidelity import Note
+from tasplan.preemption.result import PreemptionResult
+from tasplan.target import Target
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,36 @@ class GroupResult:
     scheduler_name: str = DEFAULT_SCHEDULER
     sampling: tuple[NodeSampling, ...] = ()
     notes: tuple[Note, ...] = ()
+    # Held back before any placement is tried (GangScheduling PreEnqueue, scheduling gates).
+    waiting: bool = False
+    # False when kube-scheduler would not schedule the group at all (no profile for its
+    # schedulerName, GenericWorkload off).
+    planned: bool = True
+    # Pending pods held by spec.schedulingGates (not counted in ``pending``).
+    gated: int = 0
+    # Workload-aware preemption's answer when the group did not fit as the cluster is.
+    preemption: PreemptionResult | None = None
+    # What preemption said when it was tried (upstream's PodGroupPostFilter status), "" if
+    # it was not.
+    preemption_message: str = ""
 
     @property
     def selected_placement(self) -> PlacementResult | None:
         return next((p for p in self.placements if p.name == self.selected), None)
+
+    @property
+    def outcome(self) -> str:
+        """scheduled, scheduled-after-preemption, unschedulable, waiting, not-planned or
+        error."""
+        if self.error:
+            return "error"
+        if not self.planned:
+            return "not-planned"
+        if self.schedulable:
+            return "scheduled"
+        if self.preemption is not None:
+            return "scheduled-after-preemption"
+        return "waiting" if self.waiting else "unschedulable"
 
 
 @dataclass(frozen=True)
@@ -78,7 +106,12 @@ class PlanResult:
     # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
     composites: tuple = ()
 
+    # The release planned for and its gates.
+    target: Target | None = None
+
     @property
     def schedulable(self) -> bool:
-        return all(g.schedulable for g in self.groups) and all(
-            c.schedulable for c in self.composites)
+        """Every group is scheduled, now or once its preemption victims are gone (what the
+        exit status reports), and every CompositePodGroup tree."""
+        return all(g.outcome in ("scheduled", "scheduled-after-preemption")
+                   for g in self.groups) and all(c.schedulable for c in self.composites)

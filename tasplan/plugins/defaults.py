@@ -18,7 +18,7 @@ Known upstream plugins that tasplan does not run are accepted and listed in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tasplan.errors import ProfileError
@@ -35,6 +35,7 @@ from tasplan.framework.registry import Registry
 from tasplan.model.pod import DEFAULT_SCHEDULER
 from tasplan.plugins import names as n
 from tasplan.plugins.registry import in_tree_registry
+from tasplan.target import Target
 
 MULTI_POINT = "multiPoint"
 # Config key -> the interface a plugin needs there; tasplan runs these points.
@@ -166,6 +167,31 @@ def resolve_profile(
         unmodelled=tuple(resolver.unmodelled),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
         percentage_of_placements_to_score=percentage_of_placements_to_score,
+    )
+
+
+# Plugins upstream registers only while a feature gate is on (``applyFeatureGates`` and the
+# in-tree registry): gate -> plugin names.
+_GATED_PLUGINS: Mapping[str, tuple[str, ...]] = {
+    "TopologyAwareWorkloadScheduling": (n.TOPOLOGY_PLACEMENT_GENERATOR, n.POD_GROUP_PODS_COUNT),
+}
+
+
+def gated_profile(profile: Profile, target: Target) -> Profile:
+    """``profile`` without the plugins the target's gates switch off: the placement plugins
+    without TopologyAwareWorkloadScheduling, GangScheduling without its gate (GenericWorkload,
+    or GangScheduling itself before 1.37)."""
+    off = {name for gate, names in _GATED_PLUGINS.items() if not target.enabled(gate)
+           for name in names}
+    if not target.gang_scheduling:
+        off.add(n.GANG_SCHEDULING)
+    if not off:
+        return profile
+    return replace(
+        profile,
+        placement_generate=tuple(x for x in profile.placement_generate if x not in off),
+        placement_feasible=tuple(x for x in profile.placement_feasible if x not in off),
+        placement_score=tuple(r for r in profile.placement_score if r.name not in off),
     )
 
 

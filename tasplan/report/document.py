@@ -14,6 +14,7 @@ from tasplan.composite.result import CompositeResult
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.preemption.result import PreemptionResult
 from tasplan.report.explain_document import explanation_document
 from tasplan.report.tree_order import report_order
 from tasplan.whatif.edits import AppliedEdit
@@ -52,6 +53,10 @@ def plan_document(result: PlanResult,
             "groups": len(result.groups) + len(result.composites),
             "schedulable": sum(1 for g in result.groups if g.schedulable)
             + sum(1 for c in result.composites if c.schedulable),
+            "kubeVersion": result.target.version if result.target else None,
+            "featureGates": dict(sorted(result.target.gates.items())) if result.target
+            else {},
+            "targetNotes": list(result.target.all_notes) if result.target else [],
             "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
@@ -70,11 +75,15 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "pendingPods": g.pending,
         "scheduledPods": g.scheduled,
         "schedulable": g.schedulable,
+        "outcome": g.outcome,
+        "gatedPods": g.gated,
         "selected": g.selected,
         "tiedWith": list(g.tied_with),
         "message": g.message,
         "error": g.error,
         "notes": [{"code": n.code, "message": n.message} for n in g.notes],
+        "preemption": _preemption(g.preemption),
+        "preemptionMessage": g.preemption_message or None,
         # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
         "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
                           "existing": e.existing} for e in g.group.expansions],
@@ -111,6 +120,18 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
         } for p in c.placements],
         "parent": cpg.parent,
         "children": [{"kind": kind, "name": key} for kind, key in c.children],
+    }
+
+
+def _preemption(p: PreemptionResult | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "placement": p.placement,
+        "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority, "group": v.group}
+                    for v in p.victims],
+        "nominated": dict(sorted(p.nominated.items())),
+        "pdbViolations": p.pdb_violations,
     }
 
 

@@ -12,7 +12,7 @@ from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, E
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
-from tasplan.report.table import expansion_lines, render_composite
+from tasplan.report.table import expansion_lines, render_composite, verdict
 from tasplan.report.tree_order import report_order
 
 DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
@@ -50,15 +50,9 @@ def _title(g: GroupResult) -> Text:
         f"topology={key} · pending={g.pending} scheduled={g.scheduled}")
 
 
-def _verdict(g: GroupResult) -> Text:
-    label = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
-    return Text.assemble((f"{label}: ", "bold green" if g.schedulable else "bold red"),
-                         g.message)
-
-
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                  width: int | None = None) -> RenderableType:
-    parts: list[RenderableType] = [Text(""), _title(g), *expansion_lines(g), _verdict(g)]
+    parts: list[RenderableType] = [Text(""), _title(g), *expansion_lines(g), *verdict(g, width)]
     if e is None:
         return Group(*parts)
     if g.schedulable:

@@ -123,12 +123,52 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     for placement in shown:
         parts.append(Text(f"assignments in {placement.name!r}:", style="italic"))
         parts.append(_assignments_table(placement).fit(width))
-    verdict_style = "bold green" if g.schedulable else "bold red"
-    verdict = "SCHEDULABLE" if g.schedulable else ("ERROR" if g.error else "UNSCHEDULABLE")
-    parts.append(Text.assemble((f"{verdict}: ", verdict_style), g.message))
+    parts.extend(verdict(g, width))
     for note in g.notes:
         parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
+
+
+VERDICTS = {"scheduled": "SCHEDULABLE", "scheduled-after-preemption": "SCHEDULABLE AFTER "
+            "PREEMPTION", "unschedulable": "UNSCHEDULABLE", "waiting": "WAITING",
+            "not-planned": "NOT PLANNED", "error": "ERROR"}
+
+
+def verdict(g: GroupResult, width: int | None = None) -> list[RenderableType]:
+    """The outcome line, with the preemption that leads to it and the gated pods."""
+    parts: list[RenderableType] = []
+    if g.preemption is not None:
+        parts.extend(_preemption(g, width))
+    if g.gated:
+        parts.append(Text(f"{g.gated} pending pod(s) held by scheduling gates "
+                          "(spec.schedulingGates): not scheduled until the gates are removed",
+                          style="yellow"))
+    outcome = g.outcome
+    style = "bold green" if outcome == "scheduled" else \
+        "bold yellow" if outcome == "scheduled-after-preemption" else "bold red"
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), g.message))
+    if g.preemption_message:
+        parts.append(Text(f"preemption: {g.preemption_message}",
+                          style="yellow" if g.preemption else "dim"))
+    return parts
+
+
+def _preemption(g: GroupResult, width: int | None) -> Iterator[RenderableType]:
+    """The disruption: who is evicted, and where the group's pods are nominated."""
+    p = g.preemption
+    yield Text(f"DISRUPTION: preemption evicts {len(p.victims)} pod(s) so the group fits in "
+               f"{p.placement!r}" + (f" ({p.pdb_violations} beyond a PodDisruptionBudget)"
+                                     if p.pdb_violations else "") + ":", style="bold yellow")
+    table = Columns()
+    table.add("EVICTED POD", fold=True)
+    table.add("NODE", fold=True)
+    table.add("PRIORITY", "right")
+    table.add("GROUP", drop=1, fold=True)
+    for v in p.victims:
+        table.row(v.pod, v.node, str(v.priority), v.group or "-", style="yellow")
+    yield table.fit(width)
+    yield Text(f"nominated: {len(p.nominated)} pod(s) to nodes of {p.placement!r} "
+               "(they bind once the victims have terminated)", style="italic")
 
 
 def expansion_lines(g: GroupResult) -> Iterator[Text]:

@@ -9,13 +9,13 @@ from functools import cached_property
 
 from tasplan.dra.model import ResourceSlice
 from tasplan.errors import UsageError
-from tasplan.explain.disruption import DisruptionBudget, disruption_budgets
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.topology import infer_levels
+from tasplan.preemption.budgets import DisruptionBudget, disruption_budgets
 from tasplan.whatif.edits import Edit
 from tasplan.whatif.selectors import is_selector, label_selector
 

@@ -65,7 +65,10 @@ def test_sample_files_exist() -> None:
 def test_each_sample_alone(name: str, code: int) -> None:
     result = invoke("check", WORKLOADS / name, "-c", CLUSTER)
     assert result.exit_code == code, result.stdout + result.stderr
-    assert result.stderr == ""
+    # A v1alpha1 Workload is served by 1.35 only: the target follows it and says so.
+    assert result.stderr == ("note: targeting Kubernetes 1.35: the inputs use "
+                             "scheduling.k8s.io/v1alpha1, which 1.37 does not serve\n"
+                             if name == "v1alpha1-workload.yaml" else "")
     assert ("UNSCHEDULABLE" in result.stdout) == (code == 1)
     assert "SCHEDULABLE" in result.stdout
 
@@ -79,8 +82,10 @@ def test_all_samples_together() -> None:
     assert {n: g["schedulable"] for n, g in by_name.items()} == {
         "ml/finetune": True, "ml/resume": True, "ml/train-workers-0": True,
         "ml/big-workers": False, "serving/web": True, "ml/legacy/workers": True}
-    assert document["summary"] == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5,
-                                   "whatIf": []}
+    assert {k: document["summary"][k] for k in ("nodes", "pods", "groups", "schedulable",
+                                                 "whatIf")} \
+        == {"nodes": 27, "pods": 113, "groups": 6, "schedulable": 5, "whatIf": []}
+    assert document["summary"]["kubeVersion"] == "1.37"
 
 
 def test_directory_and_files_give_the_same_report() -> None:
@@ -452,3 +457,55 @@ def test_version() -> None:
         assert result.exit_code == 0
         assert result.stdout == f"tasplan {__version__}\n"
     assert __version__ == "0.1.0"
+
+
+URGENT = SAMPLES / "explain" / "urgent.yaml"
+
+
+def test_preemption_in_json_table_and_exit_status() -> None:
+    """samples/explain/urgent.yaml does not fit as the cluster is; kube-scheduler 1.37's
+    workload-aware preemption evicts the two batch-low pods of rack-a2 (priority 1000 <
+    100000). Scheduled after preemption: exit 0, ``schedulable`` stays false."""
+    result = invoke("check", URGENT, "-c", CLUSTER, "-o", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    (group,) = json.loads(result.stdout)["groups"]
+    assert (group["outcome"], group["schedulable"]) == ("scheduled-after-preemption", False)
+    assert group["preemption"] == {
+        "placement": "rack-a2",
+        "victims": [{"pod": "research/rl-sweep-0-6vnvt", "node": "gpu-a2-0", "priority": 1000,
+                     "group": None},
+                    {"pod": "research/rl-sweep-1-dbrz7", "node": "gpu-a2-1", "priority": 1000,
+                     "group": None}],
+        "nominated": {"ml/urgent-0": "gpu-a2-0", "ml/urgent-1": "gpu-a2-1",
+                      "ml/urgent-2": "gpu-a2-2", "ml/urgent-3": "gpu-a2-3"},
+        "pdbViolations": 0}
+    table = invoke("check", URGENT, "-c", CLUSTER).stdout
+    assert "DISRUPTION: preemption evicts 2 pod(s) so the group fits in 'rack-a2'" in table
+    assert "research/rl-sweep-0-6vnvt" in table
+    assert "SCHEDULABLE AFTER PREEMPTION:" in table
+    plain = invoke("check", URGENT, "-c", CLUSTER, "--no-preempt", "-o", "json")
+    assert plain.exit_code == 1
+    (group,) = json.loads(plain.stdout)["groups"]
+    assert (group["outcome"], group["preemption"]) == ("unschedulable", None)
+    assert [n["code"] for n in group["notes"]] == ["preemption"]
+
+
+def test_kube_version_and_feature_gates_in_the_summary() -> None:
+    result = invoke("check", WORKLOADS / "train-rack.yaml", "-c", CLUSTER, "-o", "json",
+                    "--kube-version", "v1.38.1",
+                    "--feature-gates", "PodGroupPreemptionPolicy=true")
+    summary = json.loads(result.stdout)["summary"]
+    assert summary["kubeVersion"] == "1.38"
+    assert summary["featureGates"]["PodGroupPreemptionPolicy"] is True
+    assert summary["featureGates"]["GenericWorkload"] is True  # assumed: the input needs it
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--kube-version", "1.30"], "tasplan models Kubernetes 1.35, 1.36, 1.37, 1.38"),
+    (["--feature-gates", "GenericWorkload"], "expected Name=true or Name=false"),
+    (["--kube-version", "1.36"], "scheduling.k8s.io/v1beta1 is not served by Kubernetes 1.36"),
+])
+def test_release_options_errors_exit_2(args: list[str], message: str) -> None:
+    result = invoke("check", WORKLOADS / "train-rack.yaml", "-c", CLUSTER, *args)
+    assert result.exit_code == 2
+    assert message in result.stderr and "Traceback" not in result.stderr

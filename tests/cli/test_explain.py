@@ -29,8 +29,9 @@ def explain_json(*args: str | Path) -> tuple[int, dict]:
 def test_urgent_sample_gets_every_kind_of_suggestion() -> None:
     """See the header of samples/explain/urgent.yaml for the arithmetic."""
     code, doc = explain_json(URGENT)
-    assert code == 1
+    assert code == 0  # kube-scheduler 1.37 preempts for it: scheduled after preemption
     (group,) = doc["groups"]
+    assert group["outcome"] == "scheduled-after-preemption"
     e = group["explanation"]
     assert e["fitsEmptyCluster"] is True
     assert e["fitsAt"] == {"topologyKey": "topology.example.com/block", "placement": "block-a"}
@@ -53,10 +54,16 @@ def test_urgent_sample_gets_every_kind_of_suggestion() -> None:
     assert move["result"]["selected"] == "rack-a2"
     assert by_kind["minCount"]["details"] == {"minCount": 3}
     assert by_kind["minCount"]["result"]["selected"] == "rack-a3"
-    # The notebook in rack-a3 is protected by its PDB (0 disruptions allowed), so the two
-    # batch-low rl-sweep pods of rack-a2 go instead.
+    # Upstream's own workload-aware preemption: every lower-priority pod goes, the gang
+    # lands in rack-a2 (bin-packing), and every pod that still fits is put back. The
+    # notebook in rack-a3 (protected by its PDB) is not touched; the two batch-low
+    # rl-sweep pods of rack-a2 go. Evicting one of them is not enough (proven).
     evict = by_kind["evict"]
+    assert evict["details"]["upstream"] is True
     assert evict["details"]["domain"] == "rack-a2"
+    assert group["preemption"]["victims"] == [
+        {k: v for k, v in victim.items() if k != "pdbViolations"}
+        for victim in evict["details"]["victims"]]
     assert [v["pod"] for v in evict["details"]["victims"]] == [
         "research/rl-sweep-0-6vnvt", "research/rl-sweep-1-dbrz7"]
     assert evict["cost"] == {"podsEvicted": 2} and evict["minimal"] is True
@@ -99,10 +106,13 @@ def test_schedulable_group_needs_no_explanation() -> None:
 
 def test_table_output() -> None:
     result = invoke("explain", URGENT, "-c", CLUSTER)
-    assert result.exit_code == 1
+    assert result.exit_code == 0
     out = result.stdout
     assert "why: contention" in out
-    assert "evict 2 pod(s) of lower priority in 'rack-a2'" in out
+    assert "evict 2 pod(s) of lower priority: research/rl-sweep-0-6vnvt" in out
+    assert "DISRUPTION: preemption evicts 2 pod(s)" in out
+    no_preempt = invoke("explain", URGENT, "-c", CLUSTER, "--no-preempt")
+    assert no_preempt.exit_code == 1 and "DISRUPTION" not in no_preempt.stdout
     assert "suggestions, each verified by re-planning the group:" in out
 
 

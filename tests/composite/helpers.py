@@ -33,9 +33,11 @@ def leaf(name: str, parent: str, *, min_count: int | None = 2, key: str | None =
          pods: int | None = None, cpu: float = 2, priority: int | None = None):
     """A leaf of ``pods`` pods (default minCount) of ``cpu`` each: by default one pod fills
     a node."""
-    group = replace(make_group(name, min_count=min_count, key=key, priority=priority),
-                    parent=f"default/{parent}")
     kw = {"priority": priority} if priority is not None else {}
+    # A PodGroup without a priority has priority 0 and must match its pods: by default both
+    # take the builders' priority.
+    group = replace(make_group(name, min_count=min_count, key=key, **kw),
+                    parent=f"default/{parent}")
     return group, gang_pods(group, pods if pods is not None else (min_count or 1), cpu, **kw)
 
 

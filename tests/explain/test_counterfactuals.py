@@ -8,13 +8,13 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from tasplan.explain.counterfactuals.topology_key import candidate_keys
-from tasplan.explain.disruption import DisruptionBudget
 from tasplan.explain.explainer import explain
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import Taint, Toleration
-from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot
+from tasplan.preemption.budgets import DisruptionBudget
+from tests.builders import gang_pods, make_group, make_node, make_pod, release, snapshot
 from tests.explain.helpers import explained, kinds, only, rack
 
 GPU_TAINT = Taint("gpu", "present", "NoSchedule")
@@ -116,7 +116,8 @@ def test_min_count_not_offered_to_basic_groups() -> None:
 
 # --------------------------------------------------------------------------- eviction
 
-def eviction_case(*, victim_priority: int = 10, budgets=(), critical: bool = False):
+def eviction_case(*, victim_priority: int = 10, budgets=(), critical: bool = False,
+                  version: str = "1.37"):
     """r1: n1 (v1, 1 cpu), n2 (v2 and v3, 1 cpu each); r2: m1 (empty, 2 cpu).
     The gang needs 3 pods at priority 100. r2 holds 2 (closest), r1 holds 1 (n1's free cpu).
     r2 cannot hold 3 whatever is evicted; in r1, v3 (priority 5) plus the lower-named of
@@ -126,17 +127,19 @@ def eviction_case(*, victim_priority: int = 10, budgets=(), critical: bool = Fal
                make_pod("v2", node="n2", priority=victim_priority),
                make_pod("v3", node="n2", priority=min(victim_priority, 5))]
     if critical:
-        victims = [replace(v, priority_class_name="system-cluster-critical") for v in victims]
+        # The Priority admission plugin gives the class's value.
+        victims = [replace(v, priority_class_name="system-cluster-critical",
+                           priority=2_000_000_000) for v in victims]
     group = make_group(min_count=3, priority=100)
     snap = snapshot(nodes, [*victims, *gang_pods(group, 3)], [group])
-    return explain_with_budgets(snap, budgets)
+    return explain_with_budgets(snap, budgets, version)
 
 
-def explain_with_budgets(snap, budgets):
+def explain_with_budgets(snap, budgets, version: str = "1.37"):
     from unittest import mock
 
     with mock.patch("tasplan.explain.explainer.disruption_budgets", return_value=budgets):
-        return explain(snap).explanations["default/pg"]
+        return explain(snap, target=release(snap, version)).explanations["default/pg"]
 
 
 def test_evicts_the_fewest_lower_priority_pods_in_the_closest_domain_that_can_fit() -> None:
@@ -162,10 +165,25 @@ def test_no_eviction_of_system_critical_pods() -> None:
     assert "evict" not in kinds(eviction_case(critical=True))
 
 
-def test_pdb_that_allows_one_disruption_blocks_eviction() -> None:
-    """Two victims are needed; a budget over all three allows one."""
+def test_pdb_that_allows_one_disruption_blocks_the_what_if_search() -> None:
+    """Two victims are needed; a budget over all three allows one. Where kube-scheduler
+    does not preempt for the group (1.36 without the WorkloadAwarePreemption gate), the
+    what-if search stays within budgets."""
     budget = DisruptionBudget("default", "all", LabelSelector(), 1)
-    assert "evict" not in kinds(eviction_case(budgets=(budget,)))
+    assert "evict" not in kinds(eviction_case(budgets=(budget,), version="1.36"))
+
+
+def test_upstream_preemption_breaks_a_budget_as_a_last_resort() -> None:
+    """1.37's workload-aware preemption (upstream ``FilterVictimsWithPDBViolation``):
+    budget-violating victims are reprieved first, never protected. The budget is spent in
+    order of importance: v1 (priority 10, first seen) takes its one disruption, v2 and v3
+    would break it. v2 is put back first and fits next to the pod placed on n2; v3 then
+    does not, nor v1 on n1: v1 and v3 go, v3 beyond the budget."""
+    budget = DisruptionBudget("default", "all", LabelSelector(), 1)
+    s = only(eviction_case(budgets=(budget,)), "evict")
+    assert s.details["upstream"] is True
+    assert [v["pod"] for v in s.details["victims"]] == ["default/v1", "default/v3"]
+    assert s.details["pdbViolations"] == 1
 
 
 def test_pdb_on_other_pods_does_not_matter() -> None:
@@ -176,11 +194,11 @@ def test_pdb_on_other_pods_does_not_matter() -> None:
 
 
 def test_never_evicts_the_groups_own_pods() -> None:
-    """The group's running member pg-run (priority 1) on n2 pins it to r1 and is the lowest
-    priority pod there, yet only v1 (first of v1/v2 by name) is evicted."""
+    """The group's running member pg-run on n2 pins it to r1; it is never a candidate (it
+    has the group's priority), so only v1 (first of v1/v2 by name) is evicted."""
     nodes = rack("r1", "n1", "n2") + rack("r2", "m1")
     group = make_group(min_count=3, priority=100)
-    running = make_pod("pg-run", node="n2", group=group.key, priority=1)
+    running = make_pod("pg-run", node="n2", group=group.key, priority=100)
     pods = [make_pod("v1", node="n1", priority=10), make_pod("v2", node="n2", priority=10),
             running, *gang_pods(group, 2)]
     s = only(explained(snapshot(nodes, pods, [group])), "evict")

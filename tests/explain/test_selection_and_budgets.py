@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tasplan.errors import InputError, UsageError
-from tasplan.explain.disruption import disruption_budgets
 from tasplan.explain.selection import pending_groups, select
 from tasplan.load.loader import load_inputs
+from tasplan.preemption.budgets import disruption_budgets
 from tests.load.helpers import line_of, write
 
 NODE = """

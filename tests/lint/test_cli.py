@@ -80,3 +80,18 @@ def test_with_cluster_exit_1_on_never_fits() -> None:
 def test_directory_and_its_file_are_linted_once() -> None:
     result = run(GOOD, f"{GOOD}/job.json", "--summary")
     assert result.stdout.startswith("7 file(s)")
+
+
+def test_kube_version_accepts_only_what_that_release_serves() -> None:
+    """--kube-version 1.37 serves scheduling.k8s.io/v1alpha3 and v1beta1 (v1alpha2 was
+    removed for v1alpha3); 1.36 serves v1alpha2 only."""
+    good_v1beta1 = f"{GOOD}/train-v1beta1.yaml"
+    good_v1alpha2 = f"{GOOD}/v1alpha2.yaml"
+    assert run(good_v1beta1, "--kube-version", "1.37").exit_code == 0
+    result = run(good_v1alpha2, "--kube-version", "1.37")
+    assert result.exit_code == 1
+    assert "error TP003" in result.stdout
+    assert "'scheduling.k8s.io/v1alpha2' is not served by Kubernetes 1.37" in result.stdout
+    assert "served by Kubernetes 1.36" in result.stdout
+    assert run(good_v1alpha2, "--kube-version", "1.36").exit_code == 0
+    assert run(good_v1beta1, "--kube-version", "9.9").exit_code == 2

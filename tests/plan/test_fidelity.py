@@ -10,11 +10,19 @@ from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
 from tasplan.plan.planner import plan
-from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
+from tests.builders import (
+    gang_pods,
+    make_group,
+    make_node,
+    make_pod,
+    rack_nodes,
+    release,
+    snapshot,
+)
 
 
-def _codes(snap) -> list[str]:
-    return [n.code for n in plan(snap).groups[0].notes]
+def _codes(snap, **kw) -> list[str]:
+    return [n.code for n in plan(snap, **kw).groups[0].notes]
 
 
 def _fits(pods=None, group=None, nodes=None, **snap_kw):
@@ -70,13 +78,20 @@ def test_random_ties_note_names_the_tied_placements():
         "random, tasplan the first by name ('rack-1')")]
 
 
-def test_preemption_note_only_when_unschedulable_and_pods_may_preempt():
+def test_preemption_note_only_when_preemption_is_not_simulated():
+    """1.37 runs workload-aware preemption (simulated: no note); 1.36 runs it only with the
+    WorkloadAwarePreemption gate and never for a group with a topology constraint, so the
+    note says upstream's per-pod path is not modelled. Pods that may not preempt: none."""
     group = make_group(min_count=1)
     nodes = rack_nodes(**{"rack-1": ["n1"]})
     too_big = gang_pods(group, 1, cpu=3)
-    assert _codes(snapshot(nodes, too_big, [group])) == ["preemption"]
+    snap = snapshot(nodes, too_big, [group])
+    assert _codes(snap) == []
+    assert _codes(snap, preempt=False) == ["preemption"]
+    old = release(snap, "1.36")
+    assert _codes(snap, target=old) == ["preemption"]
     never = [replace(p, preemption_policy="Never") for p in too_big]
-    assert _codes(snapshot(nodes, never, [group])) == []
+    assert _codes(snapshot(nodes, never, [group]), preempt=False) == []
 
 
 def test_namespace_labels_note_when_a_namespace_selector_meets_unknown_namespaces():

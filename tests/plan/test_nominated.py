@@ -1,6 +1,7 @@
 """Nominated pods: room reserved on their node for pods of equal or higher priority
-(upstream ``RunFilterPluginsWithNominatedPods``), and the v1.37 nominated-placement fast
-path (``nominatedPlacement`` / ``TestNominatedPlacement``)."""
+(upstream ``RunFilterPluginsWithNominatedPods``), a pod's own nominated node first
+(``evaluateNominatedNode``), and the nominated-placement fast path merged for 1.38
+(``nominatedPlacement`` / ``TestNominatedPlacement``)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,22 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.types import GroupContext, Placement
 from tasplan.plan.group_cycle import nominated_placement
 from tasplan.plan.planner import plan
-from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
+from tests.builders import (
+    gang_pods,
+    make_group,
+    make_node,
+    make_pod,
+    rack_nodes,
+    release,
+    snapshot,
+)
 
 
 def _nominated(name: str, node: str, **kw):
     return replace(make_pod(name, **kw), nominated_node_name=node)
 
 
-# upstream: schedule_one_podgroup_test.go TestNominatedPlacement
+# upstream: algorithm_podgroup_test.go TestNominatedPlacement (main, for 1.38)
 @pytest.mark.parametrize(("nominations", "placements", "want"), [
     pytest.param([], {"rack-1": ["node-1"], "rack-2": ["node-2"]}, None,
                  id="no pods with NNN"),
@@ -27,13 +36,13 @@ def _nominated(name: str, node: str, **kw):
                  id="NNN on a node outside all placements"),
     pytest.param(["node-2"], {"rack-1": ["node-1"], "rack-2": ["node-2"]}, "rack-2",
                  id="NNN selects the placement containing it"),
-    pytest.param(["node-1", "node-2"], {"rack-1": ["node-1"], "rack-12": ["node-1", "node-2"]},
-                 "rack-12", id="the placement containing most nominated pods wins"),
-    pytest.param(["node-1", "node-1", "node-1", "node-2", "node-3"],
-                 {"rack-1": ["node-1"], "rack-23": ["node-2", "node-3"]}, "rack-1",
-                 id="pods are counted, not nodes"),
-    pytest.param(["node-1", "node-2"], {"rack-1": ["node-1"], "rack-2": ["node-2"]}, "rack-1",
-                 id="ties keep the earlier placement"),
+    pytest.param(["node-1", "node-1", "node-2"], {"rack-12": ["node-1", "node-2"],
+                                                  "rack-3": ["node-3"]}, "rack-12",
+                 id="several pods nominated into one placement"),
+    pytest.param(["node-1"], {"rack-1": ["node-1"], "rack-12": ["node-1", "node-2"]}, None,
+                 id="overlapping placements both hold the node: score all"),
+    pytest.param(["node-1", "node-2"], {"rack-1": ["node-1"], "rack-2": ["node-2"]}, None,
+                 id="nominations in two placements: score all"),
 ])
 def test_nominated_placement(nominations, placements, want):
     names = sorted({n for members in placements.values() for n in members} | {"node-9"})
@@ -46,6 +55,20 @@ def test_nominated_placement(nominations, placements, want):
                   for name, members in placements.items()]
     got = nominated_placement(ctx, candidates, infos)
     assert (candidates[got].name if got is not None else None) == want
+
+
+def test_own_nominated_node_is_taken_without_scoring():
+    """Upstream ``evaluateNominatedNode`` (every release): a pod whose nominated node is in
+    the placement and passes the filters gets it. n1 and n2 tie on score (n1 by name) but
+    the pod is nominated to n2; when n2 is full it falls back to the normal choice."""
+    nodes = rack_nodes(**{"rack-1": ["n1", "n2"]})
+    group = make_group(min_count=1)
+    pod = replace(gang_pods(group, 1, cpu=1)[0], nominated_node_name="n2")
+    g = plan(snapshot(nodes, [pod], [group])).groups[0]
+    assert dict(g.selected_placement.assignments) == {"default/pg-0": "n2"}
+    full = make_pod("full", 2, node="n2")
+    g = plan(snapshot(nodes, [full, pod], [group])).groups[0]
+    assert dict(g.selected_placement.assignments) == {"default/pg-0": "n1"}
 
 
 def test_nominated_pod_of_higher_priority_reserves_its_node():
@@ -79,21 +102,24 @@ def test_reservations_make_a_gang_infeasible_with_the_upstream_histogram():
                                                         "2 Insufficient cpu.")
 
 
-def test_nominated_placement_is_taken_first_without_scoring():
-    """Scoring would prefer rack-2 (bin-packing: it is already busy), but the gang's pods
-    are nominated to rack-1, which is feasible: it is chosen without evaluating rack-2."""
+def test_nominated_placement_fast_path_exists_from_1_38():
+    """Scoring prefers rack-2 (bin-packing: it is already busy), but the gang's pods are
+    nominated to rack-1. 1.38 (upstream main) evaluates that placement first and takes it
+    without evaluating rack-2; 1.37 has no fast path and scores both placements."""
     nodes = rack_nodes(**{"rack-1": ["n1", "n2"], "rack-2": ["n3", "n4"]})
     busy = make_pod("busy", 1, node="n3")
     group = make_group(min_count=2)
     pods = [replace(p, nominated_node_name=n)
             for p, n in zip(gang_pods(group, 2), ["n1", "n2"], strict=True)]
-    g = plan(snapshot(nodes, [busy, *pods], [group])).groups[0]
+    snap = snapshot(nodes, [busy, *pods], [group])
+    g = plan(snap, target=release(snap, "1.38")).groups[0]
     assert g.selected == "rack-1"
     assert [p.name for p in g.placements] == ["rack-1"]
-    assert "nominated-node placement was chosen first" in g.message
+    assert "nominated nodes was evaluated first" in g.message
 
-    without = plan(snapshot(nodes, [busy, *gang_pods(group, 2)], [group])).groups[0]
-    assert without.selected == "rack-2"
+    g = plan(snap, target=release(snap, "1.37")).groups[0]
+    assert g.selected == "rack-2"
+    assert {p.name for p in g.placements} == {"rack-1", "rack-2"}
 
 
 def test_infeasible_nominated_placement_is_reported_first():
@@ -103,7 +129,8 @@ def test_infeasible_nominated_placement_is_reported_first():
     blocker = make_pod("blocker", 2, node="n2")
     group = make_group(min_count=1)
     pods = [replace(gang_pods(group, 1, cpu=2)[0], nominated_node_name="n2")]
-    g = plan(snapshot(nodes, [blocker, *pods], [group])).groups[0]
+    snap = snapshot(nodes, [blocker, *pods], [group])
+    g = plan(snap, target=release(snap, "1.38")).groups[0]
     assert g.selected == "rack-1"
     assert {p.name for p in g.placements} == {"rack-1", "rack-2"}
 

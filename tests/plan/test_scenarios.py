@@ -245,7 +245,30 @@ def test_group_priority_must_match_its_pods():
     group = make_group(min_count=1, priority=7)
     g = plan(snapshot(nodes, gang_pods(group, 1, priority=100), [group])).groups[0]
     assert g.error
-    assert g.message == "invalid pod group: its pods have priority 100, the group has priority 7"
+    assert g.message == ("invalid pod group: pending pod default/pg-0 has priority 100, the "
+                         "group has priority 7")
+
+
+def test_scheduled_pods_are_validated_too():
+    """Upstream ``validatePodGroup`` checks every member pod, pending or already scheduled."""
+    nodes = rack_nodes(**{"rack-1": ["n1", "n2"]})
+    group = make_group(min_count=1, priority=100)
+    running = make_pod("pg-run", node="n2", group=group.key, priority=5)
+    g = plan(snapshot(nodes, [running, *gang_pods(group, 1)], [group])).groups[0]
+    assert g.outcome == "error"
+    assert g.message == ("invalid pod group: scheduled pod default/pg-run has priority 5, the "
+                         "group has priority 100")
+
+
+def test_pod_group_without_priority_counts_as_priority_zero():
+    """A PodGroup object without a priority has priority 0 (upstream ``PodGroupPriority``):
+    pods of priority 100 do not match it; pods of priority 0 do."""
+    nodes = rack_nodes(**{"rack-1": ["n1"]})
+    group = make_group(min_count=1, priority=None)
+    g = plan(snapshot(nodes, gang_pods(group, 1), [group])).groups[0]
+    assert g.outcome == "error" and "the group has priority 0" in g.message
+    g = plan(snapshot(nodes, gang_pods(group, 1, priority=0), [group])).groups[0]
+    assert g.outcome == "scheduled"
 
 
 def test_pending_pods_being_deleted_are_not_scheduled():

@@ -311,9 +311,13 @@ def test_no_preemption_note_where_preemption_cannot_help(tmp_path: Path) -> None
     assert [(g.group.key, g.schedulable) for g in result.groups] == [
         ("ml/nolabel", False), ("ml/waiting", False)]
     assert all(n.code != "preemption" for g in result.groups for n in g.notes)
-    # ... and it is still given where a cycle ran and lower-priority pods might make room
-    (big,) = plan(load_inputs([SAMPLES / "train-too-big.yaml"], [CLUSTER])).groups
+    # ... and it is still given where a cycle ran and lower-priority pods might make room,
+    # when preemption is not simulated (--no-preempt; by default 1.37's is, without a note)
+    inputs = load_inputs([SAMPLES / "train-too-big.yaml"], [CLUSTER])
+    (big,) = plan(inputs, preempt=False).groups
     assert [n.code for n in big.notes] == ["preemption"]
+    (big,) = plan(inputs).groups
+    assert big.notes == () and big.preemption_message
 
 
 def test_skipped_kind_names_are_shown_safely(tmp_path: Path) -> None:

@@ -1,10 +1,17 @@
-"""Preemption what-if: the fewest lower-priority pods to evict in the closest domain.
+"""Preemption what-if: which lower-priority pods to evict so the group fits.
 
-Rules, as upstream preemption and the issue state them: only pods of strictly lower
-priority than the group, never the group's own pods, never system-critical pods
-(``system-cluster-critical``/``system-node-critical`` or priority >= 2,000,000,000), never
-more pods of a PodDisruptionBudget than it allows now, and only pods on nodes the group's
-pods could use at all (a taint or selector that rejects the pod is not fixed by eviction).
+Where kube-scheduler itself would preempt for the group (the release runs workload-aware
+preemption, the profile has DefaultPreemption, the pods may preempt and the group does not
+fit at all), the suggestion is upstream's own answer, from ``tasplan.preemption``: its
+victims and placement, checked for minimality when that is cheap.
+
+Otherwise (preemptionPolicy Never, preemption off, or a group that fits only in part) it
+searches the fewest pods to evict in the closest domains, with upstream's victim rules:
+only pods of strictly lower preemption priority (a grouped pod's is its group's), never the
+group's own pods, never system-critical pods (``system-cluster-critical``/
+``system-node-critical`` or priority >= 2,000,000,000), never more pods of a
+PodDisruptionBudget than it allows now, and only pods on nodes the group's pods could use
+at all (a taint or selector that rejects the pod is not fixed by eviction).
 
 Search: candidates in greedy order (lowest priority, then the pod that frees the most of
 what the group requests, so fewer pods go), the shortest feasible prefix by binary search
@@ -26,6 +33,8 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Code
 from tasplan.model.pod import Pod
 from tasplan.plan.result import PlacementResult
+from tasplan.preemption.evaluator import preempt
+from tasplan.preemption.victims import units
 
 KIND = "evict"
 SYSTEM_CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
@@ -37,6 +46,9 @@ PROOF_BUDGET = 32
 
 
 def suggest(case: Case) -> list[Suggestion]:
+    upstream = _upstream(case)
+    if upstream is not None:
+        return [upstream]
     for domain in case.domains[:DOMAINS_TRIED]:
         suggestion = _in_domain(case, domain)
         if suggestion is not None:
@@ -45,8 +57,9 @@ def suggest(case: Case) -> list[Suggestion]:
 
 
 def evictable(case: Case, pod: Pod) -> bool:
+    priority = case.priorities.get(pod.group, pod.priority) if pod.group else pod.priority
     return (bool(pod.node_name) and not pod.terminal and pod.group != case.group.key
-            and pod.priority < case.priority
+            and priority < case.priority
             and pod.priority < SYSTEM_CRITICAL_PRIORITY
             and pod.priority_class_name not in SYSTEM_CRITICAL_CLASSES)
 
@@ -94,6 +107,48 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
         details={"domain": domain.name,
                  "victims": [{"pod": p.key, "node": p.node_name, "priority": p.priority}
                              for p in victims]})
+
+
+def _upstream(case: Case) -> Suggestion | None:
+    """kube-scheduler's own preemption for the group, verified by re-planning it."""
+    from tasplan.plan.group_cycle import schedule_group
+    from tasplan.plan.planner import preemption_enabled, preemption_never
+
+    fw, ctx = case.fw, case.ctx
+    if case.partial or not preemption_enabled(fw, fw.target, case.group):
+        return None
+    never = preemption_never(case.group, ctx.pending, fw.target)
+    if never:
+        return None
+    attempt = preempt(fw, ctx, case.infos, units(case.infos, case.groups, case.priorities),
+                      case.priority, case.budgets, never=never, schedule=schedule_group)
+    chosen = attempt.result
+    if chosen is None:
+        return None
+    by_key = {p.key: p for info in case.infos for p in info.pods}
+    victims = [by_key[v.pod] for v in chosen.victims]
+    result = case.replan(infos=infos_without(case, victims))
+    if not case.met(result):
+        return None
+    placement = next(p for p in case.result.placements if p.name == chosen.placement)
+    minimal = len(victims) == 1 or _no_smaller_set(case, case.placement(placement), victims)
+    change = (f"evict {len(victims)} pod(s) of lower priority: {_names(victims)} "
+              "(kube-scheduler's own workload-aware preemption)")
+    return Suggestion(
+        KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
+        details={"domain": chosen.placement, "upstream": True,
+                 "pdbViolations": chosen.pdb_violations,
+                 "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority,
+                              "group": v.group} for v in chosen.victims]})
+
+
+def _no_smaller_set(case: Case, placement, victims: Sequence[Pod]) -> bool:
+    """True when no set one pod smaller, drawn from the victims, makes the placement fit
+    (checked only while that is cheap; False = not proven)."""
+    if comb(len(victims), len(victims) - 1) > PROOF_BUDGET:
+        return False
+    return not any(case.fits(case.simulate(placement, infos_without(case, c)))
+                   for c in combinations(victims, len(victims) - 1))
 
 
 def infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:

@@ -1,0 +1,213 @@
+"""One pod group's workload-aware preemption (upstream ``PodGroupEvaluator``).
+
+1. A group whose preemption policy is Never may not preempt.
+2. Every unit of strictly lower priority is a candidate; none: nothing to do.
+3. All candidates are removed and the group's cycle (placements included) re-runs on the
+   cluster without them. If the group still does not fit, preemption cannot help.
+4. The pods it placed keep their nodes. Each candidate is put back in turn (PDB-violating
+   units first, then the others, most important first) and kept if every placed pod still
+   passes the filters: node-local filters on the nodes the unit occupies, in placement
+   order with the earlier pods of that node assumed (phase 1), then the cross-node filters
+   (PodTopologySpread, InterPodAffinity) over all placed pods in order (phase 2).
+5. The units that could not be put back are the victims; every placed pod is nominated
+   to its node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.runtime import Framework
+from tasplan.framework.statement import Statement
+from tasplan.framework.types import CycleState, GroupContext, Scope
+from tasplan.model.pod import Pod
+from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.result import GroupResult
+from tasplan.preemption.budgets import DisruptionBudget
+from tasplan.preemption.result import PreemptionResult, Victim
+from tasplan.preemption.victims import Unit, reprieve_order
+
+NEVER = "not eligible due to preemptionPolicy=Never."
+NO_VICTIMS = "No preemption victims found for incoming preemptor"
+NOT_ENOUGH = "the group does not fit even with every lower-priority pod evicted"
+
+Schedule = Callable[..., GroupResult]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """``result`` when the group fits once the victims are gone, else None and
+    ``reason`` (upstream's status text)."""
+
+    result: PreemptionResult | None
+    reason: str
+
+
+class _Undoable(Statement):
+    """The re-run's commits are undone: preemption only looks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: list[tuple[Pod, NodeInfo]] = []
+
+    def commit(self) -> list[tuple[Pod, NodeInfo]]:
+        done = super().commit()
+        self.done.extend(done)
+        return done
+
+    def undo(self) -> None:
+        for pod, node in reversed(self.done):
+            node.remove_pod(pod)
+
+
+def _clone(info: NodeInfo) -> NodeInfo:
+    copy = info.with_pods([])
+    copy.nominated = info.nominated
+    return copy
+
+
+def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
+            candidates: Sequence[Unit], priority: int, budgets: Sequence[DisruptionBudget],
+            *, never: bool, schedule: Schedule) -> Attempt:
+    """``priority``: the group's; ``never``: its preemption policy is Never; ``schedule``:
+    ``schedule_group`` (passed in: the group cycle is the caller's)."""
+    if never:
+        return Attempt(None, NEVER)
+    potential = [u for u in candidates if u.priority < priority]
+    if not potential:
+        return Attempt(None, NO_VICTIMS)
+
+    work = list(infos)
+    copied: set[int] = set()
+
+    def node(i: int) -> NodeInfo:
+        if i not in copied:
+            work[i] = _clone(work[i])
+            copied.add(i)
+        return work[i]
+
+    for unit in potential:
+        for pod, i in unit.pods:
+            node(i).remove_pod(pod)
+    trial = _Undoable()
+    try:
+        rerun = schedule(fw, ctx, work, trial, assign=True)
+    finally:
+        trial.undo()
+    chosen = rerun.selected_placement
+    if not rerun.schedulable or chosen is None:
+        return Attempt(None, NOT_ENOUGH)
+
+    by_key = {p.key: p for p in ctx.pending}
+    index = {info.node.name: i for i, info in enumerate(work)}
+    assignments = [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
+    reprieve = _Reprieve(fw, work, node, assignments)
+    victims: list[Victim] = []
+    violations = 0
+    for unit, broken in reprieve_order(potential, budgets):
+        if not reprieve.try_back(unit):
+            violations += broken
+            victims.extend(Victim(p.key, infos[i].node.name, unit.priority, unit.group)
+                           for p, i in unit.pods)
+    victims.sort(key=lambda v: v.pod)
+    message = f"found a placement for podgroup, preempting {len(victims)} victims"
+    return Attempt(PreemptionResult(chosen.name, tuple(victims),
+                                    {p.key: work[i].node.name for p, i in assignments},
+                                    message, violations), message)
+
+
+class _Reprieve:
+    """Puts candidate units back while the placed pods still pass the filters."""
+
+    def __init__(self, fw: Framework, work: list[NodeInfo],
+                 node: Callable[[int], NodeInfo], assignments: list[tuple[Pod, int]]) -> None:
+        self.work, self.node, self.assignments = work, node, assignments
+        self.node_filters = [f for f in fw.filters if f.scope != Scope.CLUSTER]
+        cluster_filters = {f.name for f in fw.filters if f.scope == Scope.CLUSTER}
+        self.by_node: dict[int, list[Pod]] = {}
+        for pod, i in assignments:
+            self.by_node.setdefault(i, []).append(pod)
+        # Phase-2 summaries per pod class, as of "every candidate gone, no pod placed";
+        # only plugins with something to check for the class (not Skip) take part.
+        self.summaries: dict[int, dict] = {}
+        self.classes: dict[int, Pod] = {}
+        first: dict[tuple, int] = {}
+        self.class_of: list[int] = []
+        for pod, _ in assignments:
+            k = first.setdefault(pod.signature(), len(first))
+            self.class_of.append(k)
+            if k not in self.classes:
+                self.classes[k] = pod
+                self.summaries[k] = {
+                    p.name: s for p in fw.cluster_state if p.name in cluster_filters
+                    and (s := p.prepare(pod, work)) is not None}
+        self.plugins = {p.name: p for p in fw.cluster_state}
+        self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
+
+    def try_back(self, unit: Unit) -> bool:
+        for pod, i in unit.pods:
+            self.node(i).add_pod(pod)
+        if all(self._node_local(i) for i in {i for _, i in unit.pods}) and self._cross(unit):
+            return True
+        for pod, i in unit.pods:
+            self.node(i).remove_pod(pod)
+        return False
+
+    def _node_local(self, i: int) -> bool:
+        """Phase 1: the pods placed on node ``i``, in order, each with the earlier ones
+        assumed, against the node-local filters (with nominated pods, as upstream)."""
+        info = self.work[i]
+        earlier: list[Pod] = []
+        for pod in self.by_node.get(i, ()):
+            view = info.with_pods(earlier) if earlier else info
+            reserved = [p for p in info.nominated if p.priority >= pod.priority
+                        and p is not pod and (p.group is None or p.group != pod.group)]
+            if reserved and self._fails(pod, view.with_pods(reserved)):
+                return False
+            if self._fails(pod, view):
+                return False
+            earlier.append(pod)
+        return True
+
+    def _fails(self, pod: Pod, info: NodeInfo) -> bool:
+        state = CycleState()
+        for plugin in self.node_filters:
+            status = plugin.filter(state, pod, info)
+            if status is not None:
+                if not status.rejected:
+                    raise PluginError(status.with_plugin(plugin.name))
+                return True
+        return False
+
+    def _cross(self, unit: Unit) -> bool:
+        """Phase 2: every placed pod in order against the cross-node filters, the unit's
+        pods counted and the earlier placed pods assumed. Kept summaries absorb the unit."""
+        if not any(self.summaries.values()):
+            return True
+        trial = {k: {name: s.copy() for name, s in sums.items()}
+                 for k, sums in self.summaries.items()}
+        for k, sums in trial.items():
+            for name, summary in sums.items():
+                for pod, i in unit.pods:
+                    self.plugins[name].add_pod(summary, self.classes[k], pod, self.work[i])
+        for n, (pod, i) in enumerate(self.assignments):
+            sums = trial[self.class_of[n]]
+            if sums:
+                state = CycleState(sums)
+                for plugin in self.cross_node:
+                    if plugin.name in sums:
+                        status = plugin.filter(state, pod, self.work[i])
+                        if status is not None:
+                            if not status.rejected:
+                                raise PluginError(status.with_plugin(plugin.name))
+                            return False
+            for k, other in trial.items():
+                for name, summary in other.items():
+                    self.plugins[name].add_pod(summary, self.classes[k], pod, self.work[i])
+        for k, sums in self.summaries.items():
+            for name, summary in sums.items():
+                for pod, i in unit.pods:
+                    self.plugins[name].add_pod(summary, self.classes[k], pod, self.work[i])
+        return True
