@@ -32,10 +32,8 @@ def clean(text: str, keep: str = "") -> str:
 def quote(value: object, limit: int = QUOTE_CHARS) -> str:
     """A short, quoted, printable rendering of an untrusted value for an error line."""
     text = value if isinstance(value, str) else str(value)
-    cut = len(text) > limit
-    text = clean(text[:limit])
-    return f"'{text}'" + (f"… ({len(value) if isinstance(value, str) else '?'} chars)"
-                          if cut else "")
+    length = len(text)
+    return f"'{clean(text[:limit])}'" + (f"… ({length} chars)" if length > limit else "")
 
 
 def short_int(value: int) -> str:

@@ -35,6 +35,9 @@ def namespace_problem(namespace: str) -> str | None:
 def labels_problem(labels: Mapping[str, str]) -> tuple[str, str] | None:
     """(key, why) of the first invalid label."""
     for key, value in labels.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            return str(key), f"expected a string label key and value, got {quote(key)}: " \
+                f"{quote(value)}"
         if not valid_label_key(key):
             return key, f"invalid label key {quote(key)}"
         if not valid_label_value(value):

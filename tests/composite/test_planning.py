@@ -238,3 +238,19 @@ def test_reusing_equivalent_leaf_outcomes_changes_nothing(monkeypatch) -> None:
     assert reused == plain
     assert len(calls) - without < without  # outcomes were reused
     assert any(g["kind"] == "PodGroup" and g["schedulable"] for g in plain["groups"])
+
+
+def test_tree_follows_the_target_release_and_gate() -> None:
+    """1.37 with the CompositePodGroup gate (turned on because the inputs need it): one
+    unit. The gate off (--feature-gates CompositePodGroup=false): each PodGroup alone, with
+    the composite-gate-off note."""
+    from tasplan.plan.planner import target_for
+
+    nodes = cluster(b1={"r1": 2, "r2": 1}, b2={"r3": 2})
+    snap = tree_snapshot(nodes, [composite("job", min_groups=2)],
+                         [leaf("a", "job"), leaf("b", "job")])
+    on = plan(snap, target=target_for(snap, "1.37"))
+    assert [c.composite.key for c in on.composites] == ["default/job"]
+    off = plan(snap, target=target_for(snap, "1.37", {"CompositePodGroup": False}))
+    assert not off.composites
+    assert all(any(n.code == "composite-gate-off" for n in g.notes) for g in off.groups)

@@ -64,3 +64,12 @@ def test_snapshot_of_malformed_objects_never_crashes(tmp_path: Path, obj: dict) 
     if result.exit_code == 0:  # and what it wrote, check reads
         again = CliRunner().invoke(app, ["check", str(TRAIN), "-c", str(out)])
         assert again.exit_code in (0, 1, 2) and "internal error" not in again.stderr
+
+
+@pytest.mark.parametrize("labels", [{"app": ["x"]}, {"app": {"a": 1}}, {"1": 2}])
+def test_label_values_of_other_types(tmp_path: Path, labels: dict) -> None:
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(_with(("metadata", "labels"), labels)))
+    result = CliRunner().invoke(app, ["check", str(file), "-c", str(CLUSTER)])
+    assert result.exit_code == 2, result.stderr
+    assert "metadata.labels" in result.stderr and result.stderr.count("\n") == 1
