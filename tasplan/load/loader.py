@@ -263,10 +263,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         order += len(decoded)
         for pod in decoded:
             key = (pod.namespace, pod.name)
-            # Two pods of one name among the workload inputs are refused; among cluster
-            # inputs (dumps, where a name clash is a tool's, e.g. generated names) the later
-            # one is used, with a warning, as before.
-            if key in pods and pod.source.workload and pods[key].source.workload:
+            # Two pods of one name among the cluster inputs, or among the workload inputs,
+            # are refused as the API server would; a workload pod replaces a cluster pod of
+            # its name (the what-if), with a warning.
+            if key in pods and pods[key].source.workload == pod.source.workload:
                 raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
             if key in pods:
                 warnings.append(f"Pod {pod.key} is defined more than once; using the one "

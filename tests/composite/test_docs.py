@@ -1,5 +1,4 @@
-"""The composite outputs shown in docs/composite.md (whole) and the README (its first lines)
-are what tasplan prints."""
+"""The composite output shown in docs/composite.md is what tasplan prints."""
 
 from __future__ import annotations
 
@@ -36,7 +35,3 @@ def _block(text: str, fence: str) -> str:
 def test_docs_show_the_real_output() -> None:
     assert _block((REPO / "docs" / "composite.md").read_text(), "text") == _run(COMMAND)
 
-
-def test_readme_shows_the_first_lines_of_the_real_output() -> None:
-    shown = _block((REPO / "README.md").read_text(), "console")
-    assert _run(COMMAND).lstrip("\n").startswith(shown)

@@ -197,6 +197,39 @@ def test_two_objects_of_one_kind_and_name_are_refused_with_both_places(tmp_path:
     assert "(document 2)" not in err.split("also at")[0]
 
 
+
+def test_two_pods_of_one_name_in_cluster_dumps_are_refused(tmp_path: Path) -> None:
+    """Two dumps that both hold a bound pod ml/p: the cluster cannot hold both."""
+    dumps = tmp_path / "dump"
+    dumps.mkdir()
+    pod = """\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: p, namespace: ml}}
+        spec: {{nodeName: {node}, containers: [{{name: c}}]}}
+        """
+    write(dumps / "a.yaml", pod.format(node="n1"))
+    write(dumps / "b.yaml", pod.format(node="n2"))
+    write(dumps / "nodes.yaml", """\
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n1}
+        status: {allocatable: {cpu: "8", pods: "110"}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n2}
+        status: {allocatable: {cpu: "8", pods: "110"}}
+        """)
+    workload = write(tmp_path / "w.yaml", """\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: q, namespace: ml}
+        spec: {containers: [{name: c}]}
+        """)
+    one_line_error(invoke("check", workload, "-c", dumps), "b.yaml", "Pod ml/p is defined twice",
+                   "a.yaml")
+
 def test_a_job_and_a_pod_group_of_one_name_cannot_merge(tmp_path: Path) -> None:
     path = write(tmp_path / "both.yaml", """\
         apiVersion: scheduling.k8s.io/v1beta1
