@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -44,13 +46,15 @@ class Columns:
         self.rows.append((cells, style))
 
     def table(self, keep: Sequence[int]) -> Table:
-        table = Table(box=None, pad_edge=False, header_style="bold")
+        table = _Table(box=None, pad_edge=False, header_style="bold")
         for i in keep:
             c = self.columns[i]
             table.add_column(c.header, justify=c.justify,
                              overflow="fold" if c.fold else "ellipsis")
         for cells, style in self.rows:
             table.add_row(*(cells[i] for i in keep), style=style)
+        table.plain = _plain([self.columns[i].header for i in keep],
+                             [[cells[i] for i in keep] for cells, _ in self.rows])
         return table
 
     def fit(self, width: int | None) -> Table:
@@ -70,3 +74,52 @@ class Columns:
 def natural_width(renderable: object) -> int:
     """Columns the renderable takes when nothing wraps."""
     return Measurement.get(_MEASURE, _MEASURE.options, renderable).maximum
+
+
+class _Table(Table):
+    """A Rich table that, when its text is all it shows (no colour) and it fits, lays out
+    its plain one-line cells itself: the same characters Rich would write, without Rich's
+    per-cell rendering (seconds for the thousand-row assignment tables)."""
+
+    plain: tuple[list[str], list[list[str]]] | None = None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.plain is None or console.color_system is not None:
+            yield from super().__rich_console__(console, options)
+            return
+        headers, rows = self.plain
+        last = len(headers) - 1
+        # Padding (0, 1) with pad_edge=False: no space before the first column or after
+        # the last, one on each side of every column boundary.
+        pads = [(i > 0) + (i < last) for i in range(len(headers))]
+        widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)])
+                  for i, h in enumerate(headers)]
+        if sum(widths) + sum(pads) > options.max_width:
+            yield from super().__rich_console__(console, options)
+            return
+        right = [c.justify == "right" for c in self.columns]
+        for cells in (headers, *rows):
+            line = []
+            for i, text in enumerate(cells):
+                gap = " " * (widths[i] - cell_len(text))
+                line.append((" " if i else "") + (gap + text if right[i] else text + gap)
+                            + (" " if i < last else ""))
+            yield Segment("".join(line))
+            yield Segment.line()
+
+
+def _plain(headers: list[str], rows: list[list[str | Text]]) -> (
+        tuple[list[str], list[list[str]]] | None):
+    """The cells as plain text, or None when Rich would read one differently from its
+    characters: markup (``[``), emoji codes (``:``), several lines, tabs or control
+    characters."""
+    def text(cell: str | Text) -> str | None:
+        plain = cell.plain if isinstance(cell, Text) else cell
+        if not plain.isprintable() or (isinstance(cell, str) and ("[" in plain or ":" in plain)):
+            return None
+        return plain
+
+    out = [[text(cell) for cell in row] for row in [headers, *rows]]
+    if any(cell is None for row in out for cell in row):
+        return None
+    return out[0], out[1:]
