@@ -233,13 +233,16 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     file.composed = True
     file.nodes = []
     roots: list[Any] = []
-    loader = (GuardedLoader if needs_guarded_loader(data) else _Loader)(text)
+    loader_class = GuardedLoader if needs_guarded_loader(data) else _Loader
+    loader = loader_class(text)
     problem = None
     try:
         while loader.check_node():
             node = loader.get_node()
             file.nodes.append(node)
-            roots.append(loader.construct_document(node) if node is not None else None)
+            roots.append(None if node is None else
+                         _construct(loader, node) if loader_class is _Loader else
+                         loader.construct_document(node))
         check_strings(data, roots)
     except (AliasBomb, StrictError) as exc:
         problem = ParseProblem(str(exc), exc.line)
@@ -259,6 +262,43 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     if problem is not None and problem.message.startswith(("a string holds", "duplicate")):
         roots = []  # the whole document is suspect, as for the loader
     return _objects(file, roots), problem
+
+
+_STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{t}" for t in ("str", "seq", "map"))
+_SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float"))
+
+
+class _Slow(Exception):
+    """The document has something only the full constructor handles (merge keys, a
+    duplicate or non-string key, an unknown tag): it constructs the whole document."""
+
+
+def _construct(loader: _Loader, root: yaml.Node) -> Any:
+    """The document's value, as ``construct_document`` gives it, without PyYAML's generic
+    per-node machinery (most of lint's parse time): strings, lists and mappings with
+    unique string keys are built here, other scalars by the loader's own constructors."""
+    def build(node: yaml.Node) -> Any:
+        tag = node.tag
+        if tag == _STR and isinstance(node, yaml.ScalarNode):
+            return node.value
+        if tag == _MAP and isinstance(node, yaml.MappingNode):
+            out = {}
+            for key_node, value_node in node.value:
+                if key_node.tag != _STR or not isinstance(key_node, yaml.ScalarNode) \
+                        or key_node.value in out:
+                    raise _Slow
+                out[key_node.value] = build(value_node)
+            return out
+        if tag == _SEQ and isinstance(node, yaml.SequenceNode):
+            return [build(item) for item in node.value]
+        if tag in _SCALARS and isinstance(node, yaml.ScalarNode):
+            return loader.yaml_constructors[tag](loader, node)
+        raise _Slow
+
+    try:
+        return build(root)
+    except _Slow:
+        return loader.construct_document(root)
 
 
 def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:

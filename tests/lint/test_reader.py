@@ -89,3 +89,33 @@ def test_list_items_locate_inside_the_list() -> None:
 
 def test_empty_documents_are_skipped() -> None:
     assert parse("x.yaml", b"---\n---\n# only a comment\n") == ([], None)
+
+
+FAST_CONSTRUCT_CASES = [
+    "a: 1\nb: [x, 'y', 010, 0x1F, 1.5, true, yes, on, ~, null]\nc: {d: {e: []}}\n",
+    "!!str 123\n",
+    "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",  # merge key: the full constructor
+    "a: 1\na: 2\n",  # duplicate key: the full constructor's error
+    "1: int key\n",
+    "!!map 'x'\n",
+    "t: 2024-01-01\nbin: !!binary aGVsbG8=\n",
+]
+
+
+@pytest.mark.parametrize("text", FAST_CONSTRUCT_CASES)
+def test_fast_construct_matches_pyyaml(text: str) -> None:
+    """lint builds plain documents itself; every value (and every error) is the one
+    PyYAML's constructor gives."""
+    from tasplan.lint import reader
+
+    def value(construct) -> object:
+        loader = reader._Loader(text)
+        try:
+            return construct(loader, loader.get_single_node())
+        except Exception as exc:  # the error itself is compared
+            return (type(exc).__name__, str(exc))
+        finally:
+            loader.dispose()
+
+    assert repr(value(reader._construct)) == repr(
+        value(lambda loader, node: loader.construct_document(node)))
