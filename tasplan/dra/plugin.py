@@ -15,7 +15,9 @@ its own; every node otherwise).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 
 from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
@@ -27,6 +29,7 @@ from tasplan.dra.model import (
     ClaimSpec,
     DeviceRequest,
     DraInputs,
+    ResourceSlice,
 )
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import InsufficientResource, Status, error, unschedulable
@@ -78,6 +81,21 @@ class DynamicResources:
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._bind(snapshot.dra, snapshot.group_index)
+
+    @contextmanager
+    def more_slices(self, slices: Sequence[ResourceSlice]) -> Iterator[None]:
+        """While open, ``slices`` are published too (the devices of nodes a what-if adds);
+        the devices in use and the plan's reservations stay as they are."""
+        if not slices:
+            yield
+            return
+        world = self.world
+        self.world = self.ledger.world = World(
+            replace(self.inputs, slices=(*self.inputs.slices, *slices)))
+        try:
+            yield
+        finally:
+            self.world = self.ledger.world = world
 
     # -- claims --------------------------------------------------------------------------------
 

@@ -66,11 +66,8 @@ def test_table_shows_devices_per_pod_and_free_devices_per_domain():
     assert "dra-greedy" not in out  # the gang fits: nothing to say about greedy choices
 
 
-def test_explain_names_the_device_shortfall_per_domain(tmp_path):
-    """explain: a 5-pod gang of 8-GPU pods in 4-node racks is short one node's devices in
-    racks 1 and 3, two in rack-2 (dra-r2-0 has 4 GPUs left); the nodes are not excluded."""
-    from tasplan.explain.explainer import explain
-
+def _big_gang(tmp_path):
+    """A 5-pod gang of 8-GPU pods (racks hold 4 nodes of 8 GPUs) with the sample cluster."""
     docs = ["apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: big, "
             "namespace: ml}\nspec:\n  schedulingPolicy: {gang: {minCount: 5}}\n"
             "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n"]
@@ -80,11 +77,39 @@ def test_explain_names_the_device_shortfall_per_domain(tmp_path):
              for i in range(5)]
     path = tmp_path / "big.yaml"
     path.write_text("---\n".join(docs))
-    snap = load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
+    return load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
                        [SAMPLES / "cluster"])
-    explanation = explain(snap).explanations["ml/big"]
+
+
+def test_explain_names_the_device_shortfall_per_domain(tmp_path):
+    """explain: a 5-pod gang of 8-GPU pods in 4-node racks is short one node's devices in
+    racks 1 and 3, two in rack-2 (dra-r2-0 has 4 GPUs left); the nodes are not excluded."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_big_gang(tmp_path)).explanations["ml/big"]
     rows = {d.name: d for d in explanation.domains}
     assert rows["rack-1"].shortfall == {"devices/gpu.example.com": 8}
     assert rows["rack-2"].shortfall == {"devices/gpu.example.com": 16}
     assert rows["rack-2"].per_pod == {"devices/gpu.example.com": 8}
     assert not rows["rack-1"].excluded
+
+
+def test_explain_add_nodes_copies_the_template_nodes_devices(tmp_path):
+    """The gang is short of GPUs, not of cpu: the add-nodes suggestion adds one node like
+    dra-r1-0 with a copy of its ResourceSlice (pool named after the new node, as
+    ``check --add-nodes --like`` does), and the verified re-plan gives the fifth pod the new
+    node's eight GPUs. Without the copied slice no number of new nodes would fit the gang."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_big_gang(tmp_path)).explanations["ml/big"]
+    add = next(s for s in explanation.suggestions if s.kind == "addNodes")
+    assert add.cost == {"nodesAdded": 1}
+    assert add.details["template"] == "dra-r1-0"
+    chosen = add.result.selected_placement
+    assert add.result.schedulable and chosen.placed == 5
+    new_node = add.details["nodes"][0]
+    assert new_node in chosen.nodes
+    pod = next(p for p, n in chosen.assignments.items() if n == new_node)
+    assert chosen.allocations[f"{pod}/gpus"] == [
+        {"request": "gpus", "driver": "gpu.example.com", "pool": new_node, "device": f"gpu-{i}"}
+        for i in range(8)]
