@@ -15,7 +15,7 @@ its own; every node otherwise).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -96,6 +96,34 @@ class DynamicResources:
             yield
         finally:
             self.world = self.ledger.world = world
+
+    def holders(self, pods: Iterable[Pod]) -> dict[str, int]:
+        """How many of ``pods`` use each claim that the input has allocated."""
+        out: dict[str, int] = {}
+        for pod in pods:
+            if pod.claims:
+                for u in self.uses(pod):
+                    if u.allocation is not None:
+                        out[u.key] = out.get(u.key, 0) + 1
+        return out
+
+    @contextmanager
+    def released(self, pods: Sequence[Pod], holders: Mapping[str, int]) -> Iterator[None]:
+        """While open, the devices of input-allocated claims that only ``pods`` use are
+        free (the pods are evicted: their claims are deleted or deallocated). ``holders``:
+        every user of each claim (``holders()`` over the pods that stay and go)."""
+        gone = self.holders(pods)
+        freed: list = []
+        for pod in pods:
+            for u in self.uses(pod) if pod.claims else ():
+                if u.key in gone and gone[u.key] >= holders.get(u.key, 0):
+                    del gone[u.key]  # a claim two victims share is freed once
+                    freed.extend(r.id for r in u.allocation.results if not r.admin_access)
+        self.ledger.hold(freed, -1)
+        try:
+            yield
+        finally:
+            self.ledger.hold(freed, 1)
 
     # -- claims --------------------------------------------------------------------------------
 

@@ -145,6 +145,23 @@ class Case:
         with dra.more_slices(slices):
             yield
 
+    @contextmanager
+    def evicted(self, victims: Sequence[Pod]) -> Iterator[None]:
+        """While open, the DRA devices that only ``victims`` hold (their input-allocated
+        claims) are free, as they are once the evicted pods' claims are deallocated."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        if dra is None or not any(p.claims for p in victims):
+            yield
+            return
+        with dra.released(victims, self._claim_holders):
+            yield
+
+    @cached_property
+    def _claim_holders(self) -> dict[str, int]:
+        """Users of each input-allocated claim: the bound pods and the group's own."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        return dra.holders([*(p for info in self.infos for p in info.pods), *self.ctx.pending])
+
     def has_devices(self, node: Node) -> bool:
         """The node publishes node-local DRA devices."""
         dra = self.fw.plugin(names.DYNAMIC_RESOURCES)

@@ -113,3 +113,56 @@ def test_explain_add_nodes_copies_the_template_nodes_devices(tmp_path):
     assert chosen.allocations[f"{pod}/gpus"] == [
         {"request": "gpus", "driver": "gpu.example.com", "pool": new_node, "device": f"gpu-{i}"}
         for i in range(8)]
+
+
+def _rack2_gang(tmp_path, extra: str = ""):
+    """A 4-pod gang of 8-GPU pods kept to rack-2 at priority 1000, and ``extra``."""
+    docs = ["apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+            "value: 1000\n",
+            "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: r2, "
+            "namespace: ml}\nspec:\n  priorityClassName: high\n"
+            "  schedulingPolicy: {gang: {minCount: 4}}\n"
+            "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n"]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: r2-{i}, namespace: ml}}\nspec:\n"
+             "  priorityClassName: high\n  schedulingGroup: {podGroupName: r2}\n"
+             "  nodeSelector: {topology.example.com/rack: rack-2}\n"
+             "  containers: [{name: w, image: i}]\n"
+             "  resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-h100}]\n"
+             for i in range(4)]
+    path = tmp_path / "r2.yaml"
+    path.write_text("---\n".join(docs + ([extra] if extra else [])))
+    return load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
+                       [SAMPLES / "cluster"])
+
+
+def test_explain_eviction_keeps_a_claim_another_pod_still_uses(tmp_path):
+    """Same gang, but a second running pod (priority 1000: not evictable) shares the claim
+    research/notebook-gpus: evicting notebook-0 frees no GPU, so no eviction is offered."""
+    from tasplan.explain.explainer import explain
+
+    sharer = ("apiVersion: v1\nkind: Pod\nmetadata: {name: notebook-1, namespace: research}\n"
+              "spec:\n  nodeName: dra-r2-1\n  priorityClassName: high\n"
+              "  containers: [{name: nb, image: i}]\n"
+              "  resourceClaims: [{name: gpus, resourceClaimName: notebook-gpus}]\n"
+              "status: {phase: Running}\n")
+    explanation = explain(_rack2_gang(tmp_path, sharer)).explanations["ml/r2"]
+    assert not [s for s in explanation.suggestions if s.kind == "evict"]
+    assert [s for s in explanation.suggestions if s.kind == "addNodes"]
+
+
+def test_explain_eviction_frees_the_devices_the_victims_hold(tmp_path):
+    """A 4-pod gang of 8-GPU pods kept to rack-2, at a priority above notebook-0's (which
+    holds 4 of dra-r2-0's GPUs through the claim research/notebook-gpus): only 3 pods fit.
+    Evicting notebook-0 deallocates its claim, so the eviction suggestion names it and the
+    verified re-plan gives a pod dra-r2-0's GPUs, the 4 the claim held included."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_rack2_gang(tmp_path)).explanations["ml/r2"]
+    evict = next(s for s in explanation.suggestions if s.kind == "evict")
+    assert [v["pod"] for v in evict.details["victims"]] == ["research/notebook-0"]
+    assert evict.cost == {"podsEvicted": 1} and evict.minimal
+    chosen = evict.result.selected_placement
+    assert evict.result.schedulable and chosen.placed == 4
+    pod = next(p for p, n in chosen.assignments.items() if n == "dra-r2-0")
+    assert sorted(d["device"] for d in chosen.allocations[f"{pod}/gpus"]) == \
+        sorted(f"gpu-{i}" for i in range(8))
