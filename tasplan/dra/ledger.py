@@ -60,6 +60,12 @@ class DeviceLedger:
             for key, value in self.world.counter_use(device):
                 self.counters[key] = self.counters.get(key, 0) + sign * value
 
+    def hold(self, devices: list[DeviceId], sign: int) -> None:
+        """Take (+1) or give back (-1) devices outside the plan's reservations (what-ifs
+        that evict the pods holding them)."""
+        for device in devices:
+            self._hold(device, sign)
+
     def scratch(self) -> Scratch:
         return Scratch(self.world, set(self.in_use), dict(self.counters))
 

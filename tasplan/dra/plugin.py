@@ -15,7 +15,9 @@ its own; every node otherwise).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 
 from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
@@ -27,6 +29,7 @@ from tasplan.dra.model import (
     ClaimSpec,
     DeviceRequest,
     DraInputs,
+    ResourceSlice,
 )
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import InsufficientResource, Status, error, unschedulable
@@ -78,6 +81,49 @@ class DynamicResources:
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._bind(snapshot.dra, snapshot.group_index)
+
+    @contextmanager
+    def more_slices(self, slices: Sequence[ResourceSlice]) -> Iterator[None]:
+        """While open, ``slices`` are published too (the devices of nodes a what-if adds);
+        the devices in use and the plan's reservations stay as they are."""
+        if not slices:
+            yield
+            return
+        world = self.world
+        self.world = self.ledger.world = World(
+            replace(self.inputs, slices=(*self.inputs.slices, *slices)))
+        try:
+            yield
+        finally:
+            self.world = self.ledger.world = world
+
+    def holders(self, pods: Iterable[Pod]) -> dict[str, int]:
+        """How many of ``pods`` use each claim that the input has allocated."""
+        out: dict[str, int] = {}
+        for pod in pods:
+            if pod.claims:
+                for u in self.uses(pod):
+                    if u.allocation is not None:
+                        out[u.key] = out.get(u.key, 0) + 1
+        return out
+
+    @contextmanager
+    def released(self, pods: Sequence[Pod], holders: Mapping[str, int]) -> Iterator[None]:
+        """While open, the devices of input-allocated claims that only ``pods`` use are
+        free (the pods are evicted: their claims are deleted or deallocated). ``holders``:
+        every user of each claim (``holders()`` over the pods that stay and go)."""
+        gone = self.holders(pods)
+        freed: list = []
+        for pod in pods:
+            for u in self.uses(pod) if pod.claims else ():
+                if u.key in gone and gone[u.key] >= holders.get(u.key, 0):
+                    del gone[u.key]  # a claim two victims share is freed once
+                    freed.extend(r.id for r in u.allocation.results if not r.admin_access)
+        self.ledger.hold(freed, -1)
+        try:
+            yield
+        finally:
+            self.ledger.hold(freed, 1)
 
     # -- claims --------------------------------------------------------------------------------
 

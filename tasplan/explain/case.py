@@ -7,10 +7,12 @@ shared, and a trial's assumptions are undone afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from tasplan.dra.copies import copied_slices
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Reserver, Statement, Undo, release
@@ -22,6 +24,7 @@ from tasplan.plan.group_cycle import counting_mode, pod_signatures, schedule_gro
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.plugins import names
 from tasplan.preemption.budgets import DisruptionBudget
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -130,6 +133,40 @@ class Case:
     def fits(self, sim: Simulation) -> bool:
         return sim.feasible and sim.placed >= self.needed
 
+    @contextmanager
+    def copies_of(self, like: Node, copies: Sequence[Node]) -> Iterator[None]:
+        """While open, the what-if's new ``copies`` of node ``like`` publish its node-local
+        devices (ResourceSlices), as ``check --add-nodes --like`` copies them."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        if dra is None:
+            yield
+            return
+        slices = [s for c in copies for s in copied_slices(dra.inputs.slices, like.name, c.name)]
+        with dra.more_slices(slices):
+            yield
+
+    @contextmanager
+    def evicted(self, victims: Sequence[Pod]) -> Iterator[None]:
+        """While open, the DRA devices that only ``victims`` hold (their input-allocated
+        claims) are free, as they are once the evicted pods' claims are deallocated."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        if dra is None or not any(p.claims for p in victims):
+            yield
+            return
+        with dra.released(victims, self._claim_holders):
+            yield
+
+    @cached_property
+    def _claim_holders(self) -> dict[str, int]:
+        """Users of each input-allocated claim: the bound pods and the group's own."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        return dra.holders([*(p for info in self.infos for p in info.pods), *self.ctx.pending])
+
+    def has_devices(self, node: Node) -> bool:
+        """The node publishes node-local DRA devices."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        return dra is not None and node.name in dra.world.local
+
     def empty_capacity(self, node: Node) -> int | None:
         """How many pending pods of the group's first pod class an empty copy of ``node``
         takes, per the planner's filters; 0 when a filter rejects it; None when unknown.
@@ -137,7 +174,7 @@ class Case:
         Memoised for the run per pod class and node shape: nodes that differ only in name
         give the same answer unless the pods can tell them apart by name."""
         memo = self.memo.setdefault(("capacity", self.signatures[0]), {})
-        key = (node.name if self._reads_node_name else None,
+        key = (node.name if self._reads_node_name or self.has_devices(node) else None,
                frozenset((k, v) for k, v in node.labels.items() if k != HOSTNAME),
                node.taints, node.unschedulable, frozenset(node.allocatable.items()))
         if key not in memo:
@@ -154,14 +191,17 @@ class Case:
                        for t in terms))
 
     def _capacity_of(self, node: Node) -> int | None:
-        nodes, statement = [NodeInfo(node, 0)], Statement(self.fw.reservers)
+        # A node's own devices may be taken: an empty copy gets fresh ones.
+        copy = [renamed(node, f"{node.name}-new-0")] if self.has_devices(node) else []
+        nodes, statement = [NodeInfo(copy[0] if copy else node, 0)], Statement(self.fw.reservers)
         group = GroupCache(nodes, statement)
-        cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
-                             group.of(self.signatures[0]))
-        chosen, _ = cursor.next()
+        with self.copies_of(node, copy):
+            cursor = ClassCursor(self.fw, self.ctx.pending[0], nodes, statement, group,
+                                 group.of(self.signatures[0]))
+            chosen, _ = cursor.next()
+            capacity = cursor.capacity() if chosen is not None else None
         if chosen is None:
             return 0
-        capacity = cursor.capacity()
         return None if capacity is None else capacity[0]
 
 

@@ -108,9 +108,14 @@ def full_before(case: Case) -> Callable[[str], bool]:
     return full
 
 
+def short_of_devices(status: Status) -> bool:
+    """The DRA plugin rejected the node for want of free devices (not for reach or class)."""
+    return status.plugin == names.DYNAMIC_RESOURCES and any(
+        isinstance(d, InsufficientResource) for d in status.details)
+
+
 def exclusion_reason(status: Status) -> str:
-    if status.plugin == names.DYNAMIC_RESOURCES and any(
-            isinstance(d, InsufficientResource) for d in status.details):
+    if short_of_devices(status):
         return ""  # short of devices: a shortfall, not an exclusion
     if status.plugin == names.NODE_RESOURCES_FIT:
         return TOO_MANY_PODS if TOO_MANY_PODS in status.reasons else ""

@@ -178,11 +178,16 @@ def decode_pod(
         owner_kind=owner_kind(meta),
     )
     if node_name:
-        # Bound: its usage matters, and its pod (anti-)affinity, which binds pods that
-        # come later (symmetry); nothing else of it is read.
+        # Bound: its usage matters, its pod (anti-)affinity, which binds pods that come
+        # later (symmetry), and its DRA claims (what an eviction what-if frees); nothing
+        # else of it is read.
         if has_pod_affinity(spec):
             f.string_map(labels, "metadata.labels")
             pod.pod_affinity = pod_affinity(f, spec, namespace, labels, spec_path)
+        if spec.get("resourceClaims"):
+            pod.claims = pod_claims(f, spec["resourceClaims"], f"{spec_path}.resourceClaims")
+            pod.claim_statuses = claim_statuses(f, status.get("resourceClaimStatuses"),
+                                                "status.resourceClaimStatuses")
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
 

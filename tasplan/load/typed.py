@@ -11,11 +11,11 @@ distinct container block (replicas share them) by the same code the dict path ru
 
 Exactness first: this path only ever *accepts* what the dict path accepts, with the same
 result. Anything it does not handle in full -- pending pods, bound pods with pod
-(anti-)affinity or without ``spec.priority``, other kinds, and any item whose fields do not
-have the expected types or values -- is handed over as the item's own dict (``orjson`` of its
-bytes), which the dict path decodes, and reports errors for, exactly as before. A file that
-is not a JSON ``List`` or snapshot, or that is not valid JSON, is read by the dict path
-whole, so errors keep their file, line and field.
+(anti-)affinity, with DRA ``resourceClaims`` or without ``spec.priority``, other kinds, and
+any item whose fields do not have the expected types or values -- is handed over as the
+item's own dict (``orjson`` of its bytes), which the dict path decodes, and reports errors
+for, exactly as before. A file that is not a JSON ``List`` or snapshot, or that is not valid
+JSON, is read by the dict path whole, so errors keep their file, line and field.
 
 Large kubectl dumps are read through a memory map a few megabytes of items at a time
 (``read_json_stream``); everything else whole (``read_json_cluster``). Strictness
@@ -113,6 +113,7 @@ class _Spec(Struct):
     schedulingGroup: _SchedulingGroup | None = None
     workloadRef: _WorkloadRef | None = None
     affinity: _Affinity | None = None
+    resourceClaims: Raw = _NULL
     taints: list[_Taint] | None = None
     unschedulable: bool = False
 
@@ -393,6 +394,8 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
     if affinity is not None and (_truthy(affinity.podAffinity)
                                  or _truthy(affinity.podAntiAffinity)):
         raise _Fallback  # bound pods with pod affinity: decoded in full
+    if _truthy(spec.resourceClaims):
+        raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
     namespace = meta.namespace or "default"
     requests, non_zero, host_ports = _resources(spec, cache)
     return Pod(

@@ -66,11 +66,8 @@ def test_table_shows_devices_per_pod_and_free_devices_per_domain():
     assert "dra-greedy" not in out  # the gang fits: nothing to say about greedy choices
 
 
-def test_explain_names_the_device_shortfall_per_domain(tmp_path):
-    """explain: a 5-pod gang of 8-GPU pods in 4-node racks is short one node's devices in
-    racks 1 and 3, two in rack-2 (dra-r2-0 has 4 GPUs left); the nodes are not excluded."""
-    from tasplan.explain.explainer import explain
-
+def _big_gang(tmp_path):
+    """A 5-pod gang of 8-GPU pods (racks hold 4 nodes of 8 GPUs) with the sample cluster."""
     docs = ["apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: big, "
             "namespace: ml}\nspec:\n  schedulingPolicy: {gang: {minCount: 5}}\n"
             "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n"]
@@ -80,11 +77,92 @@ def test_explain_names_the_device_shortfall_per_domain(tmp_path):
              for i in range(5)]
     path = tmp_path / "big.yaml"
     path.write_text("---\n".join(docs))
-    snap = load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
+    return load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
                        [SAMPLES / "cluster"])
-    explanation = explain(snap).explanations["ml/big"]
+
+
+def test_explain_names_the_device_shortfall_per_domain(tmp_path):
+    """explain: a 5-pod gang of 8-GPU pods in 4-node racks is short one node's devices in
+    racks 1 and 3, two in rack-2 (dra-r2-0 has 4 GPUs left); the nodes are not excluded."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_big_gang(tmp_path)).explanations["ml/big"]
     rows = {d.name: d for d in explanation.domains}
     assert rows["rack-1"].shortfall == {"devices/gpu.example.com": 8}
     assert rows["rack-2"].shortfall == {"devices/gpu.example.com": 16}
     assert rows["rack-2"].per_pod == {"devices/gpu.example.com": 8}
     assert not rows["rack-1"].excluded
+
+
+def test_explain_add_nodes_copies_the_template_nodes_devices(tmp_path):
+    """The gang is short of GPUs, not of cpu: the add-nodes suggestion adds one node like
+    dra-r1-0 with a copy of its ResourceSlice (pool named after the new node, as
+    ``check --add-nodes --like`` does), and the verified re-plan gives the fifth pod the new
+    node's eight GPUs. Without the copied slice no number of new nodes would fit the gang."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_big_gang(tmp_path)).explanations["ml/big"]
+    add = next(s for s in explanation.suggestions if s.kind == "addNodes")
+    assert add.cost == {"nodesAdded": 1}
+    assert add.details["template"] == "dra-r1-0"
+    chosen = add.result.selected_placement
+    assert add.result.schedulable and chosen.placed == 5
+    new_node = add.details["nodes"][0]
+    assert new_node in chosen.nodes
+    pod = next(p for p, n in chosen.assignments.items() if n == new_node)
+    assert chosen.allocations[f"{pod}/gpus"] == [
+        {"request": "gpus", "driver": "gpu.example.com", "pool": new_node, "device": f"gpu-{i}"}
+        for i in range(8)]
+
+
+def _rack2_gang(tmp_path, extra: str = ""):
+    """A 4-pod gang of 8-GPU pods kept to rack-2 at priority 1000, and ``extra``."""
+    docs = ["apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+            "value: 1000\n",
+            "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: r2, "
+            "namespace: ml}\nspec:\n  priorityClassName: high\n"
+            "  schedulingPolicy: {gang: {minCount: 4}}\n"
+            "  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}\n"]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: r2-{i}, namespace: ml}}\nspec:\n"
+             "  priorityClassName: high\n  schedulingGroup: {podGroupName: r2}\n"
+             "  nodeSelector: {topology.example.com/rack: rack-2}\n"
+             "  containers: [{name: w, image: i}]\n"
+             "  resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-h100}]\n"
+             for i in range(4)]
+    path = tmp_path / "r2.yaml"
+    path.write_text("---\n".join(docs + ([extra] if extra else [])))
+    return load_inputs([path, SAMPLES / "workloads" / "train-fabric.yaml"],
+                       [SAMPLES / "cluster"])
+
+
+def test_explain_eviction_keeps_a_claim_another_pod_still_uses(tmp_path):
+    """Same gang, but a second running pod (priority 1000: not evictable) shares the claim
+    research/notebook-gpus: evicting notebook-0 frees no GPU, so no eviction is offered."""
+    from tasplan.explain.explainer import explain
+
+    sharer = ("apiVersion: v1\nkind: Pod\nmetadata: {name: notebook-1, namespace: research}\n"
+              "spec:\n  nodeName: dra-r2-1\n  priorityClassName: high\n"
+              "  containers: [{name: nb, image: i}]\n"
+              "  resourceClaims: [{name: gpus, resourceClaimName: notebook-gpus}]\n"
+              "status: {phase: Running}\n")
+    explanation = explain(_rack2_gang(tmp_path, sharer)).explanations["ml/r2"]
+    assert not [s for s in explanation.suggestions if s.kind == "evict"]
+    assert [s for s in explanation.suggestions if s.kind == "addNodes"]
+
+
+def test_explain_eviction_frees_the_devices_the_victims_hold(tmp_path):
+    """A 4-pod gang of 8-GPU pods kept to rack-2, at a priority above notebook-0's (which
+    holds 4 of dra-r2-0's GPUs through the claim research/notebook-gpus): only 3 pods fit.
+    Evicting notebook-0 deallocates its claim, so the eviction suggestion names it and the
+    verified re-plan gives a pod dra-r2-0's GPUs, the 4 the claim held included."""
+    from tasplan.explain.explainer import explain
+
+    explanation = explain(_rack2_gang(tmp_path)).explanations["ml/r2"]
+    evict = next(s for s in explanation.suggestions if s.kind == "evict")
+    assert [v["pod"] for v in evict.details["victims"]] == ["research/notebook-0"]
+    assert evict.cost == {"podsEvicted": 1} and evict.minimal
+    chosen = evict.result.selected_placement
+    assert evict.result.schedulable and chosen.placed == 4
+    pod = next(p for p, n in chosen.assignments.items() if n == "dra-r2-0")
+    assert sorted(d["device"] for d in chosen.allocations[f"{pod}/gpus"]) == \
+        sorted(f"gpu-{i}" for i in range(8))

@@ -133,6 +133,8 @@ def _objects() -> list[dict]:
     succeeded["status"]["phase"] = "Succeeded"
     no_phase = _pod("no-phase")
     del no_phase["status"]
+    claims = _pod("claims", resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])
+    claims["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "claims-gpu"}]
     tainted = _node("n2", allocatable={"cpu": "4", "memory": 1024**3, "pods": 10},
                     images=[{"names": ["x"], "sizeBytes": 1}])
     tainted["spec"] = {"unschedulable": True,
@@ -174,6 +176,7 @@ def _objects() -> list[dict]:
         odd_labels,
         succeeded,
         no_phase,
+        claims,
         _pod("pending", node=""),
     ]
 
@@ -187,9 +190,9 @@ def _write_list(path: Path, objects: list[dict], kind: str = "List") -> Path:
 def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
     path = _write_list(tmp_path / "c.json", _objects())
     decoded = _assert_same(path)
-    # Nodes and bound pods are typed; affinity, class-resolved priority, odd labels,
-    # pending pods and the other kinds take the dict path.
-    assert decoded == 4 + 21 - 5
+    # Nodes and bound pods are typed; affinity, DRA claims, class-resolved priority, odd
+    # labels, pending pods and the other kinds take the dict path.
+    assert decoded == 4 + 22 - 6
     assert _assert_same(path, chunk_bytes=512) == decoded
 
 

@@ -6,7 +6,8 @@ taint or selector or the node size excludes the pods, gets no suggestion: more s
 cannot help. The count is computed from the shortfall, then verified by re-planning, and
 raised a few times if the verification fails; one node fewer is re-planned too, so the
 count is proven minimal. New nodes start empty: DaemonSet pods a real
-node would run are not modelled.
+node would run are not modelled. They publish the template's node-local DRA devices
+(ResourceSlices, copied as ``check --add-nodes --like`` copies them), all free.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
     def works(n: int) -> bool:
         grown = Placement(placement.name,
                           placement.nodes + tuple(range(len(case.infos), len(case.infos) + n)))
-        return case.fits(case.simulate(grown, [*case.infos, *added(n)]))
+        new = added(n)
+        with case.copies_of(node, [i.node for i in new]):
+            return case.fits(case.simulate(grown, [*case.infos, *new]))
 
     # Only this domain changes, so the search simulates it alone; the answer is verified by
     # re-planning the whole group.
@@ -72,7 +75,9 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
         return None
     while n > 1 and works(n - 1):  # more nodes never hurt: minimal once one fewer fails
         n -= 1
-    result = case.replan(infos=[*case.infos, *added(n)])
+    new = added(n)
+    with case.copies_of(node, [i.node for i in new]):
+        result = case.replan(infos=[*case.infos, *new])
     if not case.met(result):
         return None
     return Suggestion(

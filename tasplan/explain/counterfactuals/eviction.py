@@ -11,7 +11,10 @@ only pods of strictly lower preemption priority (a grouped pod's is its group's)
 group's own pods, never system-critical pods (``system-cluster-critical``/
 ``system-node-critical`` or priority >= 2,000,000,000), never more pods of a
 PodDisruptionBudget than it allows now, and only pods on nodes the group's pods could use
-at all (a taint or selector that rejects the pod is not fixed by eviction).
+at all (a taint or selector that rejects the pod is not fixed by eviction; a node short
+of DRA devices is usable). Evicted pods free the devices of the input-allocated claims that
+no remaining pod uses (their claims are deleted or deallocated); kube-scheduler's own
+preemption does not count devices (DRA-aware preemption is KEP-5690, not yet upstream).
 
 Search: candidates in greedy order (lowest priority, then the pod that frees the most of
 what the group requests, so fewer pods go), the shortest feasible prefix by binary search
@@ -23,11 +26,12 @@ exhaustively while that is cheap); otherwise the suggestion says it may not be.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from itertools import combinations
 from math import comb
 
 from tasplan.explain.case import Case, without
-from tasplan.explain.domains import first_diagnosis
+from tasplan.explain.domains import first_diagnosis, short_of_devices
 from tasplan.explain.result import Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Code
@@ -69,7 +73,7 @@ def candidates(case: Case, domain: PlacementResult) -> list[Pod]:
     diagnosis = first_diagnosis(domain)
     hopeless = set() if diagnosis is None else {
         node for node, status in diagnosis.statuses.items()
-        if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
+        if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and not short_of_devices(status)}
     want = case.ctx.pending[0].requests
     pods = [pod for name in domain.nodes if name not in hopeless
             for pod in case.infos[case.node_index[name]].pods if evictable(case, pod)]
@@ -90,11 +94,12 @@ def candidates(case: Case, domain: PlacementResult) -> list[Pod]:
 
 
 def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
-    found = fewest(case, domain, candidates(case, domain))
+    found = fewest(case, domain, candidates(case, domain), evict=True)
     if found is None:
         return None
     victims, minimal = found
-    result = case.replan(infos=infos_without(case, victims))
+    with case.evicted(victims):
+        result = case.replan(infos=infos_without(case, victims))
     if not case.met(result):
         return None
     victims = sorted(victims, key=lambda p: p.key)
@@ -163,17 +168,20 @@ def infos_without(case: Case, victims: Sequence[Pod]) -> list[NodeInfo]:
     return infos
 
 
-def fewest(case: Case, domain: PlacementResult, pool: Sequence[Pod]
+def fewest(case: Case, domain: PlacementResult, pool: Sequence[Pod], *, evict: bool = False
            ) -> tuple[list[Pod], bool] | None:
     """The fewest pods of ``pool`` (in its order) whose absence lets the group fit in
     ``domain``, and whether that set is proven minimal; None when all of them are not
-    enough. Shared by eviction and consolidation (moving frees the same room)."""
+    enough. Shared by eviction and consolidation (moving frees the same room). ``evict``:
+    the pods are deleted, so the DRA devices only they hold are freed too (consolidation
+    does not count the devices of moved pods: not modelled)."""
     if not pool:
         return None
     placement = case.placement(domain)
 
     def works(victims: Sequence[Pod]) -> bool:
-        return case.fits(case.simulate(placement, infos_without(case, victims)))
+        with case.evicted(victims) if evict else nullcontext():
+            return case.fits(case.simulate(placement, infos_without(case, victims)))
 
     if not works(pool):
         return None  # freeing every candidate is not enough here

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from tasplan.dra.copies import copied_slices
 from tasplan.errors import UsageError
 from tasplan.model.node import Node
 from tasplan.model.selectors import valid_label_key, valid_label_value
@@ -29,15 +30,9 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 MAX_NODES = 100_000
 
 
-
 def copy_resource_slices(draft: Draft, like: Node, node: Node) -> None:
-    """The like-node's node-local ResourceSlices, for the new node: its devices in a pool
-    named after the new node (device identity is driver/pool/device). Devices that name
-    their node one by one (perDeviceNodeSelection) are not copied."""
-    for s in [s for s in draft.slices if s.node_name == like.name]:
-        pool = node.name if s.pool == like.name else f"{s.pool}-{node.name}"
-        draft.slices.append(replace(s, name=f"{s.name}-{node.name}", node_name=node.name,
-                                    pool=pool))
+    """The like-node's node-local ResourceSlices, for the new node (``copied_slices``)."""
+    draft.slices.extend(copied_slices(draft.slices, like.name, node.name))
 
 
 # Called as hook(draft, like, copy) for every new node: where per-node objects other than
