@@ -4,6 +4,7 @@ through the newest version tasplan understands."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tasplan.live.lister import NotServed, Reader
@@ -45,15 +46,20 @@ def scheduling_api(reader: Reader) -> SchedulingAPI:
     for version in UNDERSTOOD:
         if version not in served:
             continue
-        try:
-            listing = reader.get(f"/apis/{version}", resource=f"API {version}")
-        except NotServed:
-            continue
-        names = {r.get("name") for r in listing.get("resources") or () if isinstance(r, dict)}
-        resources = tuple(r for r in WORKLOAD_RESOURCES if r in names)
+        resources = _served(reader, version, WORKLOAD_RESOURCES)
         if resources:
             return SchedulingAPI(version, resources, served)
     return SchedulingAPI(None, (), served)
+
+
+def _served(reader: Reader, version: str, wanted: Iterable[str]) -> tuple[str, ...]:
+    """Those of ``wanted`` that the server lists under ``/apis/<version>``, in their order."""
+    try:
+        listing = reader.get(f"/apis/{version}", resource=f"API {version}")
+    except NotServed:
+        return ()
+    names = {r.get("name") for r in listing.get("resources") or () if isinstance(r, dict)}
+    return tuple(r for r in wanted if r in names)
 
 
 DRA_VERSIONS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
@@ -68,12 +74,7 @@ def resource_api(reader: Reader) -> tuple[str, tuple[str, ...]] | None:
     resources it lists (DeviceTaintRules may be served by another version only); None
     when DRA is not served."""
     for version in DRA_VERSIONS:
-        try:
-            listing = reader.get(f"/apis/{version}", resource=f"API {version}")
-        except NotServed:
-            continue
-        names = {r.get("name") for r in listing.get("resources") or () if isinstance(r, dict)}
-        resources = tuple(r for r in DRA_RESOURCES if r in names)
+        resources = _served(reader, version, DRA_RESOURCES)
         if resources:
             return version, resources
     return None
