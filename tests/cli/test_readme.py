@@ -1,6 +1,7 @@
 """The README's tour cannot drift: every ```text block that starts with ``$ tasplan ...`` is
 run (stdout not a terminal, as in a CI log or a file) and must print exactly what the README
-shows; a command that ends in ``| head -N`` must print exactly those first N lines. After an intended change of output, rewrite the blocks with::
+shows; a command that ends in ``| head -N`` must print exactly those first N lines. After an
+intended change of output, rewrite the blocks with::
 
     TASPLAN_UPDATE_GOLDEN=1 .venv/bin/pytest tests/cli/test_readme.py
 
