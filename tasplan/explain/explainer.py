@@ -71,7 +71,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
                   preempt=preempt)
-    trees = explain_trees(snapshot, result, lambda changed: plan(
+    trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt)) if result.composites else {}
     return ExplainResult(result, explanations, trees)
