@@ -141,6 +141,8 @@ class _Run:
         self._shapes: dict[str, tuple | None] = {}
         # Leaf key -> what its cycle shares with alike leaves (see ``_reuses``).
         self._reuse: dict[str, Reuse] = {}
+        # Node index -> (generation, classes of the pods assumed on it during this tree).
+        self._assumed: dict[int, tuple[int, tuple[int, ...]]] = {}
         if self._memo is not None:
             # Placed pods' affinity terms may select the tree's pods by their labels: then
             # labels are part of a pod's class (as in ``pod_signatures``). The tree's own
@@ -247,9 +249,18 @@ class _Run:
 
     def _assumed_in(self, placement: Placement) -> tuple:
         """The classes of the pods assumed during this tree on the domain's nodes."""
-        nodes, base, cls = self.nodes, self._base, self._class_of
-        return tuple((i, tuple(cls[id(p)] for p in nodes[i].pods[base[i]:]))
-                     for i in placement.nodes if len(nodes[i].pods) > base[i])
+        nodes, base, cls, known = self.nodes, self._base, self._class_of, self._assumed
+        out = []
+        for i in placement.nodes:
+            info = nodes[i]
+            if len(info.pods) > base[i]:
+                # A node's generation grows on every change: an equal one, equal pods.
+                seen = known.get(i)
+                if seen is None or seen[0] != info.generation:
+                    seen = known[i] = (info.generation,
+                                       tuple(cls[id(p)] for p in info.pods[base[i]:]))
+                out.append((i, seen[1]))
+        return tuple(out)
 
     def sub_of(self, c: CompositePodGroup, sub: dict | _Reuse) -> dict:
         """The results below ``c`` in one placement; a reused evaluation of an equivalent

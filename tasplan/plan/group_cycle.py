@@ -80,7 +80,7 @@ def schedule_group(
         signatures = pod_signatures(ctx.pending, nodes)
         cache = GroupCache(nodes, statement)
     else:
-        signatures = pod_signatures(ctx.pending, nodes, labels=reuse.labels)
+        signatures = reuse.signatures(ctx.pending, nodes)
         cache = reuse.cache
     count = counting_mode(fw, signatures)
 
@@ -167,12 +167,22 @@ class Reuse:
     on (the group's shape, the placement's nodes and their state), or None; a counted
     outcome is reused for an equal key, its pods mapped by position."""
 
-    __slots__ = ("_counted", "cache", "key", "labels")
+    __slots__ = ("_counted", "_renames", "_signatures", "cache", "key", "labels")
 
     def __init__(self, cache: GroupCache, labels: bool,
                  key: Callable[[Placement, GroupContext], Hashable | None]) -> None:
         self.cache, self.labels, self.key = cache, labels, key
         self._counted: dict[Hashable, tuple[Simulation, tuple[Pod, ...]]] = {}
+        self._renames: dict[tuple[int, int], dict[str, str]] = {}
+        self._signatures: dict[int, tuple[tuple[Pod, ...], list[tuple]]] = {}
+
+    def signatures(self, pending: tuple[Pod, ...], nodes: Sequence[NodeInfo]) -> list[tuple]:
+        """``pod_signatures`` of a group's pods, once per group."""
+        hit = self._signatures.get(id(pending))
+        if hit is None or hit[0] is not pending:
+            hit = self._signatures[id(pending)] = (
+                pending, pod_signatures(pending, nodes, labels=self.labels))
+        return hit[1]
 
     def counted(self, placement: Placement, ctx: GroupContext,
                 simulate: Callable[[], Simulation]) -> Simulation:
@@ -185,8 +195,11 @@ class Reuse:
             return sim
         sim, pods = hit
         if pods is ctx.pending:
-            return sim
-        rename = {p.key: q.key for p, q in zip(pods, ctx.pending, strict=True)}
+            return replace(sim, placement=placement)
+        rename = self._renames.get((id(pods), id(ctx.pending)))
+        if rename is None:  # both tuples live as long as this object (kept in _counted)
+            rename = self._renames[id(pods), id(ctx.pending)] = {
+                p.key: q.key for p, q in zip(pods, ctx.pending, strict=True)}
         return replace(sim, placement=placement,
                        proposed=tuple(replace(a, pod=ctx.pending[0]) for a in sim.proposed),
                        unplaced={rename[k]: v for k, v in sim.unplaced.items()},
