@@ -45,7 +45,7 @@ class Attempt:
     reason: str
 
 
-class _Undoable(Statement):
+class Undoable(Statement):
     """The re-run's commits are undone: preemption only looks."""
 
     def __init__(self) -> None:
@@ -62,7 +62,7 @@ class _Undoable(Statement):
             node.remove_pod(pod)
 
 
-def _clone(info: NodeInfo) -> NodeInfo:
+def clone(info: NodeInfo) -> NodeInfo:
     copy = info.with_pods([])
     copy.nominated = info.nominated
     return copy
@@ -84,14 +84,14 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
 
     def node(i: int) -> NodeInfo:
         if i not in copied:
-            work[i] = _clone(work[i])
+            work[i] = clone(work[i])
             copied.add(i)
         return work[i]
 
     for unit in potential:
         for pod, i in unit.pods:
             node(i).remove_pod(pod)
-    trial = _Undoable()
+    trial = Undoable()
     try:
         rerun = schedule(fw, ctx, work, trial, assign=True)
     finally:
@@ -103,7 +103,7 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
     by_key = {p.key: p for p in ctx.pending}
     index = {info.node.name: i for i, info in enumerate(work)}
     assignments = [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
-    reprieve = _Reprieve(fw, work, node, assignments)
+    reprieve = Reprieve(fw, work, node, assignments)
     victims: list[Victim] = []
     violations = 0
     for unit, broken in reprieve_order(potential, budgets):
@@ -118,7 +118,7 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                                     message, violations), message)
 
 
-class _Reprieve:
+class Reprieve:
     """Puts candidate units back while the placed pods still pass the filters."""
 
     def __init__(self, fw: Framework, work: list[NodeInfo],
