@@ -199,7 +199,7 @@ class _Run:
         on its shape and on that placement's nodes alone (``_local_only``)."""
         if ctx.scheduled:
             return None
-        return self._shape[ctx.group.key], placement.nodes, self._assumed_in(placement)
+        return self._shape[ctx.group.key], placement, self._assumed_in(placement)
 
     def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
         """Leaves with the same policy, minCount, constraint and pod classes (in order), in
@@ -208,7 +208,7 @@ class _Run:
         then mapped by position."""
         if self._memo is None or ctx.scheduled:
             return None
-        return self._shape[g.key], placement.nodes, self._assumed_in(placement)
+        return self._shape[g.key], placement, self._assumed_in(placement)
 
     def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
                ) -> GroupResult:
@@ -230,7 +230,7 @@ class _Run:
         shape = self.subtree_shape(c)
         if shape is None:
             return None
-        return shape, placement.nodes, self._assumed_in(placement)
+        return shape, placement, self._assumed_in(placement)
 
     def subtree_shape(self, m: Member) -> tuple | None:
         """None when a leaf below cannot be reused (already scheduled pods, not planned)."""

@@ -149,6 +149,14 @@ SAME_LEAF = (2, 1, 2, "rack", True, 0, None)
                          ("block", 2, [SAME_LEAF, (2, 1, 2, "rack", True, 1, None)]),
                          ("block", 1, [SAME_LEAF, SAME_LEAF, SAME_LEAF])]),
          all_assignments=False)
+# Leaves and composites without a constraint take their parent's domain with its name: the
+# same nodes under another name (a zone of one block) are another domain.
+@example(blocks=[[[(1, 1, False, 0, None)]]],
+         tree=("zone", None, [(1, 1, None, "rack", False, 0, None),
+                              (1, 1, None, None, False, 0, None),
+                              ("block", None, [(1, 1, None, "rack", False, 0, None),
+                                               (1, 1, None, None, False, 0, None)])]),
+         all_assignments=False)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(blocks=st.lists(st.lists(st.lists(node_spec, min_size=1, max_size=3), min_size=1,
