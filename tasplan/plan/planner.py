@@ -28,6 +28,7 @@ from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
+from tasplan.preemption.victims import atomic_ancestors
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
@@ -202,6 +203,10 @@ def plan(
     units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
     units += [t for t in trees if t.planned]
     priorities = {g.key: group_priority(g, by_group.get(g.key, [])) for g in snapshot.groups}
+    # Preemption units bounded by composites with disruptionMode all (trees only exist with
+    # the CompositePodGroup gate).
+    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) \
+        if composite_pod_groups else {}
     units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
                else (-priorities[u.key], u.order))
     results: list[GroupResult] = []
@@ -272,7 +277,7 @@ def plan(
         if budgets is None:
             budgets = disruption_budgets(snapshot)
         attempt = preempt_group(
-            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities),
+            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities, atomic),
             priorities[group.key], budgets, never=preemption_never(group, pending, target),
             schedule=schedule_group)
         if attempt.result is not None:
@@ -298,7 +303,7 @@ def plan(
         if budgets is None:
             budgets = disruption_budgets(snapshot)
         tried = preempt_tree(
-            fw, infos, victim_units(infos, snapshot.group_index, priorities), unit.priority,
+            fw, infos, victim_units(infos, snapshot.group_index, priorities, atomic), unit.priority,
             budgets, pending, never=tree_preemption_never(pending.values()),
             replan=lambda nodes, trial: plan_unit(unit, framework, nodes, trial, by_group,
                                                   prepare))

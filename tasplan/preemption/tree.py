@@ -120,7 +120,7 @@ def leaves_after(leaves: Sequence[GroupResult], replanned: Sequence[GroupResult]
                  found: PreemptionResult) -> tuple[GroupResult, ...]:
     """A leaf the re-plan placed gets its share of the tree's preemption: its pods'
     nominations, the victims on those nodes, its placement (the tree's whole answer is on
-    the root). The message is the re-plan's."""
+    the root). The message stays the cycle's (why it did not fit as the cluster is)."""
     again = {r.group.key: r for r in replanned}
     out = []
     for r in leaves:
@@ -132,7 +132,6 @@ def leaves_after(leaves: Sequence[GroupResult], replanned: Sequence[GroupResult]
             share = PreemptionResult(chosen.name, tuple(v for v in found.victims
                                                         if v.node in nodes),
                                      mine, found.message)
-            r = replace(r, message=after.message, preemption=share,
-                        preemption_message=found.message)
+            r = replace(r, preemption=share, preemption_message=found.message)
         out.append(r)
     return tuple(out)
