@@ -37,7 +37,7 @@ def test_docs_show_the_real_output() -> None:
 
 
 
-EXPLAIN = "tasplan explain samples/composite/train-too-big.yaml -c samples/cluster"
+EXPLAIN = "tasplan explain samples/explain/composite-too-big.yaml -c samples/cluster"
 
 
 def test_docs_show_the_real_explain_lines() -> None:
