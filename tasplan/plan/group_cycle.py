@@ -230,7 +230,7 @@ def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo], *,
     return signatures
 
 
-def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
+def counting_mode(fw: Framework, signatures: Sequence[Hashable]) -> Count:
     """How placements of a group may be decided from capacity counts: only when all its
     pending pods are one class, and fully only when no placement scorer reads nodes."""
     if len(set(signatures)) != 1:

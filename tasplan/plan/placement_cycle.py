@@ -75,7 +75,7 @@ def simulate_placement(
     same state).
     """
     members = [nodes[i] for i in placement.nodes]
-    cursors: dict[tuple, ClassCursor] = {}
+    cursors: dict[Hashable, ClassCursor] = {}
     if count != Count.NEVER:
         counted = _count(fw, ctx, placement, members, statement, cache, signatures[0])
         if counted is not None and (count == Count.ALWAYS or not counted.feasible):
