@@ -222,5 +222,6 @@ def level_summary(s: LevelShort) -> str:
     if f.resource is None or f.amount is None:
         return f"{text}; {f.child} fails in {inside}: {f.message}"
     amount = format_quantity(f.resource, f.amount)
-    each = f"every {f.key} of {inside}" if f.key else inside
+    # "every rack of 'b2'": the key's name without its prefix (JSON keeps the whole key)
+    each = f"every {f.key.rsplit('/', 1)[-1]} of {inside}" if f.key else inside
     return f"{text}; {f.child} is short {amount} {f.resource} in {each}"

@@ -1,7 +1,7 @@
 """Changes that make a whole group tree fit, each verified by re-planning every input with
 that one change (the planner's verdict on the root, without preemption):
 
-- ``minGroupCount``: the largest value below the root's that fits;
+- ``minGroupCount``: the largest value below the root's that fits (bisected);
 - ``dropConstraint``: the tree without the root's topology constraint;
 - ``evict``: the lower-priority pods whose removal makes the tree fit. They are
   kube-scheduler's own choice (workload-aware preemption for the tree, run with the tree's
@@ -9,7 +9,8 @@ that one change (the planner's verdict on the root, without preemption):
   the inputs and the tree re-planned. No suggestion when preemption finds nothing or the
   tree does not fit with its victims gone;
 - ``addNodes``: the fewest copies of a node of the root's closest domains (tried in order)
-  that make the tree fit, found by doubling then bisecting the count, each count a re-plan.
+  that make the tree fit: the largest count tried first (so a domain no count helps costs
+  one re-plan), then bisection, each count a re-plan.
 
 Every re-plan is a whole plan: groups of higher priority still come first.
 """
@@ -24,6 +25,7 @@ from tasplan.composite.result import CompositeResult
 from tasplan.model.node import Node
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import PlanResult
+from tasplan.preemption.evaluator import NO_VICTIMS, NOT_ENOUGH
 from tasplan.whatif.apply import apply_edits
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import Edit
@@ -76,12 +78,14 @@ def suggestions(snapshot: ClusterSnapshot, root: CompositeResult, replan: Replan
         return replace(snapshot, composites=tuple(changed if c.key == cpg.key else c
                                                   for c in snapshot.composites))
 
-    for count in range(cpg.min_group_count - 1, 0, -1):
-        found = fits(with_root(replace(cpg, min_group_count=count)))
-        if found is not None:
-            yield TreeSuggestion(f"set minGroupCount of {cpg.key} to {count}", found,
-                                 "minGroupCount", {"minGroupCount": count})
-            break
+    # A lower minGroupCount never makes the tree fit less (the children are planned the
+    # same way; only the count they must reach drops): if 1 does not fit, none does, else
+    # bisect for the largest that fits.
+    count, found = _largest(lambda n: fits(with_root(replace(cpg, min_group_count=n))),
+                            cpg.min_group_count - 1)
+    if found is not None:
+        yield TreeSuggestion(f"set minGroupCount of {cpg.key} to {count}", found,
+                             "minGroupCount", {"minGroupCount": count})
     if cpg.topology_key:
         found = fits(with_root(replace(cpg, topology_key=None)))
         if found is not None:
@@ -99,7 +103,9 @@ def _evictions(snapshot: ClusterSnapshot, root: CompositeResult, replan: Replan,
                fits: Callable[[ClusterSnapshot], CompositeResult | None]
                ) -> TreeSuggestion | None:
     found = root.preemption
-    if found is None:
+    # Preemption already ran and found nothing to take, or nothing that helps: a re-run
+    # with the tree's pods allowed to preempt would say the same.
+    if found is None and root.preemption_message not in (NO_VICTIMS, NOT_ENOUGH):
         leaves = tree_leaves(snapshot, root.composite.key)
         allowed = replace(snapshot, pods=tuple(
             replace(p, preemption_policy="PreemptLowerPriority")
@@ -170,17 +176,14 @@ def _template(nodes: Sequence[Node], key: str | None, domain: str | None) -> Nod
 def _fewest(works: Callable[[int], CompositeResult | None], limit: int
             ) -> tuple[int, CompositeResult | None]:
     """The smallest n in 1..limit for which ``works`` gives a result (more nodes never make
-    a fitting tree unfit): doubling, then bisection; n - 1 is proven not to work."""
-    low, n = 0, 1
-    found = None
-    while n <= limit:
-        found = works(n)
-        if found is not None:
-            break
-        low, n = n, min(n * 2, limit) if n < limit else limit + 1
+    a fitting tree unfit): ``limit`` first (a domain no count helps costs one re-plan), then
+    bisection; n - 1 is proven not to work."""
+    if limit < 1:
+        return 0, None
+    found = works(limit)
     if found is None:
         return 0, None
-    high = n
+    low, high = 0, limit
     while high - low > 1:
         mid = (low + high) // 2
         result = works(mid)
@@ -189,3 +192,23 @@ def _fewest(works: Callable[[int], CompositeResult | None], limit: int
         else:
             low = mid
     return high, found
+
+
+def _largest(works: Callable[[int], CompositeResult | None], limit: int
+             ) -> tuple[int, CompositeResult | None]:
+    """The largest n in 1..limit for which ``works`` gives a result, when ``works`` holds
+    for every n below one that works: 1 first, then bisection."""
+    if limit < 1:
+        return 0, None
+    found = works(1)
+    if found is None:
+        return 0, None
+    low, high = 1, limit + 1
+    while high - low > 1:
+        mid = (low + high) // 2
+        result = works(mid)
+        if result is not None:
+            low, found = mid, result
+        else:
+            high = mid
+    return low, found

@@ -145,8 +145,13 @@ class Reprieve:
                     and (s := p.prepare(pod, work)) is not None}
         self.plugins = {p.name: p for p in fw.cluster_state}
         self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
+        self.cross_checks = any(self.summaries.values())
 
     def try_back(self, unit: Unit) -> bool:
+        if not self.cross_checks and all(i not in self.by_node for _, i in unit.pods):
+            # No placed pod on its nodes and no cross-node filter to ask: nothing can
+            # object, and no later check reads those nodes (they stay as they are).
+            return True
         for pod, i in unit.pods:
             self.node(i).add_pod(pod)
         if all(self._node_local(i) for i in {i for _, i in unit.pods}) and self._cross(unit):
@@ -184,7 +189,7 @@ class Reprieve:
     def _cross(self, unit: Unit) -> bool:
         """Phase 2: every placed pod in order against the cross-node filters, the unit's
         pods counted and the earlier placed pods assumed. Kept summaries absorb the unit."""
-        if not any(self.summaries.values()):
+        if not self.cross_checks:
             return True
         trial = {k: {name: s.copy() for name, s in sums.items()}
                  for k, sums in self.summaries.items()}

@@ -158,3 +158,32 @@ def test_nested_tree_without_root_constraint() -> None:
                                          "(minGroupCount 2); default/s1 fails in the cluster")
     assert [s.kind for s in tree.suggestions][:1] == ["minGroupCount"]
     assert all(s.result.schedulable for s in tree.suggestions)
+
+
+def test_searches_find_the_boundary_with_few_replans() -> None:
+    """``_largest`` (minGroupCount) and ``_fewest`` (added nodes) over monotone answers: the
+    boundary, each value tried at most once, and one try when nothing works."""
+    from tasplan.composite.suggest import _fewest, _largest
+
+    for limit in range(0, 20):
+        for edge in range(0, limit + 2):
+            tried: list[int] = []
+
+            def upto(n: int, edge: int = edge, tried: list = tried):
+                tried.append(n)
+                return n if n <= edge else None
+
+            n, found = _largest(upto, limit)
+            assert (n, found) == ((min(edge, limit), min(edge, limit)) if edge >= 1 and limit
+                                  else (0, None))
+            assert len(tried) == len(set(tried)) and (edge >= 1 or len(tried) <= 1)
+            tried.clear()
+
+            def atleast(n: int, edge: int = edge, tried: list = tried):
+                tried.append(n)
+                return n if n >= edge else None
+
+            n, found = _fewest(atleast, limit)
+            works = max(edge, 1) <= limit
+            assert (n, found) == ((max(edge, 1), max(edge, 1)) if works else (0, None))
+            assert len(tried) == len(set(tried)) and (works or len(tried) <= 1)
