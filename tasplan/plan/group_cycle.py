@@ -84,12 +84,12 @@ def schedule_group(
         cache = reuse.cache
     count = counting_mode(fw, signatures)
 
-    def simulate(placement: Placement, mode: Count) -> Simulation:
+    def simulate(placement: Placement, mode: Count, keep: bool = False) -> Simulation:
         if reuse is not None and mode != Count.NEVER:
             return reuse.counted(placement, ctx, lambda: simulate_placement(
                 fw, ctx, placement, nodes, statement, cache, signatures, count=mode))
         return simulate_placement(fw, ctx, placement, nodes, statement, cache,
-                                  signatures, count=mode)
+                                  signatures, count=mode, keep=keep)
 
     try:
         nominated = (None if in_tree or not fw.target.release.nominated_placement_fast_path
@@ -127,10 +127,13 @@ def schedule_group(
                        key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
         best = order[0]
         # Counted placements get their nodes chosen pod by pod only where they are shown.
+        # When that run is the winner's alone, its pods stay assumed (``kept``).
+        kept = False
         for i in order if all_assignments else [best] if assign else []:
             if not feasible[i].simulated:
-                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER),
-                                         feasible[i])
+                kept = not all_assignments
+                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER,
+                                                  keep=kept), feasible[i])
     except PluginError as exc:
         return result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
 
@@ -148,7 +151,7 @@ def schedule_group(
     if not winner.proposed and not in_tree:  # success without a new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    _assume(winner, statement, assign, commit=not in_tree)
+    _assume(winner, statement, assign, commit=not in_tree, assumed=kept)
     message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
@@ -167,21 +170,26 @@ class Reuse:
     on (the group's shape, the placement's nodes and their state), or None; a counted
     outcome is reused for an equal key, its pods mapped by position."""
 
-    __slots__ = ("_counted", "_renames", "_signatures", "cache", "key", "labels")
+    __slots__ = ("_classes", "_counted", "_renames", "_signatures", "cache", "key", "labels")
 
     def __init__(self, cache: GroupCache, labels: bool,
                  key: Callable[[Placement, GroupContext], Hashable | None]) -> None:
         self.cache, self.labels, self.key = cache, labels, key
         self._counted: dict[Hashable, tuple[Simulation, tuple[Pod, ...]]] = {}
         self._renames: dict[tuple[int, int], dict[str, str]] = {}
-        self._signatures: dict[int, tuple[tuple[Pod, ...], list[tuple]]] = {}
+        self._signatures: dict[int, tuple[tuple[Pod, ...], list]] = {}
+        self._classes: dict[tuple, int] = {}
 
-    def signatures(self, pending: tuple[Pod, ...], nodes: Sequence[NodeInfo]) -> list[tuple]:
-        """``pod_signatures`` of a group's pods, once per group."""
+    def signatures(self, pending: tuple[Pod, ...], nodes: Sequence[NodeInfo]) -> list:
+        """The classes of a group's pods, once per group: ``pod_signatures`` numbered in
+        order of appearance across the groups sharing this object (equal signatures, equal
+        numbers), so the cycle's per-pod lookups hash small ints."""
         hit = self._signatures.get(id(pending))
         if hit is None or hit[0] is not pending:
-            hit = self._signatures[id(pending)] = (
-                pending, pod_signatures(pending, nodes, labels=self.labels))
+            classes = self._classes
+            hit = self._signatures[id(pending)] = (pending, [
+                classes.setdefault(s, len(classes))
+                for s in pod_signatures(pending, nodes, labels=self.labels)])
         return hit[1]
 
     def counted(self, placement: Placement, ctx: GroupContext,
@@ -222,7 +230,7 @@ def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo], *,
     return signatures
 
 
-def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
+def counting_mode(fw: Framework, signatures: Sequence[Hashable]) -> Count:
     """How placements of a group may be decided from capacity counts: only when all its
     pending pods are one class, and fully only when no placement scorer reads nodes."""
     if len(set(signatures)) != 1:
@@ -231,11 +239,13 @@ def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
 
 
 def _assume(winner: Simulation, statement: Statement, assign: bool, *,
-            commit: bool = True) -> None:
-    """The chosen placement's pods become part of the world for the next group."""
+            commit: bool = True, assumed: bool = False) -> None:
+    """The chosen placement's pods become part of the world for the next group
+    (``assumed``: its simulation left them assumed)."""
     if assign:
-        for assignment in winner.proposed:
-            statement.assume(assignment.pod, assignment.node)
+        if not assumed:
+            for assignment in winner.proposed:
+                statement.assume(assignment.pod, assignment.node)
         if commit:
             statement.commit()
 
