@@ -28,8 +28,8 @@ from tasplan.framework.status import Code
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
-from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, schedule_group
-from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse, schedule_group
+from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult
 
 # prepare(group) -> (framework, context) to plan the leaf with, or the result it gets
@@ -46,6 +46,18 @@ class _Level:
     scheduled: int
     evaluated: int
     error: bool = False
+
+
+class _Reuse:
+    """A composite's evaluation in one placement, kept for equivalent composites:
+    ``sub`` holds the results below ``composite`` (by its members' keys); ``proposals``
+    what the placement scorers see, computed on first use."""
+
+    __slots__ = ("composite", "level", "proposals", "sub")
+
+    def __init__(self, composite: CompositePodGroup, level: _Level, sub: dict) -> None:
+        self.composite, self.level, self.sub = composite, level, sub
+        self.proposals: list[ProposedAssignment] | None = None
 
 
 class _Error(Exception):
@@ -124,16 +136,30 @@ class _Run:
         self._class_of: dict[int, int] = {}
         self._shape: dict[str, tuple] = {}
         self._base: list[int] = []
+        # Reused evaluations of composites (see ``composite_key``) and subtree shapes.
+        self._composite_memo: dict[tuple, _Reuse] = {}
+        self._shapes: dict[str, tuple | None] = {}
+        # Leaf key -> what its cycle shares with alike leaves (see ``_reuses``).
+        self._reuse: dict[str, Reuse] = {}
+        # Node index -> (generation, classes of the pods assumed on it during this tree).
+        self._assumed: dict[int, tuple[int, tuple[int, ...]]] = {}
         if self._memo is not None:
+            # Placed pods' affinity terms may select the tree's pods by their labels: then
+            # labels are part of a pod's class (as in ``pod_signatures``). The tree's own
+            # pods add no terms (``_local_only``), so this holds for the whole tree.
+            self._labels = any(info.affinity_pods for info in nodes)
             classes: dict[tuple, int] = {}
             for key, prepared in self.prepared.items():
                 if isinstance(prepared, tuple):
-                    ids = tuple(self._class_of.setdefault(
-                        id(p), classes.setdefault(p.signature(), len(classes)))
+                    ids = tuple(self._class_of.setdefault(id(p), classes.setdefault(
+                        (p.signature(), tuple(sorted(p.labels.items())) if self._labels
+                         else None), len(classes)))
                         for p in prepared[1].pending)
                     g = prepared[1].group
-                    self._shape[key] = (g.policy, g.min_count, g.topology_key, ids)
+                    self._shape[key] = (g.policy, g.min_count, g.topology_key,
+                                        prepared[1].gated, ids)
             self._base = [len(info.pods) for info in nodes]
+            self._reuse = self._reuses()
 
     # -- reuse -----------------------------------------------------------------------------
     def _local_only(self) -> bool:
@@ -147,6 +173,34 @@ class _Run:
                    for prepared in self.prepared.values() if isinstance(prepared, tuple)
                    for p in prepared[1].pending)
 
+    def _reuses(self) -> dict[str, Reuse]:
+        """Leaves planned with the same profile whose pods of each class carry the same
+        labels share filter results, cluster summaries and counted placement outcomes
+        (``group_cycle.Reuse``). Made before anything of the tree is assumed: the caches'
+        base is the tree's start, below which the tree never rolls back."""
+        shared: dict[tuple, Reuse] = {}
+        out = {}
+        for key, prepared in self.prepared.items():
+            if not isinstance(prepared, tuple):
+                continue
+            fw, ctx = prepared
+            pairs = {(p.signature(), tuple(sorted(p.labels.items()))) for p in ctx.pending}
+            alike = len({sig for sig, _ in pairs}) == len(pairs)
+            ident = (id(fw), frozenset(pairs)) if alike else (id(fw), key)
+            reuse = shared.get(ident)
+            if reuse is None:
+                reuse = shared[ident] = Reuse(GroupCache(self.nodes, self.statement),
+                                              self._labels, self.counted_key)
+            out[key] = reuse
+        return out
+
+    def counted_key(self, placement: Placement, ctx: GroupContext) -> tuple | None:
+        """A leaf's counted outcome in one placement (its own domain, e.g. a rack) depends
+        on its shape and on that placement's nodes alone (``_local_only``)."""
+        if ctx.scheduled:
+            return None
+        return self._shape[ctx.group.key], placement, self._assumed_in(placement)
+
     def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
         """Leaves with the same policy, minCount, constraint and pod classes (in order), in
         the same domain holding the same classes of pods assumed during this tree, get the
@@ -154,24 +208,106 @@ class _Run:
         then mapped by position."""
         if self._memo is None or ctx.scheduled:
             return None
-        nodes, base, cls = self.nodes, self._base, self._class_of
-        state = tuple((i, tuple(cls[id(p)] for p in nodes[i].pods[base[i]:]))
-                      for i in placement.nodes if len(nodes[i].pods) > base[i])
-        return self._shape[g.key], placement.nodes, state
+        return self._shape[g.key], placement, self._assumed_in(placement)
 
     def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
                ) -> GroupResult:
         """An equivalent leaf's outcome for ``g``, its winner assumed as the cycle would."""
         template, keys = hit
-        rename = dict(zip(keys, (p.key for p in ctx.pending), strict=True))
-        result = replace(template, group=g, placements=tuple(
-            replace(p, assignments={rename[k]: n for k, n in p.assignments.items()},
-                    unplaced={rename[k]: r for k, r in p.unplaced.items()},
-                    diagnoses={rename[k]: d for k, d in p.diagnoses.items()})
-            for p in template.placements))
+        result = _renamed(template, g, keys, [p.key for p in ctx.pending])
         if result.schedulable:
             self.assume(result)
         return result
+
+    def composite_key(self, c: CompositePodGroup, placement: Placement) -> tuple | None:
+        """Composites whose subtrees have the same shape (policies, counts, constraints,
+        leaves' pod classes, in order), in the same domain holding the same classes of pods
+        assumed during this tree, reach the same outcome there: everything below a
+        composite happens inside its domain, and with ``_local_only`` nothing there reads
+        pods outside it. The root (one evaluation per domain) is not kept."""
+        if self._memo is None or c.parent is None:
+            return None
+        shape = self.subtree_shape(c)
+        if shape is None:
+            return None
+        return shape, placement, self._assumed_in(placement)
+
+    def subtree_shape(self, m: Member) -> tuple | None:
+        """None when a leaf below cannot be reused (already scheduled pods, not planned)."""
+        if m.key in self._shapes:
+            return self._shapes[m.key]
+        if isinstance(m, PodGroup):
+            prepared = self.prepared[m.key]
+            shape = None if (not isinstance(prepared, tuple) or prepared[1].scheduled) else (
+                id(prepared[0]), self._shape[m.key])
+        else:
+            kids = tuple(self.subtree_shape(k) for k in self.tree.children.get(m.key, ()))
+            shape = None if None in kids else (m.policy, m.min_group_count, m.topology_key,
+                                               kids)
+        self._shapes[m.key] = shape
+        return shape
+
+    def _assumed_in(self, placement: Placement) -> tuple:
+        """The classes of the pods assumed during this tree on the domain's nodes."""
+        nodes, base, cls, known = self.nodes, self._base, self._class_of, self._assumed
+        out = []
+        for i in placement.nodes:
+            info = nodes[i]
+            if len(info.pods) > base[i]:
+                # A node's generation grows on every change: an equal one, equal pods.
+                seen = known.get(i)
+                if seen is None or seen[0] != info.generation:
+                    seen = known[i] = (info.generation,
+                                       tuple(cls[id(p)] for p in info.pods[base[i]:]))
+                out.append((i, seen[1]))
+        return tuple(out)
+
+    def sub_of(self, c: CompositePodGroup, sub: dict | _Reuse) -> dict:
+        """The results below ``c`` in one placement; a reused evaluation of an equivalent
+        composite is renamed member by member (the subtrees have the same shape)."""
+        if isinstance(sub, dict):
+            return sub
+        if sub.composite is c:
+            return sub.sub
+        out: dict[str, object] = {}
+        for t, m in zip(self.members_under(sub.composite), self.members_under(c), strict=True):
+            value = sub.sub.get(t.key)
+            if value is None:
+                continue
+            if isinstance(value, GroupResult):
+                value = _renamed(value, m, [p.key for p in self.prepared[t.key][1].pending],
+                                 [p.key for p in self.prepared[m.key][1].pending])
+            elif isinstance(value, CompositeResult):
+                value = replace(value, composite=m, children=tuple(
+                    (k.kind, k.key) for k in self.tree.children.get(m.key, ())))
+            out[m.key] = value
+        return out
+
+    def members_under(self, c: CompositePodGroup) -> Iterator[Member]:
+        """``c`` and its subtree in pre-order."""
+        yield c
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, PodGroup):
+                yield child
+            else:
+                yield from self.members_under(child)
+
+    def proposals(self, c: CompositePodGroup, sub: dict | _Reuse
+                  ) -> Sequence[ProposedAssignment]:
+        """What the placement scorers see of ``c`` in one placement. Of a reused evaluation,
+        the equivalent composite's pods (the same classes on the same nodes), counted per
+        class and node, computed once."""
+        if isinstance(sub, dict):
+            return self.proposed(c, sub)
+        if sub.proposals is None:
+            counts: dict[tuple[int, int], list] = {}
+            for a in self.proposed(sub.composite, sub.sub):
+                entry = counts.setdefault((self._class_of[id(a.pod)], a.node.index),
+                                          [a.pod, a.node, 0])
+                entry[2] += a.count
+            sub.proposals = [ProposedAssignment(pod, node, n) for pod, node, n in
+                             counts.values()]
+        return sub.proposals
 
     # -- gating -------------------------------------------------------------------------
     def ready(self, member: Member) -> bool:
@@ -218,18 +354,24 @@ class _Run:
         if not placements:
             return self._record(c, out, _Level(
                 False, f"{NO_PLACEMENTS}: no node carries the label {c.topology_key}", 0, 0))
-        evaluations: list[tuple[Placement, _Level, dict]] = []
+        evaluations: list[tuple[Placement, _Level, dict | _Reuse]] = []
         for placement in placements:
-            checkpoint = self.statement.checkpoint()
-            sub: dict[str, object] = {}
-            level = self.default(c, placement, sub)
-            self.statement.rollback(checkpoint)
-            evaluations.append((placement, level, sub))
+            key = self.composite_key(c, placement)
+            reuse = self._composite_memo.get(key) if key is not None else None
+            if reuse is None:
+                checkpoint = self.statement.checkpoint()
+                sub: dict[str, object] = {}
+                level = self.default(c, placement, sub)
+                self.statement.rollback(checkpoint)
+                if key is not None:
+                    reuse = self._composite_memo[key] = _Reuse(c, level, sub)
+            evaluations.append((placement, level, sub) if reuse is None else
+                               (placement, reuse.level, reuse))
         feasible = [e for e in evaluations if e[1].success]
         rows = {e[0].name: e for e in evaluations}
         if not feasible:
             first = evaluations[0]
-            out.update(first[2])
+            out.update(self.sub_of(c, first[2]))
             message = (f"0/{len(evaluations)} placements are available, first placement "
                        f"status: {first[1].message}")
             return self._record(c, out, replace(first[1], success=False, message=message),
@@ -238,7 +380,7 @@ class _Run:
         if len(feasible) == 1:
             parts, totals = [{}], [None]
         else:
-            candidates = [(p, self.proposed(c, sub)) for p, _, sub in feasible]
+            candidates = [(p, self.proposals(c, sub)) for p, _, sub in feasible]
             try:
                 parts = self.fw.run_placement_score(ctx, candidates, self.nodes)
             except PluginError as exc:
@@ -249,6 +391,7 @@ class _Run:
         best = order[0]
         tied = tuple(feasible[i][0].name for i in order[1:] if totals[i] == totals[best])
         placement, level, sub = feasible[best]
+        sub = self.sub_of(c, sub)
         for leaf in self.successful_leaves(c, sub):
             self.assume(leaf)
         out.update(sub)
@@ -304,7 +447,8 @@ class _Run:
             result = self.replay(hit, g, ctx)
         else:
             result = schedule_group(fw, ctx, self.nodes, self.statement,
-                                    all_assignments=self.all_assignments, parent=placement)
+                                    all_assignments=self.all_assignments, parent=placement,
+                                    reuse=self._reuse.get(g.key))
             if key is not None and not result.error:
                 self._memo[key] = (result, [p.key for p in ctx.pending])
         if result.error:
@@ -427,3 +571,13 @@ def _row(e: tuple[Placement, _Level, dict], children: int, *, score: int | None 
                               level.message, level.scheduled, level.evaluated, children,
                               score, scores or {}, tied)
 
+
+def _renamed(template: GroupResult, g: PodGroup, keys: Sequence[str], to: Sequence[str]
+             ) -> GroupResult:
+    """An equivalent leaf's result for ``g``: pods mapped by position."""
+    rename = dict(zip(keys, to, strict=True))
+    return replace(template, group=g, placements=tuple(
+        replace(p, assignments={rename[k]: n for k, n in p.assignments.items()},
+                unplaced={rename[k]: r for k, r in p.unplaced.items()},
+                diagnoses={rename[k]: d for k, d in p.diagnoses.items()})
+        for p in template.placements))

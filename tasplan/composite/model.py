@@ -35,6 +35,9 @@ class CompositePodGroup:
     order: int
     priority: int | None = None
     priority_class_name: str = ""
+    # spec.disruptionMode all: as a preemption victim the whole subtree goes at once (the
+    # highest such ancestor of a PodGroup bounds its unit).
+    disrupt_all: bool = False
 
     kind = KIND
 

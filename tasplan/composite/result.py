@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from tasplan.composite.model import CompositePodGroup
 from tasplan.plan.fidelity import Note
+from tasplan.preemption.result import PreemptionResult
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,7 @@ class CompositeResult:
     notes: tuple[Note, ...] = ()
     position: int = 0
     scheduler_name: str = ""
+    # A root that did not fit: workload-aware preemption's answer for the whole tree (its
+    # placement is the root's domain) and upstream's status text when it was tried.
+    preemption: PreemptionResult | None = None
+    preemption_message: str = ""

@@ -26,6 +26,8 @@ class CompositeSpec:
     topology_key: str | None
     priority: int | None = None
     priority_class_name: str = ""
+    # spec.disruptionMode: True for all (the whole subtree is one preemption victim)
+    disrupt_all: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,10 @@ def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str,
     if priority is not None:
         priority = f.integer(priority, f"{path}.priority")
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    return CompositeSpec(policy, count, key, priority, pcn)
+    from tasplan.load.scheduling import disruption_mode_of  # the loader imports this module
+
+    return CompositeSpec(policy, count, key, priority, pcn, disruption_mode_of(
+        f, raw.get("disruptionMode"), f"{path}.disruptionMode"))
 
 
 def decode_template_tree(f: ObjectFields, items: object, path: str,

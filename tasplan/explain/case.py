@@ -75,6 +75,8 @@ class Case:
     # Every group of the input by key, and each group's priority (preemption units).
     groups: Mapping[str, PodGroup] = field(default_factory=dict)
     priorities: Mapping[str, int] = field(default_factory=dict)
+    # PodGroup key -> the composite bounding its preemption unit (victims.atomic_ancestors)
+    atomic: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def group(self) -> PodGroup:

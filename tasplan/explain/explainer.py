@@ -30,10 +30,11 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
-from tasplan.plan.planner import group_priority, plan
+from tasplan.plan.planner import group_priority, plan, target_for
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import disruption_budgets
-from tasplan.target import Target
+from tasplan.preemption.victims import atomic_ancestors
+from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
 SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
@@ -52,6 +53,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     memo: dict = {}
     priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
                   for g in snapshot.groups}
+    trees_on = (target or target_for(snapshot)).enabled(COMPOSITE_POD_GROUP)
+    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on else {}
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
@@ -61,7 +64,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             trial.undo()  # explain in the state the group was planned in
             case = Case(fw, ctx, infos, result, needed(ctx, result), priorities[ctx.group.key],
                         budgets, node_index, assignments=all_assignments, memo=memo,
-                        groups=snapshot.group_index, priorities=priorities)
+                        groups=snapshot.group_index, priorities=priorities, atomic=atomic)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)
@@ -71,7 +74,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
                   preempt=preempt)
-    trees = explain_trees(snapshot, result, lambda changed: plan(
+    trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt)) if result.composites else {}
     return ExplainResult(result, explanations, trees)

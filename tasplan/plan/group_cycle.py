@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
 
 from tasplan.errors import InternalError
 from tasplan.framework.node_info import NodeInfo
@@ -31,6 +32,7 @@ def schedule_group(
     all_assignments: bool = False,
     assign: bool = True,
     parent: Placement | None = None,
+    reuse: Reuse | None = None,
 ) -> GroupResult:
     """``parent``: the domain of the CompositePodGroup this group is a leaf of (tasplan.composite
     drives the cycle for each leaf inside its parent's placement). Then, as upstream does for
@@ -40,7 +42,8 @@ def schedule_group(
 ``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
     the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
     that show no assignments): the verdict and the selected placement are the same, but a
-    counted winner gets no pod-by-pod node choice and nothing is assumed."""
+    counted winner gets no pod-by-pod node choice and nothing is assumed.
+``reuse``: what the caller lets equivalent groups share (see ``Reuse``)."""
     group = ctx.group
     pending, scheduled = len(ctx.pending), len(ctx.scheduled)
 
@@ -73,13 +76,20 @@ def schedule_group(
         return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
 
     dra = any(p.claims for p in ctx.pending)
-    signatures = pod_signatures(ctx.pending, nodes)
-    cache = GroupCache(nodes, statement)
+    if reuse is None:
+        signatures = pod_signatures(ctx.pending, nodes)
+        cache = GroupCache(nodes, statement)
+    else:
+        signatures = reuse.signatures(ctx.pending, nodes)
+        cache = reuse.cache
     count = counting_mode(fw, signatures)
 
-    def simulate(placement: Placement, mode: Count) -> Simulation:
+    def simulate(placement: Placement, mode: Count, keep: bool = False) -> Simulation:
+        if reuse is not None and mode != Count.NEVER:
+            return reuse.counted(placement, ctx, lambda: simulate_placement(
+                fw, ctx, placement, nodes, statement, cache, signatures, count=mode))
         return simulate_placement(fw, ctx, placement, nodes, statement, cache,
-                                  signatures, count=mode)
+                                  signatures, count=mode, keep=keep)
 
     try:
         nominated = (None if in_tree or not fw.target.release.nominated_placement_fast_path
@@ -117,10 +127,13 @@ def schedule_group(
                        key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
         best = order[0]
         # Counted placements get their nodes chosen pod by pod only where they are shown.
+        # When that run is the winner's alone, its pods stay assumed (``kept``).
+        kept = False
         for i in order if all_assignments else [best] if assign else []:
             if not feasible[i].simulated:
-                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER),
-                                         feasible[i])
+                kept = not all_assignments
+                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER,
+                                                  keep=kept), feasible[i])
     except PluginError as exc:
         return result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
 
@@ -138,17 +151,78 @@ def schedule_group(
     if not winner.proposed and not in_tree:  # success without a new pod is not progress
         return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
 
-    _assume(winner, statement, assign, commit=not in_tree)
+    _assume(winner, statement, assign, commit=not in_tree, assumed=kept)
     message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
                f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
     return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
 
 
-def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo]) -> list[tuple]:
+class Reuse:
+    """What a caller planning many equivalent groups from related states lets their cycles
+    share (tasplan.composite: the leaves of a tree, whose pods have no pod affinity, spread,
+    claims or nominations, so a placement's outcome depends only on its own nodes).
+
+    ``cache``: static filter results and cluster-state summaries; the caller shares one
+    only between groups whose pods are alike (equal signatures and labels) and never rolls
+    the Statement back below its base. ``labels``: whether placed pods carry affinity
+    terms (fixed while the groups' own pods have none; see ``pod_signatures``).
+    ``key(placement, ctx)``: names everything a counted outcome in that placement depends
+    on (the group's shape, the placement's nodes and their state), or None; a counted
+    outcome is reused for an equal key, its pods mapped by position."""
+
+    __slots__ = ("_classes", "_counted", "_renames", "_signatures", "cache", "key", "labels")
+
+    def __init__(self, cache: GroupCache, labels: bool,
+                 key: Callable[[Placement, GroupContext], Hashable | None]) -> None:
+        self.cache, self.labels, self.key = cache, labels, key
+        self._counted: dict[Hashable, tuple[Simulation, tuple[Pod, ...]]] = {}
+        self._renames: dict[tuple[int, int], dict[str, str]] = {}
+        self._signatures: dict[int, tuple[tuple[Pod, ...], list]] = {}
+        self._classes: dict[tuple, int] = {}
+
+    def signatures(self, pending: tuple[Pod, ...], nodes: Sequence[NodeInfo]) -> list:
+        """The classes of a group's pods, once per group: ``pod_signatures`` numbered in
+        order of appearance across the groups sharing this object (equal signatures, equal
+        numbers), so the cycle's per-pod lookups hash small ints."""
+        hit = self._signatures.get(id(pending))
+        if hit is None or hit[0] is not pending:
+            classes = self._classes
+            hit = self._signatures[id(pending)] = (pending, [
+                classes.setdefault(s, len(classes))
+                for s in pod_signatures(pending, nodes, labels=self.labels)])
+        return hit[1]
+
+    def counted(self, placement: Placement, ctx: GroupContext,
+                simulate: Callable[[], Simulation]) -> Simulation:
+        key = self.key(placement, ctx)
+        hit = self._counted.get(key) if key is not None else None
+        if hit is None:
+            sim = simulate()
+            if key is not None and not sim.simulated:
+                self._counted[key] = (sim, ctx.pending)
+            return sim
+        sim, pods = hit
+        if pods is ctx.pending:
+            return replace(sim, placement=placement)
+        rename = self._renames.get((id(pods), id(ctx.pending)))
+        if rename is None:  # both tuples live as long as this object (kept in _counted)
+            rename = self._renames[id(pods), id(ctx.pending)] = {
+                p.key: q.key for p, q in zip(pods, ctx.pending, strict=True)}
+        return replace(sim, placement=placement,
+                       proposed=tuple(replace(a, pod=ctx.pending[0]) for a in sim.proposed),
+                       unplaced={rename[k]: v for k, v in sim.unplaced.items()},
+                       diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+
+
+def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo], *,
+                   labels: bool | None = None) -> list[tuple]:
     """Equivalence-class keys of the pending pods (``Pod.signature``), plus their labels when
-    affinity terms may select pending pods by them."""
+    affinity terms may select pending pods by them. ``labels``: whether placed pods carry
+    affinity terms, when the caller knows (otherwise every node is looked at)."""
     signatures = [pod.signature() for pod in pending]
-    if any(p.pod_affinity for p in pending) or any(info.affinity_pods for info in nodes):
+    if labels is None:
+        labels = any(info.affinity_pods for info in nodes)
+    if labels or any(p.pod_affinity for p in pending):
         # Placed pods' affinity terms, and those of group pods placed earlier in the cycle,
         # may select pending pods by their labels.
         signatures = [(*s, tuple(sorted(p.labels.items())))
@@ -156,7 +230,7 @@ def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo]) -> list[tu
     return signatures
 
 
-def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
+def counting_mode(fw: Framework, signatures: Sequence[Hashable]) -> Count:
     """How placements of a group may be decided from capacity counts: only when all its
     pending pods are one class, and fully only when no placement scorer reads nodes."""
     if len(set(signatures)) != 1:
@@ -165,11 +239,13 @@ def counting_mode(fw: Framework, signatures: Sequence[tuple]) -> Count:
 
 
 def _assume(winner: Simulation, statement: Statement, assign: bool, *,
-            commit: bool = True) -> None:
-    """The chosen placement's pods become part of the world for the next group."""
+            commit: bool = True, assumed: bool = False) -> None:
+    """The chosen placement's pods become part of the world for the next group
+    (``assumed``: its simulation left them assumed)."""
     if assign:
-        for assignment in winner.proposed:
-            statement.assume(assignment.pod, assignment.node)
+        if not assumed:
+            for assignment in winner.proposed:
+                statement.assume(assignment.pod, assignment.node)
         if commit:
             statement.commit()
 

@@ -4,7 +4,7 @@ PlacementFeasible after every pod, then roll back (upstream
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -60,19 +60,22 @@ def simulate_placement(
     nodes: Sequence[NodeInfo],
     statement: Statement,
     cache: GroupCache,
-    signatures: Sequence[tuple],
+    signatures: Sequence[Hashable],
     *,
     count: Count = Count.NEVER,
+    keep: bool = False,
 ) -> Simulation:
     """Evaluate one placement from the current state and leave that state unchanged.
 
     ``cache`` is shared by all placements of the group (static filter results and cluster
     summaries per pod class).
     ``count`` says when a group of identical pods may be decided from exact capacity counts
-    instead of pod-by-pod node choice (see ``_count``).
+    instead of pod-by-pod node choice (see ``_count``). ``keep``: leave the pods placed
+    pod by pod assumed (the caller takes this placement: assuming them again would give the
+    same state).
     """
     members = [nodes[i] for i in placement.nodes]
-    cursors: dict[tuple, ClassCursor] = {}
+    cursors: dict[Hashable, ClassCursor] = {}
     if count != Count.NEVER:
         counted = _count(fw, ctx, placement, members, statement, cache, signatures[0])
         if counted is not None and (count == Count.ALWAYS or not counted.feasible):
@@ -114,7 +117,8 @@ def simulate_placement(
     free = _free(members)
     allocations = fw.allocations_since(mark)
     devices, per_pod = fw.device_report(ctx.pending, members, allocations)
-    statement.rollback(checkpoint)
+    if not keep:
+        statement.rollback(checkpoint)
     return Simulation(placement, status, tuple(proposed), len(proposed), unplaced, diagnoses,
                       {**free, **devices}, allocations=allocations, devices=per_pod)
 
@@ -133,7 +137,7 @@ def _count(
     members: list[NodeInfo],
     statement: Statement,
     cache: GroupCache,
-    signature: tuple,
+    signature: Hashable,
 ) -> Simulation | None:
     """For a group of identical pods the outcome sequence is known without choosing nodes:
     the greedy loop fills nodes until none can take another pod, so the first

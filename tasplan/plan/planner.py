@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from tasplan.composite.planning import composite_gate_note, plan_unit, units_of
+from tasplan.composite.algorithm import TreeOutcome
+from tasplan.composite.planning import TreeUnit, composite_gate_note, plan_unit, units_of
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
@@ -26,6 +27,8 @@ from tasplan.plugins.registry import in_tree_registry
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.result import PreemptionResult
+from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
+from tasplan.preemption.victims import atomic_ancestors
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
@@ -200,6 +203,10 @@ def plan(
     units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
     units += [t for t in trees if t.planned]
     priorities = {g.key: group_priority(g, by_group.get(g.key, [])) for g in snapshot.groups}
+    # Preemption units bounded by composites with disruptionMode all (trees only exist with
+    # the CompositePodGroup gate).
+    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) \
+        if composite_pod_groups else {}
     units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
                else (-priorities[u.key], u.order))
     results: list[GroupResult] = []
@@ -270,7 +277,7 @@ def plan(
         if budgets is None:
             budgets = disruption_budgets(snapshot)
         attempt = preempt_group(
-            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities),
+            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities, atomic),
             priorities[group.key], budgets, never=preemption_never(group, pending, target),
             schedule=schedule_group)
         if attempt.result is not None:
@@ -278,10 +285,42 @@ def plan(
             _drop_nominations(infos, list(pending))
         return replace(result, preemption=attempt.result, preemption_message=attempt.reason)
 
+    def preempt_tree_for(unit: TreeUnit, outcome: TreeOutcome) -> TreeOutcome:
+        """Workload-aware preemption for a tree whose root the algorithm found
+        unschedulable (v1.37+: the whole tree is the preemptor)."""
+        nonlocal budgets
+        root = outcome.composites[0] if outcome.composites else None
+        if not (preempt and root is not None and root.composite.parent is None
+                and not root.schedulable and not root.error and root.placements):
+            return outcome
+        contexts = [p for g in unit.leaves if isinstance(p := prepare(g), tuple)]
+        pending = {p.key: p for _, ctx in contexts for p in ctx.pending}
+        if not pending:
+            return outcome
+        fw = contexts[0][0]
+        if not preemption_enabled(fw, target, None):
+            return outcome
+        if budgets is None:
+            budgets = disruption_budgets(snapshot)
+        tried = preempt_tree(
+            fw, infos, victim_units(infos, snapshot.group_index, priorities, atomic), unit.priority,
+            budgets, pending, never=tree_preemption_never(pending.values()),
+            replan=lambda nodes, trial: plan_unit(unit, framework, nodes, trial, by_group,
+                                                  prepare))
+        found = tried.attempt.result
+        root = replace(root, preemption=found, preemption_message=tried.attempt.reason)
+        if found is None or tried.outcome is None:
+            return TreeOutcome(outcome.leaves, (root, *outcome.composites[1:]))
+        _apply(found, infos, list(pending.values()), statement, evicted, snapshot)
+        _drop_nominations(infos, list(pending.values()))
+        return TreeOutcome(leaves_after(outcome.leaves, tried.outcome.leaves, found),
+                           (root, *outcome.composites[1:]))
+
     for unit in units:
         if not isinstance(unit, PodGroup):
-            outcome = plan_unit(unit, framework, infos, statement, by_group, prepare,
-                                all_assignments=all_assignments)
+            outcome = preempt_tree_for(unit, plan_unit(
+                unit, framework, infos, statement, by_group, prepare,
+                all_assignments=all_assignments))
             composites += [replace(c, position=len(results)) for c in outcome.composites]
             results += [finish(prepare(r.group), r) for r in outcome.leaves]
             continue
@@ -301,11 +340,12 @@ CONSTRAINED_NOT_SUPPORTED = ("workload aware preemption is not supported for pod
                              "with scheduling constraints")
 
 
-def preemption_enabled(fw: Framework, target: Target, group: PodGroup) -> bool:
-    """The release runs workload-aware preemption for this group and the profile has
-    DefaultPreemption (the only PodGroupPostFilter plugin)."""
-    return (target.preemption_for(group.topology_key is not None)
-            and DEFAULT_PREEMPTION in fw.profile.unmodelled)
+def preemption_enabled(fw: Framework, target: Target, group: PodGroup | None) -> bool:
+    """The release runs workload-aware preemption for this group (None: a group tree,
+    which always has topology constraints to honour) and the profile has DefaultPreemption
+    (the only PodGroupPostFilter plugin)."""
+    constrained = group is None or group.topology_key is not None
+    return target.preemption_for(constrained) and DEFAULT_PREEMPTION in fw.profile.unmodelled
 
 
 def preemption_never(group: PodGroup, pending: Sequence[Pod], target: Target) -> bool:

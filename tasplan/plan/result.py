@@ -112,6 +112,7 @@ class PlanResult:
     @property
     def schedulable(self) -> bool:
         """Every group is scheduled, now or once its preemption victims are gone (what the
-        exit status reports), and every CompositePodGroup tree."""
+        exit status reports), and every CompositePodGroup tree (now or after preemption)."""
         return all(g.outcome in ("scheduled", "scheduled-after-preemption")
-                   for g in self.groups) and all(c.schedulable for c in self.composites)
+                   for g in self.groups) and all(c.schedulable or c.preemption is not None
+                                                 for c in self.composites)

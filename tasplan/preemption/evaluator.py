@@ -73,6 +73,29 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
             *, never: bool, schedule: Schedule) -> Attempt:
     """``priority``: the group's; ``never``: its preemption policy is Never; ``schedule``:
     ``schedule_group`` (passed in: the group cycle is the caller's)."""
+    def rerun(work: list[NodeInfo], trial: Statement) -> Placed | None:
+        result = schedule(fw, ctx, work, trial, assign=True)
+        chosen = result.selected_placement
+        if not result.schedulable or chosen is None:
+            return None
+        by_key = {p.key: p for p in ctx.pending}
+        index = {info.node.name: i for i, info in enumerate(work)}
+        return chosen.name, [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
+
+    return select_victims(fw, infos, candidates, priority, budgets, never=never, rerun=rerun)
+
+
+# rerun(nodes without the candidates, trial statement) -> (placement name, [(pod, node
+# index)] in placement order) when the preemptor fits there, else None
+Placed = tuple[str, list[tuple[Pod, int]]]
+Rerun = Callable[[list[NodeInfo], Statement], "Placed | None"]
+
+
+def select_victims(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[Unit],
+                   priority: int, budgets: Sequence[DisruptionBudget], *, never: bool,
+                   rerun: Rerun) -> Attempt:
+    """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle,
+    whose assumptions are undone."""
     if never:
         return Attempt(None, NEVER)
     potential = [u for u in candidates if u.priority < priority]
@@ -93,16 +116,13 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
             node(i).remove_pod(pod)
     trial = _Undoable()
     try:
-        rerun = schedule(fw, ctx, work, trial, assign=True)
+        placed = rerun(work, trial)
     finally:
         trial.undo()
-    chosen = rerun.selected_placement
-    if not rerun.schedulable or chosen is None:
+    if placed is None:
         return Attempt(None, NOT_ENOUGH)
 
-    by_key = {p.key: p for p in ctx.pending}
-    index = {info.node.name: i for i, info in enumerate(work)}
-    assignments = [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
+    name, assignments = placed
     reprieve = _Reprieve(fw, work, node, assignments)
     victims: list[Victim] = []
     violations = 0
@@ -113,7 +133,7 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                            for p, i in unit.pods)
     victims.sort(key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
-    return Attempt(PreemptionResult(chosen.name, tuple(victims),
+    return Attempt(PreemptionResult(name, tuple(victims),
                                     {p.key: work[i].node.name for p, i in assignments},
                                     message, violations), message)
 
@@ -145,8 +165,13 @@ class _Reprieve:
                     and (s := p.prepare(pod, work)) is not None}
         self.plugins = {p.name: p for p in fw.cluster_state}
         self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
+        self.cross_checks = any(self.summaries.values())
 
     def try_back(self, unit: Unit) -> bool:
+        if not self.cross_checks and all(i not in self.by_node for _, i in unit.pods):
+            # No placed pod on its nodes and no cross-node filter to ask: nothing can
+            # object, and no later check reads those nodes (they stay as they are).
+            return True
         for pod, i in unit.pods:
             self.node(i).add_pod(pod)
         if all(self._node_local(i) for i in {i for _, i in unit.pods}) and self._cross(unit):
@@ -184,7 +209,7 @@ class _Reprieve:
     def _cross(self, unit: Unit) -> bool:
         """Phase 2: every placed pod in order against the cross-node filters, the unit's
         pods counted and the earlier placed pods assumed. Kept summaries absorb the unit."""
-        if not any(self.summaries.values()):
+        if not self.cross_checks:
             return True
         trial = {k: {name: s.copy() for name, s in sums.items()}
                  for k, sums in self.summaries.items()}

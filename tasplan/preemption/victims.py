@@ -2,15 +2,19 @@
 ``MoreImportantVictim``, ``FilterVictimsWithPDBViolation``, ``prepareDomainVictims``).
 
 A pod of a group whose ``disruptionMode`` is all is evicted with every scheduled pod of
-that group; any other pod alone. A pod that belongs to a group has the group's priority
-(upstream: the PodGroup's priority is authoritative, whatever the pod's own).
+that group; any other pod alone. In a CompositePodGroup tree the highest ancestor whose
+``disruptionMode`` is all bounds the unit: every scheduled pod of its subtree goes at once
+(upstream ``getHighestAllAncestor``; an all composite overrides single below it). A pod that
+belongs to a group has the group's priority (upstream: the PodGroup's priority is
+authoritative, whatever the pod's own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from tasplan.composite.model import CompositePodGroup
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
@@ -44,21 +48,45 @@ class Unit:
         return (-self.priority, not self.in_group, size, self.first_seen)
 
 
+def atomic_ancestors(groups: Iterable[PodGroup], composites: Iterable[CompositePodGroup]
+                     ) -> dict[str, str]:
+    """PodGroup key -> key of its highest ancestor CompositePodGroup whose disruptionMode
+    is all, for the PodGroups that have one. Walks are bounded (cycles and dangling parents
+    end them)."""
+    by_key = {c.key: c for c in composites}
+    out = {}
+    for g in groups:
+        key, highest, steps = g.parent, None, 0
+        while key is not None and key in by_key and steps <= len(by_key):
+            c = by_key[key]
+            if c.disrupt_all:
+                highest = c.key
+            key, steps = c.parent, steps + 1
+        if highest is not None:
+            out[g.key] = highest
+    return out
+
+
 def units(infos: Sequence[NodeInfo], groups: Mapping[str, PodGroup],
-          priorities: Mapping[str, int]) -> list[Unit]:
-    """Every pod on a node as an eviction unit (whole groups for disruptionMode all), in
-    node order. ``priorities``: a group's priority by key."""
+          priorities: Mapping[str, int], atomic: Mapping[str, str] | None = None
+          ) -> list[Unit]:
+    """Every pod on a node as an eviction unit (whole groups for disruptionMode all, whole
+    subtrees of ``atomic``: PodGroup key -> the composite bounding its unit), in node
+    order. ``priorities``: a group's priority by key."""
     whole: dict[str, list[tuple[Pod, int]]] = {}
     out: list[Unit] = []
+    atomic = atomic or {}
     for info in infos:
         for pod in info.pods:
             group = groups.get(pod.group) if pod.group is not None else None
             priority = priorities.get(pod.group, pod.priority) if group else pod.priority
-            if group is not None and group.disrupt_all:
-                members = whole.get(group.key)
+            bound = None if group is None else atomic.get(group.key) or (
+                group.key if group.disrupt_all else None)
+            if bound is not None:
+                members = whole.get(bound)
                 if members is None:
-                    members = whole[group.key] = []
-                    out.append(Unit((), priority, group.key, True))
+                    members = whole[bound] = []
+                    out.append(Unit((), priority, bound, True))
                 members.append((pod, info.index))
             else:
                 out.append(Unit(((pod, info.index),), priority,

@@ -106,6 +106,8 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
         "tiedWith": list(c.tied_with),
         "message": c.message,
         "error": c.error,
+        "preemption": _preemption(c.preemption),
+        "preemptionMessage": c.preemption_message or None,
         "notes": [{"code": n.code, "message": n.message} for n in c.notes],
         "placements": [{
             "name": p.name,

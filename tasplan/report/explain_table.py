@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from tasplan.composite.explain import level_summary
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
@@ -164,17 +165,17 @@ def render_tree_explanation(e) -> RenderableType:
     (tasplan.composite.explain.TreeExplanation)."""
     parts: list[RenderableType] = []
     for level in e.levels:
-        where = f"{level.domain!r} holds" if level.domain is not None else "holds"
-        parts.append(Text(f"{level.composite}: {where} {level.scheduled} of {level.children} "
-                          f"child group(s), minGroupCount {level.needed}: {level.status}"))
+        parts.append(Text(f"{level.composite}: {level_summary(level)}"))
+        if level.shortfall is None:
+            parts.append(Text(f"  {level.status}", style="dim"))
     if e.first_failed_child is not None:
         name, message, domain = e.first_failed_child
         parts.append(Text(f"first child that failed in {domain!r} (the domain kube-scheduler "
                           f"reports): {name}: {message}"))
     parts.append(Text("suggestions, each verified by re-planning the whole tree:", style="italic")
                  if e.suggestions else
-                 Text("no single change tried (minGroupCount, the root's constraint) makes the "
-                      "tree fit", style="italic"))
+                 Text("no single change tried (minGroupCount, the root's constraint, "
+                      "evictions, added nodes) makes the tree fit", style="italic"))
     for n, s in enumerate(e.suggestions, 1):
         parts.append(Text.assemble(f" {n}. {s.change} ", ("→", "bold"),
                                    (f" fits in {s.result.selected!r}", "green"),

@@ -10,6 +10,7 @@ from rich.tree import Tree
 
 from tasplan.composite.result import CompositeResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.preemption.result import PreemptionResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
 from tasplan.report.tree_order import report_order
@@ -62,9 +63,16 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
         parts.append(table.fit(width))
     if cpg.parent is None or cpg.parent not in composites:
         parts.append(_tree(c, leaves, composites))
-    style = "bold green" if c.schedulable else "bold red"
-    verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else "UNSCHEDULABLE")
+    if c.preemption is not None:
+        parts.extend(_disruption(c.preemption, "tree", width))
+    style = "bold green" if c.schedulable else (
+        "bold yellow" if c.preemption is not None else "bold red")
+    verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else (
+        "SCHEDULABLE AFTER PREEMPTION" if c.preemption is not None else "UNSCHEDULABLE"))
     parts.append(Text.assemble((f"{verdict}: ", style), c.message))
+    if c.preemption_message:
+        parts.append(Text(f"preemption: {c.preemption_message}",
+                          style="yellow" if c.preemption else "dim"))
     for note in c.notes:
         parts.append(Text.assemble(("note ", "yellow"), (f"[{note.code}] ", "dim"), note.message))
     yield Group(*parts)
@@ -155,8 +163,12 @@ def verdict(g: GroupResult, width: int | None = None) -> list[RenderableType]:
 
 def _preemption(g: GroupResult, width: int | None) -> Iterator[RenderableType]:
     """The disruption: who is evicted, and where the group's pods are nominated."""
-    p = g.preemption
-    yield Text(f"DISRUPTION: preemption evicts {len(p.victims)} pod(s) so the group fits in "
+    return _disruption(g.preemption, "group", width)
+
+
+def _disruption(p: PreemptionResult, what: str, width: int | None
+                ) -> Iterator[RenderableType]:
+    yield Text(f"DISRUPTION: preemption evicts {len(p.victims)} pod(s) so the {what} fits in "
                f"{p.placement!r}" + (f" ({p.pdb_violations} beyond a PodDisruptionBudget)"
                                      if p.pdb_violations else "") + ":", style="bold yellow")
     table = Columns()

@@ -32,12 +32,14 @@ CASES = {
     "check-train-too-big.json": ("samples/workloads/train-too-big.yaml", 1),
     "check-v1alpha1-workload.json": ("samples/workloads/v1alpha1-workload.yaml", 0),
     "check-composite.json": ("samples/composite/train-2level.yaml", 0),
+    "check-explain-composite-too-big.json": ("samples/explain/composite-too-big.yaml", 1),
 }
 
 
 def test_every_sample_has_a_golden() -> None:
     samples = {f"check-{p.stem}.json" for p in (REPO / "samples" / "workloads").glob("*.yaml")}
-    assert samples | {"check-all.json", "check-composite.json"} == set(CASES)
+    assert samples | {"check-all.json", "check-composite.json",
+                      "check-explain-composite-too-big.json"} == set(CASES)
 
 
 @pytest.mark.parametrize("golden", sorted(CASES))

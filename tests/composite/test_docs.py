@@ -35,3 +35,21 @@ def _block(text: str, fence: str) -> str:
 def test_docs_show_the_real_output() -> None:
     assert _block((REPO / "docs" / "composite.md").read_text(), "text") == _run(COMMAND)
 
+
+
+EXPLAIN = "tasplan explain samples/explain/composite-too-big.yaml -c samples/cluster"
+
+
+def test_docs_show_the_real_explain_lines() -> None:
+    """The explain example's lines (between the elisions) are a run of the real output."""
+    text = (REPO / "docs" / "composite.md").read_text()
+    m = re.search(rf"^```text\n\$ {re.escape(EXPLAIN)}\n…\n(.*?)…\n```$", text, re.M | re.S)
+    assert m is not None
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        result = CliRunner().invoke(app, shlex.split(EXPLAIN)[1:], env={"COLUMNS": "100"})
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code == 1, result.output
+    assert m.group(1) in result.stdout

@@ -201,3 +201,19 @@ def test_both_template_lists_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="exactly one of podGroupTemplates or "
                        "compositePodGroupTemplates"):
         load_inputs([path])
+
+
+def test_disruption_mode_is_read(tmp_path: Path) -> None:
+    """``spec.disruptionMode`` ({all: {}} / {single: {}}) of a CompositePodGroup: all makes
+    its subtree one preemption victim (upstream kubernetes#140634); default single."""
+    path = write(tmp_path, "c.yaml",
+                 cpg("root", spec="schedulingPolicy: {basic: {}}\n  disruptionMode: {all: {}}")
+                 + "---" + cpg("mid", parent="root", spec="schedulingPolicy: {basic: {}}\n"
+                                                          "  disruptionMode: {single: {}}")
+                 + "---" + cpg("low", parent="mid"))
+    snap = load_inputs([path])
+    assert [c.disrupt_all for c in snap.composites] == [True, False, False]
+    bad = write(tmp_path, "bad.yaml",
+                cpg("x", spec="schedulingPolicy: {basic: {}}\n  disruptionMode: {}"))
+    with pytest.raises(InputError, match=r"spec.disruptionMode.*exactly one of single or all"):
+        load_inputs([bad])

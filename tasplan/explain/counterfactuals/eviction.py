@@ -125,7 +125,8 @@ def _upstream(case: Case) -> Suggestion | None:
     never = preemption_never(case.group, ctx.pending, fw.target)
     if never:
         return None
-    attempt = preempt(fw, ctx, case.infos, units(case.infos, case.groups, case.priorities),
+    attempt = preempt(fw, ctx, case.infos, units(case.infos, case.groups, case.priorities,
+                                                 case.atomic),
                       case.priority, case.budgets, never=never, schedule=schedule_group)
     chosen = attempt.result
     if chosen is None:
