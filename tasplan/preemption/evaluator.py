@@ -45,7 +45,7 @@ class Attempt:
     reason: str
 
 
-class Undoable(Statement):
+class _Undoable(Statement):
     """The re-run's commits are undone: preemption only looks."""
 
     def __init__(self) -> None:
@@ -62,7 +62,7 @@ class Undoable(Statement):
             node.remove_pod(pod)
 
 
-def clone(info: NodeInfo) -> NodeInfo:
+def _clone(info: NodeInfo) -> NodeInfo:
     copy = info.with_pods([])
     copy.nominated = info.nominated
     return copy
@@ -73,6 +73,29 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
             *, never: bool, schedule: Schedule) -> Attempt:
     """``priority``: the group's; ``never``: its preemption policy is Never; ``schedule``:
     ``schedule_group`` (passed in: the group cycle is the caller's)."""
+    def rerun(work: list[NodeInfo], trial: Statement) -> Placed | None:
+        result = schedule(fw, ctx, work, trial, assign=True)
+        chosen = result.selected_placement
+        if not result.schedulable or chosen is None:
+            return None
+        by_key = {p.key: p for p in ctx.pending}
+        index = {info.node.name: i for i, info in enumerate(work)}
+        return chosen.name, [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
+
+    return select_victims(fw, infos, candidates, priority, budgets, never=never, rerun=rerun)
+
+
+# rerun(nodes without the candidates, trial statement) -> (placement name, [(pod, node
+# index)] in placement order) when the preemptor fits there, else None
+Placed = tuple[str, list[tuple[Pod, int]]]
+Rerun = Callable[[list[NodeInfo], Statement], "Placed | None"]
+
+
+def select_victims(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[Unit],
+                   priority: int, budgets: Sequence[DisruptionBudget], *, never: bool,
+                   rerun: Rerun) -> Attempt:
+    """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle,
+    whose assumptions are undone."""
     if never:
         return Attempt(None, NEVER)
     potential = [u for u in candidates if u.priority < priority]
@@ -84,26 +107,23 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
 
     def node(i: int) -> NodeInfo:
         if i not in copied:
-            work[i] = clone(work[i])
+            work[i] = _clone(work[i])
             copied.add(i)
         return work[i]
 
     for unit in potential:
         for pod, i in unit.pods:
             node(i).remove_pod(pod)
-    trial = Undoable()
+    trial = _Undoable()
     try:
-        rerun = schedule(fw, ctx, work, trial, assign=True)
+        placed = rerun(work, trial)
     finally:
         trial.undo()
-    chosen = rerun.selected_placement
-    if not rerun.schedulable or chosen is None:
+    if placed is None:
         return Attempt(None, NOT_ENOUGH)
 
-    by_key = {p.key: p for p in ctx.pending}
-    index = {info.node.name: i for i, info in enumerate(work)}
-    assignments = [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
-    reprieve = Reprieve(fw, work, node, assignments)
+    name, assignments = placed
+    reprieve = _Reprieve(fw, work, node, assignments)
     victims: list[Victim] = []
     violations = 0
     for unit, broken in reprieve_order(potential, budgets):
@@ -113,12 +133,12 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                            for p, i in unit.pods)
     victims.sort(key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
-    return Attempt(PreemptionResult(chosen.name, tuple(victims),
+    return Attempt(PreemptionResult(name, tuple(victims),
                                     {p.key: work[i].node.name for p, i in assignments},
                                     message, violations), message)
 
 
-class Reprieve:
+class _Reprieve:
     """Puts candidate units back while the placed pods still pass the filters."""
 
     def __init__(self, fw: Framework, work: list[NodeInfo],

@@ -30,17 +30,9 @@ from tasplan.framework.statement import Statement
 from tasplan.model.pod import Pod
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.evaluator import (
-    NEVER,
-    NO_VICTIMS,
-    NOT_ENOUGH,
-    Attempt,
-    Reprieve,
-    Undoable,
-    clone,
-)
-from tasplan.preemption.result import PreemptionResult, Victim
-from tasplan.preemption.victims import Unit, reprieve_order
+from tasplan.preemption.evaluator import Attempt, Placed, select_victims
+from tasplan.preemption.result import PreemptionResult
+from tasplan.preemption.victims import Unit
 
 if TYPE_CHECKING:
     from tasplan.composite.algorithm import TreeOutcome
@@ -62,51 +54,22 @@ def preempt_tree(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[
                  priority: int, budgets: Sequence[DisruptionBudget],
                  pending: Mapping[str, Pod], *, never: bool, replan: Replan) -> TreeAttempt:
     """``priority``: the tree's (its root's); ``pending``: the tree's pending pods by key."""
-    if never:
-        return TreeAttempt(Attempt(None, NEVER))
-    potential = [u for u in candidates if u.priority < priority]
-    if not potential:
-        return TreeAttempt(Attempt(None, NO_VICTIMS))
+    replanned: list[TreeOutcome] = []
 
-    work = list(infos)
-    copied: set[int] = set()
-
-    def node(i: int) -> NodeInfo:
-        if i not in copied:
-            work[i] = clone(work[i])
-            copied.add(i)
-        return work[i]
-
-    for unit in potential:
-        for pod, i in unit.pods:
-            node(i).remove_pod(pod)
-    trial = Undoable()
-    try:
+    def rerun(work: list[NodeInfo], trial: Statement) -> Placed | None:
         outcome = replan(work, trial)
-    finally:
-        trial.undo()
-    root = outcome.composites[0] if outcome.composites else None
-    if root is None or not root.schedulable or root.selected is None:
-        return TreeAttempt(Attempt(None, NOT_ENOUGH))
+        root = outcome.composites[0] if outcome.composites else None
+        if root is None or not root.schedulable or root.selected is None:
+            return None
+        replanned.append(outcome)
+        index = {info.node.name: i for i, info in enumerate(work)}
+        return root.selected, [(pending[k], index[name]) for leaf in outcome.leaves
+                               if leaf.schedulable and (chosen := leaf.selected_placement)
+                               is not None for k, name in chosen.assignments.items()]
 
-    index = {info.node.name: i for i, info in enumerate(work)}
-    assignments = [(pending[k], index[name]) for leaf in outcome.leaves
-                   if leaf.schedulable and (chosen := leaf.selected_placement) is not None
-                   for k, name in chosen.assignments.items()]
-    reprieve = Reprieve(fw, work, node, assignments)
-    victims: list[Victim] = []
-    violations = 0
-    for unit, broken in reprieve_order(potential, budgets):
-        if not reprieve.try_back(unit):
-            violations += broken
-            victims.extend(Victim(p.key, infos[i].node.name, unit.priority, unit.group)
-                           for p, i in unit.pods)
-    victims.sort(key=lambda v: v.pod)
-    message = f"found a placement for podgroup, preempting {len(victims)} victims"
-    result = PreemptionResult(root.selected, tuple(victims),
-                              {p.key: work[i].node.name for p, i in assignments},
-                              message, violations)
-    return TreeAttempt(Attempt(result, message), outcome)
+    attempt = select_victims(fw, infos, candidates, priority, budgets, never=never,
+                             rerun=rerun)
+    return TreeAttempt(attempt, replanned[0] if replanned and attempt.result else None)
 
 
 def tree_preemption_never(pending: Iterable[Pod]) -> bool:
