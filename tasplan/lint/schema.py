@@ -8,6 +8,7 @@ upstream's ``k8s-*`` string formats and implemented here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -97,25 +98,55 @@ def _inline(node: Any, base: str, registry: Registry, stack: tuple[str, ...] = (
 
 
 @cache
+def _schemas() -> tuple[Registry, dict[tuple[str, str], dict]]:
+    """The registry and each (apiVersion, kind)'s schema with its refs inlined."""
+    registry, by_kind = _load()
+    return registry, {key: _inline(schema, schema["$id"], registry)
+                      for key, schema in by_kind.items()}
+
+
+@cache
 def validators() -> dict[tuple[str, str], Draft202012Validator]:
     """(apiVersion, kind) -> compiled validator; built once per process."""
-    registry, by_kind = _load()
-    return {key: Draft202012Validator(_inline(schema, schema["$id"], registry),
-                                      registry=registry, format_checker=_FORMAT_CHECKER)
-            for key, schema in by_kind.items()}
+    registry, schemas = _schemas()
+    return {key: Draft202012Validator(schema, registry=registry,
+                                      format_checker=_FORMAT_CHECKER)
+            for key, schema in schemas.items()}
+
+
+@cache
+def _checks() -> dict[tuple[str, str], Any]:
+    """(apiVersion, kind) -> exact validity predicate (``schema_check``), for the schemas
+    it compiles."""
+    from tasplan.lint.schema_check import Compiler, Unsupported
+
+    registry, schemas = _schemas()
+    compiler = Compiler(registry, _FORMAT_CHECKER)
+    out = {}
+    for key, schema in schemas.items():
+        with contextlib.suppress(Unsupported):  # jsonschema alone then
+            out[key] = compiler.compile(schema, schema["$id"])
+    return out
 
 
 def known_versions(kind: str) -> list[str]:
-    return sorted(v for v, k in validators() if k == kind)
+    return sorted(v for v, k in _schemas()[1] if k == kind)
 
 
 def validate(obj: dict[str, Any], api_version: str, kind: str) -> list[Violation] | None:
-    """Violations of the object's schema; None when tasplan has no schema for it."""
-    validator = validators().get((api_version, kind))
-    if validator is None:
+    """Violations of the object's schema; None when tasplan has no schema for it. A valid
+    object is recognised by the compiled predicate; jsonschema names the violations."""
+    key = (api_version, kind)
+    if key not in _schemas()[1]:
         return None
+    check = _checks().get(key)
+    try:
+        if check is not None and check(obj):
+            return []
+    except RecursionError:
+        pass
     out: list[Violation] = []
-    for error in validator.iter_errors(obj):
+    for error in validators()[key].iter_errors(obj):
         out.extend(_translate(error))
     return out
 
