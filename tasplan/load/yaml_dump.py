@@ -28,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
+import threading
 from collections.abc import Iterator
 
 from tasplan.errors import InputError
@@ -36,14 +38,16 @@ from tasplan.load.strict import risky_escape
 from tasplan.snapshot import format as snapshot_format
 
 CHUNK_BYTES = 1 << 23
+PARALLEL_BYTES = 1 << 25  # from 32 MB of items the scan runs in a child process
 
 # The scan works on a copy of a piece with spaces deleted, ``:`` made \x02, ``[{`` \x03,
 # ``]}`` \x04, ``,#`` made ``,`` and control characters (libyaml refuses them; tabs and CR
 # are legal but read differently around indicators) made \x01. A plain scalar is then a
 # token between a left boundary (a line start with the ``-`` of any sequence entries, ``,``
 # or \x02) and a right one (``\n``, ``,``, \x02 or \x04). A token between two \x02 is inside
-# a scalar (``10:00:00``), as ``a: b: c`` is not YAML. Flow collections other than ``[]``
-# and ``{}`` are refused: YAML 1.2 reads more in them than libyaml (``[:]``, ``[? a]``).
+# a scalar (``10:00:00``), as ``a: b: c`` is not YAML. In flow collections YAML 1.2 reads
+# an empty key or value next to an indicator (``[:]``, ``{a:}``) where libyaml errs: a
+# \x02 right after ``[{,`` or right before ``,]}`` is refused (``key: # note`` too).
 _SCAN = bytes.maketrans(
     bytes(range(32)) + b"\x7f:[{]},#",
     b"\x01" * 10 + b"\n" + b"\x01" * 21 + b"\x01\x02\x03\x03\x04\x04,,")
@@ -68,18 +72,18 @@ def _token(end: bytes, key: bool) -> bytes:
             + rb"|\+[0-9.]|[0-9]{4}-[0-9]" + (rb"|[^\n\x02,\x04]*+\x02" if key else b"") + rb")"
             rb"|(?=[yYnNoOTFtf~<=iI][^\n\x02,\x04]{0,4}[\n\x02,\x04])(?:" + _WORDS + end
             + (rb"|(?:true|false|null)\x02" if key else b"") + rb")"
-            rb"|\x03(?!\x04)"  # a flow collection that is not empty
             rb"|[&*!%@`?>])")  # anchor, alias, tag, directive, reserved, complex key, folded
 
 
 _KEY_OR_VALUE = rb"-*+" + _token(rb"(?=[\n\x02,\x04])", key=True)
 _LINE = rb"(?:---|\.\.\.|" + _KEY_OR_VALUE + rb")"  # document markers: several documents
 # Every alternative starts with a literal, so sre skips to the boundaries at C speed.
-_RISKY = re.compile(rb"\x02" + _token(rb"(?=[\n,\x04])", key=False)
-                    + rb"|\n" + _LINE + rb"|," + _KEY_OR_VALUE + rb"|\x01")
+_RISKY = re.compile(rb"\x02(?:[,\x04]|" + _token(rb"(?=[\n,\x04])", key=False) + rb")"
+                    + rb"|\n" + _LINE + rb"|,(?:\x02|" + _KEY_OR_VALUE + rb")"
+                    + rb"|\x03(?:\x02|" + _KEY_OR_VALUE + rb")|\x01")
 # Non-ASCII that libyaml reads differently (NEL, LS, PS are line breaks in YAML 1.1) or
 # refuses (C1 controls, U+FFFE/FFFF), and byte order marks.
-_UNICODE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
+UNICODE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
 _TAIL = re.compile(rb"\n(?=[^ \n#-]|-[^ \n])")
 
 
@@ -112,18 +116,72 @@ def read_yaml_list(label: str, data: bytes, *, workload: bool,
     reader = typed._Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
                            top.get("apiVersion"))
     tree = ryml.Tree()
-    for piece in _pieces(data, start, end, chunk_bytes):
-        if risky(piece):
-            return None
-        json = _to_json(ryml, tree, piece)
-        if json is None:
-            return None
-        try:
-            if not reader.chunk(json):
+    bounds = list(_pieces(data, start, end, chunk_bytes))
+    scan = _scan_aside(data, bounds) if end - start >= PARALLEL_BYTES else None
+    try:
+        for a, b in bounds:
+            piece = data[a:b]
+            if scan is None and risky(piece):
                 return None
-        except ValueError:  # orjson on an item msgspec let through
+            json = _to_json(ryml, tree, piece)
+            if json is None:
+                return None
+            try:
+                if not reader.chunk(json):
+                    return None
+            except ValueError:  # orjson on an item msgspec let through
+                return None
+        if scan is not None and not scan.safe():
             return None
+    finally:
+        if scan is not None:
+            scan.close()
     return reader.docs
+
+
+class _Scan:
+    """The scan of every piece in a forked child, while this process converts them (two
+    cores: the scan costs about as much as rapidyaml's parse). Its verdict is one byte."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd, self.verdict = pid, fd, None
+
+    def safe(self) -> bool:
+        with os.fdopen(self.fd, "rb") as fh:
+            self.verdict = fh.read(1)
+        self.fd = -1
+        os.waitpid(self.pid, 0)
+        self.pid = 0
+        return self.verdict == b"0"
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+
+
+def _scan_aside(data: bytes, bounds: list[tuple[int, int]]) -> _Scan | None:
+    """A child scanning the pieces, or None where forking is not safe (no fork, threads)."""
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        return None
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: answer, and leave without running anything of the parent's
+        try:
+            os.close(read)
+            os.write(write, b"1" if any(risky(data[a:b]) for a, b in bounds) else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    return _Scan(pid, read)
 
 
 def _layout(data: bytes) -> tuple[int, int, int] | None:
@@ -133,7 +191,7 @@ def _layout(data: bytes) -> tuple[int, int, int] | None:
             data.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        if _UNICODE.search(data):
+        if UNICODE.search(data):
             return None
     items_key = 0 if data.startswith(b"items:\n") else data.find(b"\nitems:\n") + 1
     start = items_key + len(b"items:\n")
@@ -163,19 +221,27 @@ def _top(label: str, text: bytes) -> dict | None:
     return top
 
 
-def _pieces(data: bytes, start: int, end: int, chunk_bytes: int) -> Iterator[bytes]:
+def _pieces(data: bytes, start: int, end: int, chunk_bytes: int) -> Iterator[tuple[int, int]]:
     """The items as pieces of about ``chunk_bytes``, cut before a column-0 ``- `` line."""
     pos = start
     while pos < end:
         cut = data.find(b"\n- ", min(pos + chunk_bytes, end), end)
         stop = end if cut < 0 else cut + 1
-        yield data[pos:stop]
+        yield pos, stop
         pos = stop
 
 
 def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
     """The piece as a JSON array, or None when rapidyaml refuses it or reads it as other
     than one sequence entry per column-0 dash (a cut inside a scalar)."""
+    entries = 1 + piece.count(b"\n- ") + piece.count(b"\n-\n")
+    return emit_json(ryml, tree, piece, lambda root: tree.is_seq(root)
+                     and tree.num_children(root) == entries)
+
+
+def emit_json(ryml, tree, piece: bytes, accept=None) -> memoryview | None:
+    """One YAML document (no ``---``) as rapidyaml's JSON, or None when rapidyaml refuses
+    it, reads several documents, or ``accept(root)`` is false."""
     buf = bytearray(piece)
     try:
         tree.clear()
@@ -183,8 +249,7 @@ def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
         with _quiet_stderr():
             ryml.parse_in_place(buf, tree)
         root = tree.root_id()
-        entries = 1 + piece.count(b"\n- ") + piece.count(b"\n-\n")
-        if not tree.is_seq(root) or tree.num_children(root) != entries:
+        if tree.is_stream(root) or (accept is not None and not accept(root)):
             return None
         out = bytearray(2 * len(piece) + 64)
         with _quiet_stderr():

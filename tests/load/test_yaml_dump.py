@@ -215,7 +215,7 @@ CONSTRUCTS = {
     "plain-multiline": "example.com/v: one two\n        three\n\n        four",
     "double-escapes": r'example.com/v: "t\tq\"b\\s\/u\u00e9x\x41 \N\_e"',
     "double-folded": 'example.com/v: "a long\n        line \\\n        joined"',
-    "single": "example.com/v: 'it''s: # not a comment'",
+    "single": "example.com/v: 'it''s # not a comment'",
     "single-multiline": "example.com/v: 'a\n        b\n\n        c'",
     "comment-lines": "example.com/v: x # note\n      # own line\n      example.com/w: y",
     "numbers": "example.com/v:\n      - 0\n      - -0\n      - 7\n      - -12\n      - 1.5\n"
@@ -235,13 +235,41 @@ def test_constructs_read_identically(tmp_path, name) -> None:
     assert _assert_same(path) == 2
 
 
-@pytest.mark.parametrize("flow", ['[1, "two", {k: v}]', "[null, true]", '{"a":1, "b":[true]}',
-                                  "[:]", "{: v}", "[a: b]", "[? a]", "[\n        a]"])
-def test_flow_collections_take_the_libyaml_path(tmp_path, monkeypatch, flow) -> None:
-    """kubectl writes only ``[]`` and ``{}``; YAML 1.2 reads more in the others than libyaml
-    (``[:]`` is an empty key to rapidyaml, an error to libyaml)."""
+@pytest.mark.parametrize(("flow", "accepted"), [
+    ('[1, "two", {k: v}]', True), ("[null, true, -1, 1.5]", True),
+    ('{"a":1, "b":[true]}', True), ("[a: b, c]", True), ("[\n        a,\n        b]", True),
+    ("[:]", False), ("{: v}", False), ("[a:]", False), ("{a:}", False), ("[? a]", False),
+    ("[a, yes]", False), ("{on: 1}", False), ("[1, 0755]", False), ("{a: ~}", False)])
+def test_flow_collections(tmp_path, monkeypatch, flow, accepted) -> None:
+    """Read as libyaml reads them, except where YAML 1.2 reads more (``[:]`` is an empty
+    key to rapidyaml, an error to libyaml) or a scalar is risky: those take libyaml."""
     path = _write(tmp_path / "c.yaml", _pending_with(f"example.com/v: {flow}"))
-    _check_trigger(path, flow in ("[:]", "{: v}"), monkeypatch)
+    if accepted:
+        assert _assert_same(path) == 2
+    else:
+        _check_trigger(path, flow in ("[:]", "{: v}", "[a:]", "{a:}", "[a, yes]", "{on: 1}",
+                                      "[1, 0755]", "{a: ~}"), monkeypatch)
+
+
+def test_the_scan_in_a_child_process(generated, tmp_path, monkeypatch) -> None:
+    """Large files are scanned by a forked child while rapidyaml converts: the same
+    documents, the same refusals, and no child left behind either way."""
+    import os
+
+    monkeypatch.setattr(yaml_dump, "PARALLEL_BYTES", 0)
+    forks = []
+    real = yaml_dump._scan_aside
+    monkeypatch.setattr(yaml_dump, "_scan_aside",
+                        lambda *a: forks.append(real(*a)) or forks[-1])
+    _, yaml_path = generated
+    assert _assert_same(yaml_path, chunk_bytes=64 * 1024) > 0
+    risky_file = _write(tmp_path / "r.yaml", _pending_with("example.com/v: yes"))
+    assert _fast(risky_file) is None
+    broken = _write(tmp_path / "b.yaml", _pending_with("example.com/v: [x"))
+    assert _fast(broken) is None  # rapidyaml refuses first: the child is killed
+    assert len(forks) >= 3 and all(f is not None for f in forks)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
 
 
 @given(st.lists(st.sampled_from(
