@@ -12,7 +12,9 @@ measurement runs in a fresh process, best of ``--repeat``:
   not counted);
 * ``check -o json``, ``check`` (table), ``explain`` of the workloads' groups;
 * with ``--snapshot``: the same cluster written as a tasplan snapshot (into ``--tmp``) and
-  ``check -o json`` from it.
+  ``check -o json`` from it;
+* with ``--yaml``: the same cluster as ``kubectl get -o yaml`` writes it (``generate.py
+  --yaml``, into ``--tmp`` unless there already) and ``check -o json`` from it.
 
 Peak RSS is the child's ``ru_maxrss`` (``os.wait4``). Ratios are from the same run.
 """
@@ -81,7 +83,7 @@ def inner(script: str, path: Path, repeat: int) -> float | None:
 
 
 def measure(cluster: Path, workloads: list[Path], repeat: int, tmp: Path,
-            snapshot: bool, explain: bool) -> dict:
+            snapshot: bool, explain: bool, yaml: bool = False) -> dict:
     row: dict = {"cluster": str(cluster), "bytes": cluster.stat().st_size}
     row["orjson"] = inner(_ORJSON, cluster, repeat)
     row["msgspec"] = inner(_MSGSPEC, cluster, repeat)
@@ -105,6 +107,15 @@ def measure(cluster: Path, workloads: list[Path], repeat: int, tmp: Path,
         row["check_snapshot"], row["check_snapshot_rss"], _ = best(
             [*TASPLAN, "check", *w, "--cluster", str(snap), "-o", "json"], repeat)
         snap.unlink()
+    if yaml:
+        dump = tmp / (cluster.stem + ".yaml")
+        if not dump.exists():
+            run([sys.executable, str(HERE / "generate.py"), "--yaml", str(cluster),
+                 "--out", str(dump)])
+        row["yaml_bytes"] = dump.stat().st_size
+        row["check_yaml"], row["check_yaml_rss"], yaml_out = best(
+            [*TASPLAN, "check", *w, "--cluster", str(dump), "-o", "json"], repeat)
+        row["yaml_same_report"] = yaml_out == out
     return row
 
 
@@ -112,12 +123,16 @@ def table(rows: list[dict]) -> str:
     def sec(v: float | None) -> str:
         return "-" if v is None else f"{v:.2f} s"
 
+    def mb(v: float | None) -> str:
+        return "-" if v is None else f"{v:.0f} MB"
+
     def ratio(a: float | None, b: float | None) -> str:
         return "-" if a is None or b is None else f"{a / b:.2f}×"
 
     lines = ["| cluster | orjson | msgspec | load | plan | check -o json | ×orjson | peak RSS "
-             "| table | explain | ×check | snapshot check | ×json |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| table | explain | ×check | snapshot check | ×json | YAML check | ×json "
+             "| YAML RSS |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         e2e = r["check_json"]
         lines.append(
@@ -125,7 +140,9 @@ def table(rows: list[dict]) -> str:
             f"| {sec(r['load'])} | {sec(r['plan'])} | {sec(e2e)} | {ratio(e2e, r['orjson'])} "
             f"| {r['check_json_rss']:.0f} MB | {sec(r['check_table'])} "
             f"| {sec(r.get('explain'))} | {ratio(r.get('explain'), e2e)} "
-            f"| {sec(r.get('check_snapshot'))} | {ratio(r.get('check_snapshot'), e2e)} |")
+            f"| {sec(r.get('check_snapshot'))} | {ratio(r.get('check_snapshot'), e2e)} "
+            f"| {sec(r.get('check_yaml'))} | {ratio(r.get('check_yaml'), e2e)} "
+            f"| {mb(r.get('check_yaml_rss'))} |")
     return "\n".join(lines)
 
 
@@ -137,12 +154,14 @@ def main() -> None:
     ap.add_argument("--tmp", type=Path, default=Path("/tmp"))
     ap.add_argument("--snapshot", action="store_true")
     ap.add_argument("--explain", action="store_true")
+    ap.add_argument("--yaml", action="store_true",
+                    help="also time check -o json on the cluster as kubectl -o yaml writes it")
     ap.add_argument("--json-out", type=Path)
     args = ap.parse_args()
     rows = []
     for cluster in args.clusters:
         rows.append(measure(cluster, args.workload, args.repeat, args.tmp, args.snapshot,
-                            args.explain))
+                            args.explain, args.yaml))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(table(rows))
     if args.json_out:

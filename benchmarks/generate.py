@@ -69,6 +69,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import sys
 import time
 
@@ -1126,6 +1127,129 @@ def report(stats: dict, gang_pods: int = 1024, per_rack: bool = True, file=sys.s
     return fits
 
 
+# ------------------------------------------------------------------ kubectl -o yaml
+
+# How go-yaml v2 (kubectl -o yaml, through sigs.k8s.io/yaml) writes a string: plain when
+# it reads back as the same string, double-quoted when a plain one would read as another
+# type (bools such as yes/on/y, null, numbers in any base, timestamps, base-60), single-
+# quoted when a plain one is not allowed (indicators, ": ", " #", edge spaces), double-
+# quoted with escapes when it holds control characters, a literal block when multi-line.
+_GO_BOOL_NULL = frozenset((
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
+    "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL",
+    "~", ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf", "+.INF",
+    ".nan", ".NaN", ".NAN", "<<"))
+_GO_NUMBER = re.compile(
+    r"[-+]?(?:0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*"
+    r"|(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)\Z")
+_GO_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+_GO_NO_PLAIN = re.compile(r"\A[-?:,\[\]{}#&*!|>'\"%@`]|: |:\Z| #|\A\s|\s\Z")
+_GO_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _go_string(s: str) -> str:
+    if _GO_CONTROL.search(s):
+        return orjson.dumps(s).decode()
+    if "\n" in s:
+        return None  # the caller writes a literal block
+    if s == "" or s in _GO_BOOL_NULL or _GO_NUMBER.match(s) or _GO_TIMESTAMP.match(s):
+        return orjson.dumps(s).decode()
+    if _GO_NO_PLAIN.search(s):
+        return "'" + s.replace("'", "''") + "'"
+    return s
+
+
+def _go_scalar(v) -> str:
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v).removesuffix(".0")  # Go's shortest form (exponents differ past 1e16)
+    return _go_string(v)
+
+
+def kubectl_yaml(obj, indent: str = "", head: str = "") -> list[str]:
+    """``obj`` as lines of ``kubectl get -o yaml``: go-yaml v2's layout (2-space indent,
+    sequences not indented under their key, ``{}`` and ``[]`` when empty) and quoting. Long
+    strings are not folded at 80 columns as go-yaml folds them."""
+    out: list[str] = []
+    _go_block(obj, indent, out, head)
+    return out
+
+
+def _go_block(v, indent: str, out: list[str], head: str) -> None:
+    """Write value ``v`` whose key or dash prefix ``head`` starts the current line."""
+    if isinstance(v, dict) and v:
+        first = True
+        for k, item in v.items():
+            key = _go_string(k) or orjson.dumps(k).decode()
+            prefix = head if first else indent
+            first = False
+            if isinstance(item, dict) and item:
+                out.append(f"{prefix}{key}:")
+                _go_block(item, indent + "  ", out, indent + "  ")
+            elif isinstance(item, list) and item:
+                out.append(f"{prefix}{key}:")
+                _go_block(item, indent, out, indent)
+            else:
+                out.append(f"{prefix}{key}: {_go_leaf(item, indent + '  ')}")
+    elif isinstance(v, list) and v:
+        first = True
+        for item in v:
+            prefix = (head if first else indent) + "- "
+            first = False
+            if isinstance(item, (dict, list)) and item:
+                _go_block(item, indent + "  ", out, prefix)
+            else:
+                out.append(prefix + _go_leaf(item, indent + "  "))
+    else:
+        out.append(head + _go_leaf(v, indent))
+
+
+def _go_leaf(v, indent: str) -> str:
+    if isinstance(v, dict):
+        return "{}"
+    if isinstance(v, list):
+        return "[]"
+    text = _go_scalar(v)
+    if text is not None:
+        return text
+    chomp = "" if v.endswith("\n") else "-"
+    if v.endswith("\n\n"):
+        chomp = "+"
+    lines = v.split("\n")
+    if chomp != "+":
+        lines = lines[:-1] if chomp == "" else lines
+    keep = "2" if lines and lines[0].startswith(" ") else ""
+    return f"|{keep}{chomp}" + "".join(f"\n{indent}{line}" if line else "\n"
+                                       for line in (lines[:-1] if chomp == "+" else lines))
+
+
+def convert_to_yaml(src: str, out: str) -> int:
+    """A kubectl JSON ``List`` (e.g. ``--out``'s file) rewritten as ``kubectl -o yaml``
+    prints it; returns the number of items."""
+    with open(src, "rb") as fh:
+        top = orjson.loads(fh.read())
+    items = top.pop("items")
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", buffering=1 << 22) as f:
+        f.write(f"apiVersion: {_go_scalar(top.get('apiVersion'))}\n")
+        f.write("items:\n" if items else "items: []\n")
+        for item in items:
+            f.write("\n".join(kubectl_yaml(item, "  ", "- ")))
+            f.write("\n")
+        rest = {k: v for k, v in top.items() if k != "apiVersion"}
+        f.write("\n".join(kubectl_yaml(rest)) + "\n")
+    os.replace(tmp, out)
+    return len(items)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1150,6 +1274,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gang-pods", type=int, default=1024)
     ap.add_argument("--pending-out", help="explain benchmark: 20 pending gangs (JSON)")
     ap.add_argument(
+        "--yaml",
+        metavar="JSON",
+        help="convert this kubectl JSON List (e.g. an --out file) to --out as kubectl -o yaml "
+        "writes it (go-yaml v2 layout and quoting)",
+    )
+    ap.add_argument(
         "--compact",
         action="store_true",
         help="no indentation (kubectl indents; default indents by 2)",
@@ -1163,6 +1293,14 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not a.out and not a.gang_out and not a.pending_out:
         ap.error("nothing to do: give --out, --gang-out and/or --pending-out")
+    if a.yaml:
+        if not a.out:
+            ap.error("--yaml needs --out")
+        t = time.perf_counter()
+        n = convert_to_yaml(a.yaml, a.out)
+        print(f"wrote {a.out} ({os.path.getsize(a.out):,} bytes, {n} items) "
+              f"in {time.perf_counter() - t:.2f}s", file=sys.stderr)
+        return 0
     if a.pending_out:
         n = write_pending(a.pending_out)
         print(f"wrote {a.pending_out} ({n} pods in 20 groups)", file=sys.stderr)

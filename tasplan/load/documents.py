@@ -43,7 +43,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 GZIP = ".gz"
 MAX_ALIAS_NODES = 1_000_000
 READ_CHUNK = 16 * 1024**2
-STRICT_TYPED_BYTES = 16 * 1024**2  # JSON up to this size is read by the (strict) dict path
+STRICT_TYPED_BYTES = 16 * 1024**2  # files up to this size are read by the (strict) dict path
 # An anchor can only start a node: at a line start, after an indicator (``- ``, ``: ``,
 # ``? ``, flow brackets, commas) or after a tag. ``&&`` inside a scalar (shell commands)
 # is not one and must not send whole dumps to the slow guarded loader.
@@ -148,8 +148,9 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     """Every object in the file; ``kind: *List`` documents are flattened into their items.
 
     ``typed``: JSON Lists and snapshots go through the typed reader, which decodes Nodes
-    and bound Pods to the model directly (``Document.model``); what it does not take,
-    this module reads as before."""
+    and bound Pods to the model directly (``Document.model``), and so do large kubectl
+    YAML Lists that ``load/yaml_dump.py`` can convert exactly; what they do not take, this
+    module reads as before."""
     if typed:
         from tasplan.load import typed as typed_reader
 
@@ -161,9 +162,14 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     data = _read_bytes(path)
     # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
     # the typed path checks strings only, so a large kubectl dump is not re-encoded).
-    if typed and len(data) > STRICT_TYPED_BYTES and _is_json(path, data):
-        docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
-                                              workload=workload)
+    if typed and len(data) > STRICT_TYPED_BYTES:
+        if _is_json(path, data):
+            docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
+                                                  workload=workload)
+        else:
+            from tasplan.load.yaml_dump import read_yaml_list
+
+            docs = read_yaml_list(str(path), data, workload=workload)
         if docs is not None:
             return iter(docs)
     return parsed_documents(str(path), _parse(path, data), workload=workload)

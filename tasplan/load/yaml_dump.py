@@ -1,0 +1,215 @@
+"""kubectl YAML dumps (``kubectl get … -o yaml``) -> Documents through rapidyaml and the typed
+reader, instead of libyaml building a dict tree (1-5 MB/s).
+
+kubectl writes YAML from JSON with go-yaml v2: a ``List`` whose ``items:`` is a block
+sequence at column 0, two-space indentation, and every string that would read back as
+something else double-quoted. Such a file is cut at its column-0 ``- `` lines into pieces of
+a few megabytes; rapidyaml (C++) parses each piece and writes it as JSON, which the typed
+reader (``load/typed.py``) decodes as it decodes a kubectl JSON dump.
+
+rapidyaml reads YAML 1.2 and its JSON writer has its own idea of scalars, while Kubernetes
+reads YAML as go-yaml v2 (``load/strict.py``): ``on``, ``yes``, ``True``, ``~``, ``0755``,
+``1_000``, ``.inf``, timestamps, merge keys, numeric or boolean keys differ. Agreement is
+made by construction: a piece goes through rapidyaml only when a scan of its bytes proves
+that no plain scalar is one of those. The scan over-approximates (a risky word after any
+structural character counts), so a hand-written file may fall back without need, never the
+other way. It also refuses anchors, aliases, tags, directives, complex keys, folded blocks,
+several documents, tabs, carriage returns and characters libyaml refuses. The header and
+tail of the List (``apiVersion``, ``kind``, ``metadata``: a few lines) are read by libyaml.
+
+Anything else -- a layout that is not kubectl's, a risky piece, a rapidyaml error, an item
+the typed reader does not take whole -- and the whole file goes to the libyaml path, which
+reports errors with file, line and field. Like large JSON dumps read by the typed reader,
+duplicate keys are not looked for here (``documents.STRICT_TYPED_BYTES``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+
+from tasplan.errors import InputError
+from tasplan.load.documents import Document
+from tasplan.load.strict import risky_escape
+from tasplan.snapshot import format as snapshot_format
+
+CHUNK_BYTES = 1 << 23
+
+# The scan works on a copy of a piece with spaces deleted, ``:`` made \x02, ``[{`` \x03,
+# ``]}`` \x04, ``,#`` made ``,`` and control characters (libyaml refuses them; tabs and CR
+# are legal but read differently around indicators) made \x01. A plain scalar is then a
+# token between a left boundary (a line start with the ``-`` of any sequence entries, ``,``
+# or \x02) and a right one (``\n``, ``,``, \x02 or \x04). A token between two \x02 is inside
+# a scalar (``10:00:00``), as ``a: b: c`` is not YAML. Flow collections other than ``[]``
+# and ``{}`` are refused: YAML 1.2 reads more in them than libyaml (``[:]``, ``[? a]``).
+_SCAN = bytes.maketrans(
+    bytes(range(32)) + b"\x7f:[{]},#",
+    b"\x01" * 10 + b"\n" + b"\x01" * 21 + b"\x01\x02\x03\x03\x04\x04,,")
+# Plain scalars that Kubernetes reads as something other than rapidyaml's JSON: YAML 1.1
+# words, go-yaml's numbers, rapidyaml's own inf/nan spellings, merge and value keys.
+_WORDS = (rb"(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|True|TRUE|False|FALSE|~|Null|NULL"
+          rb"|<<|=|[iI]nf|INF|[nN]a[nN]|NAN)")
+_NUMBERS = (rb"[-+]?+0(?:[xX][0-9a-fA-F_]*+|[oO][0-7_]*+|[bB][01_]*+"   # 0x1F 0o17 0b1
+            rb"|[0-9_][0-9_.]*+(?:[eE][-+]?[0-9]*+)?|[eE][-+]?[0-9]*+)"  # 0755 00.5 0e1
+            rb"|[-+]?+[0-9.][0-9.]*+_[0-9._]*+(?:[eE][-+]?[0-9]++)?"     # 1_000
+            rb"|[-+]?+\.[0-9][0-9_]*+(?:[eE][-+]?[0-9]++)?"              # .5
+            rb"|[-+]?+[0-9]{19,}+(?:\.[0-9]*+)?(?:[eE][-+]?[0-9]++)?"    # beyond int64
+            rb"|[-+]?+[0-9]++(?:\.[0-9]*+)?[eE][-+]?[0-9]{3,}+"          # 1e400
+            rb"|[-+]?\.?(?:[iI]nf|INF|[nN]a[nN]|NAN)")                   # -.inf nan
+
+
+def _token(end: bytes, key: bool) -> bytes:
+    """A risky token after a left boundary, dispatched on its first character (sre tries
+    alternatives one by one). ``key``: the token may be a mapping key, which must then be
+    a string (no number, timestamp, true, false or null)."""
+    return (rb"(?:(?=[-+.0-9])(?:(?:" + _NUMBERS + rb")" + end
+            + rb"|\+[0-9.]|[0-9]{4}-[0-9]" + (rb"|[^\n\x02,\x04]*+\x02" if key else b"") + rb")"
+            rb"|(?=[yYnNoOTFtf~<=iI][^\n\x02,\x04]{0,4}[\n\x02,\x04])(?:" + _WORDS + end
+            + (rb"|(?:true|false|null)\x02" if key else b"") + rb")"
+            rb"|\x03(?!\x04)"  # a flow collection that is not empty
+            rb"|[&*!%@`?>])")  # anchor, alias, tag, directive, reserved, complex key, folded
+
+
+_KEY_OR_VALUE = rb"-*+" + _token(rb"(?=[\n\x02,\x04])", key=True)
+_LINE = rb"(?:---|\.\.\.|" + _KEY_OR_VALUE + rb")"  # document markers: several documents
+# Every alternative starts with a literal, so sre skips to the boundaries at C speed.
+_RISKY = re.compile(rb"\x02" + _token(rb"(?=[\n,\x04])", key=False)
+                    + rb"|\n" + _LINE + rb"|," + _KEY_OR_VALUE + rb"|\x01")
+# Non-ASCII that libyaml reads differently (NEL, LS, PS are line breaks in YAML 1.1) or
+# refuses (C1 controls, U+FFFE/FFFF), and byte order marks.
+_UNICODE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
+_TAIL = re.compile(rb"\n(?=[^ \n#-]|-[^ \n])")
+
+
+def risky(piece: bytes) -> bool:
+    """True when a plain scalar of ``piece`` may be read differently by Kubernetes and by
+    rapidyaml's JSON (or the piece uses YAML this path does not take)."""
+    text = b"\n" + piece.translate(_SCAN, b" ") + b"\n"
+    return _RISKY.search(text) is not None or risky_escape(piece)
+
+
+def read_yaml_list(label: str, data: bytes, *, workload: bool,
+                   chunk_bytes: int = CHUNK_BYTES) -> list[Document] | None:
+    """The documents of a kubectl YAML ``List``, or None when the libyaml path must read the
+    file (see the module docstring); errors are never raised from here."""
+    layout = _layout(data)
+    if layout is None:
+        return None
+    items_key, start, end = layout
+    top = _top(label, data[:items_key] + b"items: []\n" + data[end:])
+    if top is None:
+        return None
+    try:
+        import ryml
+    except ImportError:  # no wheel for this platform: libyaml reads it, slowly
+        return None
+
+    from tasplan.load import typed
+
+    kind = top["kind"]
+    reader = typed._Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
+                           top.get("apiVersion"))
+    tree = ryml.Tree()
+    for piece in _pieces(data, start, end, chunk_bytes):
+        if risky(piece):
+            return None
+        json = _to_json(ryml, tree, piece)
+        if json is None:
+            return None
+        try:
+            if not reader.chunk(json):
+                return None
+        except ValueError:  # orjson on an item msgspec let through
+            return None
+    return reader.docs
+
+
+def _layout(data: bytes) -> tuple[int, int, int] | None:
+    """(offset of the ``items:`` line, first item, end of the items), or None."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if _UNICODE.search(data):
+            return None
+    items_key = 0 if data.startswith(b"items:\n") else data.find(b"\nitems:\n") + 1
+    start = items_key + len(b"items:\n")
+    if (items_key == 0 and not data.startswith(b"items:\n")) or data[start:start + 2] not in (
+            b"- ", b"-\n"):
+        return None
+    last = data.rfind(b"\n-", start - 1)
+    tail = _TAIL.search(data, last + 1)
+    return items_key, start, len(data) if tail is None else tail.start() + 1
+
+
+def _top(label: str, text: bytes) -> dict | None:
+    """The List around the items (read by libyaml: a few lines), if it is one."""
+    from tasplan.load.documents import parse_bytes
+
+    try:
+        docs = parse_bytes(label, text, ".yaml")
+    except InputError:
+        return None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        return None
+    top = docs[0]
+    kind = top.get("kind")
+    if (not isinstance(kind, str) or not kind.endswith("List") or top.get("items") != []
+            or snapshot_format.is_snapshot(top)):
+        return None
+    return top
+
+
+def _pieces(data: bytes, start: int, end: int, chunk_bytes: int) -> Iterator[bytes]:
+    """The items as pieces of about ``chunk_bytes``, cut before a column-0 ``- `` line."""
+    pos = start
+    while pos < end:
+        cut = data.find(b"\n- ", min(pos + chunk_bytes, end), end)
+        stop = end if cut < 0 else cut + 1
+        yield data[pos:stop]
+        pos = stop
+
+
+def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
+    """The piece as a JSON array, or None when rapidyaml refuses it or reads it as other
+    than one sequence entry per column-0 dash (a cut inside a scalar)."""
+    buf = bytearray(piece)
+    try:
+        tree.clear()
+        tree.clear_arena()
+        with _quiet_stderr():
+            ryml.parse_in_place(buf, tree)
+        root = tree.root_id()
+        entries = 1 + piece.count(b"\n- ") + piece.count(b"\n-\n")
+        if not tree.is_seq(root) or tree.num_children(root) != entries:
+            return None
+        out = bytearray(2 * len(piece) + 64)
+        with _quiet_stderr():
+            failed, size = ryml.emit_json_to_substr(tree, root, out)
+            if failed:
+                out = bytearray(size)
+                failed, size = ryml.emit_json_to_substr(tree, root, out)
+    except Exception:  # rapidyaml raises its own types; any means "not here"
+        return None
+    return None if failed else memoryview(out)[:size]
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml prints its errors to file descriptor 2 before raising; a refusal here only
+    means the libyaml path reads the file, so they are not shown."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
