@@ -69,7 +69,8 @@ def resolve(d: CompositeDef, templates: Mapping[str, CompositeSpec] | None, prio
             spec.topology_key or template.topology_key,
             spec.priority if spec.priority is not None else template.priority,
             spec.priority_class_name or template.priority_class_name,
-            spec.disrupt_all if spec.disrupt_all is not None else template.disrupt_all)
+            spec.disrupt_all if spec.disrupt_all is not None else template.disrupt_all,
+            spec.preemption_policy or template.preemption_policy)
     if spec.policy is None:
         raise f.error("spec.schedulingPolicy", "required field is missing, and the referenced "
                       f"Workload template {d.workload}/{d.template} is not in the inputs")
@@ -83,4 +84,5 @@ def resolve(d: CompositeDef, templates: Mapping[str, CompositeSpec] | None, prio
         min_group_count=spec.min_group_count or 1, topology_key=spec.topology_key,
         parent=parent, workload=d.workload, template=d.template, api_version=d.api_version,
         source=d.source, order=order, priority=priority,
-        priority_class_name=spec.priority_class_name, disrupt_all=bool(spec.disrupt_all))
+        priority_class_name=spec.priority_class_name, disrupt_all=bool(spec.disrupt_all),
+        preemption_policy=spec.preemption_policy)

@@ -38,6 +38,9 @@ class CompositePodGroup:
     # spec.disruptionMode all: as a preemption victim the whole subtree goes at once (the
     # highest such ancestor of a PodGroup bounds its unit).
     disrupt_all: bool = False
+    # spec.preemptionPolicy (None: not set); a root's decides for its tree with the
+    # PodGroupPreemptionPolicy gate (unset: PreemptLowerPriority)
+    preemption_policy: str | None = None
 
     kind = KIND
 

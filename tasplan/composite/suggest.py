@@ -107,9 +107,12 @@ def _evictions(snapshot: ClusterSnapshot, root: CompositeResult, replan: Replan,
     # with the tree's pods allowed to preempt would say the same.
     if found is None and root.preemption_message not in (NO_VICTIMS, NOT_ENOUGH):
         leaves = tree_leaves(snapshot, root.composite.key)
+        key = root.composite.key
         allowed = replace(snapshot, pods=tuple(
             replace(p, preemption_policy="PreemptLowerPriority")
-            if p.group in leaves and not p.node_name else p for p in snapshot.pods))
+            if p.group in leaves and not p.node_name else p for p in snapshot.pods),
+            composites=tuple(replace(c, preemption_policy=None) if c.key == key else c
+                             for c in snapshot.composites))
         again = root_of(replan(allowed, preempt=True), root.composite.key)
         found = again.preemption if again is not None else None
     if found is None or not found.victims:

@@ -28,6 +28,9 @@ class CompositeSpec:
     priority_class_name: str = ""
     # spec.disruptionMode: True for all (the whole subtree is one preemption victim)
     disrupt_all: bool | None = None
+    # spec.preemptionPolicy (Never | PreemptLowerPriority): a root's decides for its tree
+    # with the PodGroupPreemptionPolicy gate
+    preemption_policy: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +63,12 @@ def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str,
     pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
     from tasplan.load.scheduling import disruption_mode_of  # the loader imports this module
 
+    preemption = f.string(raw.get("preemptionPolicy"), f"{path}.preemptionPolicy") or None
+    if preemption not in (None, "Never", "PreemptLowerPriority"):
+        raise f.expected(f"{path}.preemptionPolicy", "Never or PreemptLowerPriority",
+                         preemption)
     return CompositeSpec(policy, count, key, priority, pcn, disruption_mode_of(
-        f, raw.get("disruptionMode"), f"{path}.disruptionMode"))
+        f, raw.get("disruptionMode"), f"{path}.disruptionMode"), preemption)
 
 
 def decode_template_tree(f: ObjectFields, items: object, path: str,

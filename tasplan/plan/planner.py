@@ -122,15 +122,16 @@ def target_for(snapshot: ClusterSnapshot, version: str | None = None,
                gates: Mapping[str, bool] | None = None) -> Target:
     """The release to plan for (``target.resolve``) with the gates the planned groups need:
     GenericWorkload (and GangScheduling where it is a gate of its own) for any group, the
-    topology gate for a topology constraint, PodGroupPreemptionPolicy for a PodGroup that
-    sets its preemptionPolicy."""
+    topology gate for a topology constraint, PodGroupPreemptionPolicy for a PodGroup or
+    CompositePodGroup that sets its preemptionPolicy."""
     planned = [g for g in snapshot.groups if g.planned]
     needs = [GENERIC_WORKLOAD] if planned else []
     if any(g.policy == Policy.GANG for g in planned):
         needs.append(GANG_SCHEDULING)
     if any(g.topology_key for g in planned) or any(c.topology_key for c in snapshot.composites):
         needs.append(TOPOLOGY_AWARE)
-    if any(g.preemption_policy for g in planned):
+    if any(g.preemption_policy for g in planned) or any(
+            c.preemption_policy for c in snapshot.composites):
         needs.append(POD_GROUP_PREEMPTION_POLICY)
     if snapshot.composites or any(g.parent for g in planned):
         needs.append(COMPOSITE_POD_GROUP)
@@ -304,7 +305,9 @@ def plan(
             budgets = disruption_budgets(snapshot)
         tried = preempt_tree(
             fw, infos, victim_units(infos, snapshot.group_index, priorities, atomic), unit.priority,
-            budgets, pending, never=tree_preemption_never(pending.values()),
+            budgets, pending, never=tree_preemption_never(
+                root.composite, pending.values(),
+                group_policy=target.enabled(POD_GROUP_PREEMPTION_POLICY)),
             replan=lambda nodes, trial: plan_unit(unit, framework, nodes, trial, by_group,
                                                   prepare))
         found = tried.attempt.result

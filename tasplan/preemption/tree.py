@@ -36,6 +36,7 @@ from tasplan.preemption.victims import Unit
 
 if TYPE_CHECKING:
     from tasplan.composite.algorithm import TreeOutcome
+    from tasplan.composite.model import CompositePodGroup
 
 # replan(nodes, statement) -> the tree planned on ``nodes``, its assumptions in ``statement``
 Replan = Callable[[Sequence[NodeInfo], Statement], "TreeOutcome"]
@@ -72,10 +73,14 @@ def preempt_tree(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[
     return TreeAttempt(attempt, replanned[0] if replanned and attempt.result else None)
 
 
-def tree_preemption_never(pending: Iterable[Pod]) -> bool:
-    """A tree may not preempt when one of its pending pods says Never (upstream without
-    PodGroupPreemptionPolicy; with it the root CompositePodGroup's own preemptionPolicy
-    decides, which tasplan does not read: it then assumes PreemptLowerPriority)."""
+def tree_preemption_never(root: CompositePodGroup, pending: Iterable[Pod], *,
+                          group_policy: bool) -> bool:
+    """Upstream ``newPodGroupPreemptor`` for a tree: with PodGroupPreemptionPolicy
+    (``group_policy``) the root CompositePodGroup's preemptionPolicy (unset:
+    PreemptLowerPriority, whatever the pods say); without it Never as soon as one pending
+    pod says Never."""
+    if group_policy:
+        return root.preemption_policy == "Never"
     return any(p.preemption_policy == "Never" for p in pending)
 
 

@@ -217,3 +217,14 @@ def test_disruption_mode_is_read(tmp_path: Path) -> None:
                 cpg("x", spec="schedulingPolicy: {basic: {}}\n  disruptionMode: {}"))
     with pytest.raises(InputError, match=r"spec.disruptionMode.*exactly one of single or all"):
         load_inputs([bad])
+
+
+def test_preemption_policy_is_read(tmp_path: Path) -> None:
+    """``spec.preemptionPolicy`` of a CompositePodGroup (Never | PreemptLowerPriority)."""
+    path = write(tmp_path, "c.yaml",
+                 cpg("root", spec="schedulingPolicy: {basic: {}}\n  preemptionPolicy: Never"))
+    assert [c.preemption_policy for c in load_inputs([path]).composites] == ["Never"]
+    bad = write(tmp_path, "bad.yaml",
+                cpg("x", spec="schedulingPolicy: {basic: {}}\n  preemptionPolicy: Sometimes"))
+    with pytest.raises(InputError, match=r"spec.preemptionPolicy.*Never or PreemptLowerPriority"):
+        load_inputs([bad])

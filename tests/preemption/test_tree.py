@@ -83,3 +83,78 @@ def test_report_shows_the_tree_disruption() -> None:
     assert root["preemption"]["placement"] == "b1"
     assert len(root["preemption"]["victims"]) == 4
     assert root["preemptionMessage"].startswith("found a placement")
+
+
+def test_preemption_policy_of_a_tree_per_gate() -> None:
+    """The CompositePodGroup cases of upstream ``TestNewPodGroupPreemptorResolvesPreemptionPolicy``
+    (pkg/scheduler/framework/preemption/types_test.go, CompositePodGroup-aware version):
+    without PodGroupPreemptionPolicy the pods decide (Never if any says Never); with it the
+    root's own policy, PreemptLowerPriority when unset whatever the pods say."""
+    from tasplan.preemption.tree import tree_preemption_never
+
+    never = make_pod("p-never", 1)
+    never = replace(never, preemption_policy="Never")
+    lower = make_pod("p-lower", 1)
+    cases = [  # (root policy, pods, gate, Never?)
+        (None, [lower, lower], False, False),
+        (None, [never, lower], False, True),
+        ("Never", [lower], True, True),
+        ("PreemptLowerPriority", [lower, never], True, False),
+        ("Never", [lower, lower], False, False),
+        (None, [never], True, False),
+    ]
+    for policy, pods, gate, want in cases:
+        root = replace(composite("job"), preemption_policy=policy)
+        assert tree_preemption_never(root, pods, group_policy=gate) is want, (policy, gate)
+
+
+def test_root_policy_never_blocks_tree_preemption_with_the_gate() -> None:
+    snap = _tree()
+    snap = replace(snap, composites=tuple(replace(c, preemption_policy="Never")
+                                          for c in snap.composites))
+    root = plan(snap).composites[0]  # the gate is assumed on: the root sets a policy
+    assert (root.preemption, root.preemption_message) == (None, NEVER)
+    from tests.builders import release
+    off = release(snap, "1.37", PodGroupPreemptionPolicy=False)
+    assert plan(snap, target=off).composites[0].preemption is not None
+
+
+def test_highest_all_ancestor_bounds_the_unit() -> None:
+    """Upstream ``TestGetHighestAllAncestor`` (same file), through ``atomic_ancestors`` and
+    the eviction units: a PodGroup's own all; a parent's all over a child's single; a
+    grandparent's all over a single parent; the highest of two all; a missing parent
+    leaves the PodGroup's own mode; a lone pod and a single group are units per pod."""
+    from tasplan.framework.node_info import NodeInfo
+    from tasplan.preemption.victims import atomic_ancestors, units
+    from tests.builders import make_group, make_node
+
+    def pg(name, parent=None, all_=False):
+        g = replace(make_group(name, min_count=1, key=None, priority=10), disrupt_all=all_)
+        return replace(g, parent=f"default/{parent}") if parent else g
+
+    def cpg(name, parent=None, all_=False):
+        return replace(composite(name, parent=parent, key=None), disrupt_all=all_)
+
+    cases = [  # (groups, composites, the unit key of pg1's pods)
+        ([pg("pg1")], [], None),
+        ([pg("pg1", all_=True)], [], "default/pg1"),
+        ([pg("pg1", "cpg1")], [cpg("cpg1", all_=True)], "default/cpg1"),
+        ([pg("pg1", "cpg1")], [cpg("cpg1", "cpg2"), cpg("cpg2", all_=True)], "default/cpg2"),
+        ([pg("pg1", "cpg1", all_=True)], [cpg("cpg1", all_=True)], "default/cpg1"),
+        ([pg("pg1", "cpg1", all_=True)], [], "default/pg1"),
+    ]
+    node = make_node("n1", 8)
+    for groups, composites, want in cases:
+        pods = [make_pod(f"p{i}", 1, node="n1", priority=10, group="default/pg1")
+                for i in range(2)] + [make_pod("lone", 1, node="n1", priority=10)]
+        info = NodeInfo(node, 0)
+        for p in pods:
+            info.add_pod(p)
+        found = units([info], {g.key: g for g in groups}, {g.key: 10 for g in groups},
+                      atomic_ancestors(groups, composites))
+        grouped = [u for u in found if u.whole_group]
+        if want is None:
+            assert not grouped and len(found) == 3
+        else:
+            assert [(u.group, len(u.pods)) for u in grouped] == [(want, 2)]
+        assert any(u.pods[0][0].name == "lone" and not u.whole_group for u in found)
