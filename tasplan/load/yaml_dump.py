@@ -14,8 +14,10 @@ made by construction: a piece goes through rapidyaml only when a scan of its byt
 that no plain scalar is one of those. The scan over-approximates (a risky word after any
 structural character counts), so a hand-written file may fall back without need, never the
 other way. It also refuses anchors, aliases, tags, directives, complex keys, folded blocks,
-several documents, tabs, carriage returns and characters libyaml refuses. The header and
-tail of the List (``apiVersion``, ``kind``, ``metadata``: a few lines) are read by libyaml.
+empty keys or values next to flow indicators, several documents, tabs, carriage returns and
+characters libyaml refuses. The header and tail of the List (``apiVersion``, ``kind``,
+``metadata``: a few lines) are read by libyaml. On large files the scan runs in a forked
+child while this process converts (it costs about as much as rapidyaml's parse).
 
 Anything else -- a layout that is not kubectl's, a risky piece, a rapidyaml error, an item
 the typed reader does not take whole -- and the whole file goes to the libyaml path, which
