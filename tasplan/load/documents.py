@@ -159,14 +159,25 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
             docs = typed_reader.read_json_stream(path, workload=workload)
             if docs is not None:
                 return iter(docs)
+    yaml_mapped = False
+    if (typed and _suffix(path) in (".yaml", ".yml") and path.suffix.lower() != GZIP
+            and str(path) != "-" and path.is_file()
+            and STRICT_TYPED_BYTES < path.stat().st_size <= max_input_bytes()):
+        from tasplan.load.yaml_dump import read_yaml_file
+
+        yaml_mapped = True
+        docs = read_yaml_file(str(path), workload=workload)
+        if docs is not None:
+            return iter(docs)
     data = _read_bytes(path)
     # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
     # the typed path checks strings only, so a large kubectl dump is not re-encoded).
     if typed and len(data) > STRICT_TYPED_BYTES:
+        docs = None
         if _is_json(path, data):
             docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
                                                   workload=workload)
-        else:
+        elif not yaml_mapped:  # gzip, stdin, another suffix
             from tasplan.load.yaml_dump import read_yaml_list
 
             docs = read_yaml_list(str(path), data, workload=workload)

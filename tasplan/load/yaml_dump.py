@@ -28,6 +28,7 @@ duplicate keys are not looked for here (``documents.STRICT_TYPED_BYTES``).
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import re
 import signal
@@ -91,12 +92,19 @@ _TAIL = re.compile(rb"\n(?=[^ \n#-]|-[^ \n])")
 
 def risky(piece: bytes) -> bool:
     """True when a plain scalar of ``piece`` may be read differently by Kubernetes and by
-    rapidyaml's JSON (or the piece uses YAML this path does not take)."""
+    rapidyaml's JSON (or the piece uses YAML this path does not take, or is not UTF-8)."""
+    if not piece.isascii():
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        if UNICODE.search(piece):
+            return True
     text = b"\n" + piece.translate(_SCAN, b" ") + b"\n"
     return _RISKY.search(text) is not None or risky_escape(piece)
 
 
-def read_yaml_list(label: str, data: bytes, *, workload: bool,
+def read_yaml_list(label: str, data: bytes | mmap.mmap, *, workload: bool,
                    chunk_bytes: int = CHUNK_BYTES) -> list[Document] | None:
     """The documents of a kubectl YAML ``List``, or None when the libyaml path must read the
     file (see the module docstring); errors are never raised from here."""
@@ -123,6 +131,7 @@ def read_yaml_list(label: str, data: bytes, *, workload: bool,
     try:
         for a, b in bounds:
             piece = data[a:b]
+            _release(data, b)
             if scan is None and risky(piece):
                 return None
             json = _to_json(ryml, tree, piece)
@@ -165,7 +174,7 @@ class _Scan:
                 os.waitpid(self.pid, 0)
 
 
-def _scan_aside(data: bytes, bounds: list[tuple[int, int]]) -> _Scan | None:
+def _scan_aside(data: bytes | mmap.mmap, bounds: list[tuple[int, int]]) -> _Scan | None:
     """A child scanning the pieces, or None where forking is not safe (no fork, threads)."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return None
@@ -179,26 +188,45 @@ def _scan_aside(data: bytes, bounds: list[tuple[int, int]]) -> _Scan | None:
     if pid == 0:  # the child: answer, and leave without running anything of the parent's
         try:
             os.close(read)
-            os.write(write, b"1" if any(risky(data[a:b]) for a, b in bounds) else b"0")
+            verdict = b"0"
+            for a, b in bounds:
+                piece = data[a:b]
+                _release(data, b)
+                if risky(piece):
+                    verdict = b"1"
+                    break
+            os.write(write, verdict)
         finally:
             os._exit(0)
     os.close(write)
     return _Scan(pid, read)
 
 
-def _layout(data: bytes) -> tuple[int, int, int] | None:
+def read_yaml_file(path: str, *, workload: bool) -> list[Document] | None:
+    """``read_yaml_list`` of a regular file through a memory map whose pages are released
+    as the pieces are read: the file never sits in memory whole."""
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        return read_yaml_list(path, mm, workload=workload)
+    finally:
+        mm.close()
+
+
+def _release(data: bytes | mmap.mmap, upto: int) -> None:
+    """Drop the mapped pages before ``upto`` from this process's memory (read again from
+    the page cache if needed)."""
+    if isinstance(data, mmap.mmap) and upto >= mmap.PAGESIZE:
+        with contextlib.suppress(OSError, ValueError):
+            data.madvise(mmap.MADV_DONTNEED, 0, upto - upto % mmap.PAGESIZE)
+
+
+def _layout(data: bytes | mmap.mmap) -> tuple[int, int, int] | None:
     """(offset of the ``items:`` line, first item, end of the items), or None."""
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if UNICODE.search(data):
-            return None
-    items_key = 0 if data.startswith(b"items:\n") else data.find(b"\nitems:\n") + 1
+    first = data[:7] == b"items:\n"
+    items_key = 0 if first else data.find(b"\nitems:\n") + 1
     start = items_key + len(b"items:\n")
-    if (items_key == 0 and not data.startswith(b"items:\n")) or data[start:start + 2] not in (
-            b"- ", b"-\n"):
+    if (items_key == 0 and not first) or data[start:start + 2] not in (b"- ", b"-\n"):
         return None
     last = data.rfind(b"\n-", start - 1)
     tail = _TAIL.search(data, last + 1)
@@ -223,7 +251,8 @@ def _top(label: str, text: bytes) -> dict | None:
     return top
 
 
-def _pieces(data: bytes, start: int, end: int, chunk_bytes: int) -> Iterator[tuple[int, int]]:
+def _pieces(data: bytes | mmap.mmap, start: int, end: int,
+            chunk_bytes: int) -> Iterator[tuple[int, int]]:
     """The items as pieces of about ``chunk_bytes``, cut before a column-0 ``- `` line."""
     pos = start
     while pos < end:

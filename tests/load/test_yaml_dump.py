@@ -87,6 +87,8 @@ def test_generated_dump_whole_and_in_pieces(generated) -> None:
     assert decoded == sum(1 for _ in read_documents(json_path, workload=False))  # all typed
     assert _assert_same(yaml_path, chunk_bytes=64 * 1024) == decoded
     assert _assert_same(yaml_path, chunk_bytes=1) == decoded  # one item per piece
+    mapped = yaml_dump.read_yaml_file(str(yaml_path), workload=False)  # a memory map
+    assert mapped is not None and _same(mapped, _libyaml(yaml_path))
 
 
 def test_generated_dump_plans_as_its_json(generated, small_files_typed, tmp_path) -> None:
@@ -263,11 +265,12 @@ def test_the_scan_in_a_child_process(generated, tmp_path, monkeypatch) -> None:
                         lambda *a: forks.append(real(*a)) or forks[-1])
     _, yaml_path = generated
     assert _assert_same(yaml_path, chunk_bytes=64 * 1024) > 0
+    assert _same(yaml_dump.read_yaml_file(str(yaml_path), workload=False), _libyaml(yaml_path))
     risky_file = _write(tmp_path / "r.yaml", _pending_with("example.com/v: yes"))
     assert _fast(risky_file) is None
     broken = _write(tmp_path / "b.yaml", _pending_with("example.com/v: [x"))
     assert _fast(broken) is None  # rapidyaml refuses first: the child is killed
-    assert len(forks) >= 3 and all(f is not None for f in forks)
+    assert len(forks) >= 4 and all(f is not None for f in forks)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
 
