@@ -60,9 +60,12 @@ def encoding_problem(data: bytes) -> str | None:
 
 # ------------------------------------------------------------------------ YAML scalars
 
-_INT = re.compile(r"^[-+]?(?:0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*)$")
-_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
-                    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+# go-yaml drops underscores before reading a number: ``0x_`` and ``._`` hold no digit and
+# are strings (PyYAML's own patterns would take them and then fail to convert them).
+_INT = re.compile(r"^[-+]?(?:0[bB][01_]*[01][01_]*|0[oO][0-7_]*[0-7][0-7_]*"
+                  r"|0[xX][0-9a-fA-F_]*[0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)$")
+_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9_]*[0-9][0-9_]*|[0-9][0-9_]*(?:\.[0-9_]*)?)"
+                    r"(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
 
 
 class KubeResolver(Resolver):

@@ -173,6 +173,14 @@ def test_yaml_scalars_resolve_as_kubernetes_does() -> None:
                    "g": 8, "h": -3, "i": "1:20.5", "j": "0777"}
 
 
+def test_numbers_without_digits_are_strings_not_crashes() -> None:
+    """go-yaml drops underscores before ParseInt / ParseFloat: ``0x_`` and ``._`` hold no
+    digit and stay strings (they used to resolve as numbers and fail to convert)."""
+    (doc,) = parse_bytes("x", b"a: ._\nb: +._\nc: 0x_\nd: 0b_\ne: 0o__\nf: ._5\ng: 0x1_F\n")
+    assert doc == {"a": "._", "b": "+._", "c": "0x_", "d": "0b_", "e": "0o__", "f": 0.5,
+                   "g": 31}
+
+
 def test_json_without_duplicates_passes_even_with_colons_in_strings() -> None:
     (doc,) = parse_bytes("x.json", b'{"a": "x:y", "b": {"c": "\\":"}, "d": [":"]}', ".json")
     assert doc == {"a": "x:y", "b": {"c": '":'}, "d": [":"]}

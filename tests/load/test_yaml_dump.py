@@ -56,10 +56,11 @@ def _same(docs: list, expected: list) -> bool:
             and _state(docs) == _state(expected))
 
 
-def _assert_same(path: Path, chunk_bytes: int = yaml_dump.CHUNK_BYTES) -> int:
+def _assert_same(path: Path, chunk_bytes: int = yaml_dump.CHUNK_BYTES,
+                 expected: list | None = None) -> int:
     docs = _fast(path, chunk_bytes)
     assert docs is not None
-    assert _same(docs, _libyaml(path))
+    assert _same(docs, expected if expected is not None else _libyaml(path))
     return sum(d.model is not None for d in docs)
 
 
@@ -73,29 +74,30 @@ def small_files_typed(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> tuple[Path, Path]:
+def generated(tmp_path_factory) -> tuple[Path, Path, list]:
+    """A generated dump as JSON and as kubectl YAML, and the YAML as libyaml reads it."""
     tmp = tmp_path_factory.mktemp("yaml_dump")
     json_path, yaml_path = tmp / "cluster.json", tmp / "cluster.yaml"
     generate.generate_cluster(nodes=40, out=str(json_path))
     generate.convert_to_yaml(str(json_path), str(yaml_path))
-    return json_path, yaml_path
+    return json_path, yaml_path, _libyaml(yaml_path)
 
 
 def test_generated_dump_whole_and_in_pieces(generated) -> None:
-    json_path, yaml_path = generated
-    decoded = _assert_same(yaml_path)
+    json_path, yaml_path, expected = generated
+    decoded = _assert_same(yaml_path, expected=expected)
     assert decoded == sum(1 for _ in read_documents(json_path, workload=False))  # all typed
-    assert _assert_same(yaml_path, chunk_bytes=64 * 1024) == decoded
-    assert _assert_same(yaml_path, chunk_bytes=1) == decoded  # one item per piece
+    assert _assert_same(yaml_path, 64 * 1024, expected) == decoded
+    assert _assert_same(yaml_path, 1, expected) == decoded  # one item per piece
     mapped = yaml_dump.read_yaml_file(str(yaml_path), workload=False)  # a memory map
-    assert mapped is not None and _same(mapped, _libyaml(yaml_path))
+    assert mapped is not None and _same(mapped, expected)
 
 
 def test_generated_dump_plans_as_its_json(generated, small_files_typed, tmp_path) -> None:
     """End to end: the report from the YAML dump is the JSON dump's, byte for byte."""
     import tasplan
 
-    json_path, yaml_path = generated
+    json_path, yaml_path, _ = generated
     gang = tmp_path / "gang.yaml"
     generate.write_gang(str(gang), 64)
 
@@ -263,9 +265,9 @@ def test_the_scan_in_a_child_process(generated, tmp_path, monkeypatch) -> None:
     real = yaml_dump._scan_aside
     monkeypatch.setattr(yaml_dump, "_scan_aside",
                         lambda *a: forks.append(real(*a)) or forks[-1])
-    _, yaml_path = generated
-    assert _assert_same(yaml_path, chunk_bytes=64 * 1024) > 0
-    assert _same(yaml_dump.read_yaml_file(str(yaml_path), workload=False), _libyaml(yaml_path))
+    _, yaml_path, expected = generated
+    assert _assert_same(yaml_path, 64 * 1024, expected) > 0
+    assert _same(yaml_dump.read_yaml_file(str(yaml_path), workload=False), expected)
     risky_file = _write(tmp_path / "r.yaml", _pending_with("example.com/v: yes"))
     assert _fast(risky_file) is None
     broken = _write(tmp_path / "b.yaml", _pending_with("example.com/v: [x"))
