@@ -46,8 +46,8 @@ PARALLEL_BYTES = 1 << 25  # from 32 MB of items the scan runs in a child process
 # The scan works on a copy of a piece with spaces deleted, ``:`` made \x02, ``[{`` \x03,
 # ``]}`` \x04, ``,#`` made ``,`` and control characters (libyaml refuses them; tabs and CR
 # are legal but read differently around indicators) made \x01. A plain scalar is then a
-# token between a left boundary (a line start with the ``-`` of any sequence entries, ``,``
-# or \x02) and a right one (``\n``, ``,``, \x02 or \x04). A token between two \x02 is inside
+# token between a left boundary (a line start with the ``-`` of any sequence entries, ``,``,
+# \x02 or \x03) and a right one (``\n``, ``,``, \x02 or \x04). A token between two \x02 is inside
 # a scalar (``10:00:00``), as ``a: b: c`` is not YAML. In flow collections YAML 1.2 reads
 # an empty key or value next to an indicator (``[:]``, ``{a:}``) where libyaml errs: a
 # \x02 right after ``[{,`` or right before ``,]}`` is refused (``key: # note`` too).
