@@ -17,8 +17,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin
 
-from jsonschema._utils import equal
 from referencing import Registry
+
+try:  # jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
+    from jsonschema._utils import equal
+except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
+    equal = None
 
 Check = Callable[[Any], bool]
 
@@ -133,12 +137,16 @@ class Compiler:
     def _const(self, value: Any, schema: dict, base: str) -> Check:
         if isinstance(value, str):  # jsonschema compares with == when either is a string
             return lambda x: x == value
+        if equal is None:
+            raise Unsupported("const")
         return lambda x: equal(x, value)
 
     def _enum(self, value: list, schema: dict, base: str) -> Check:
         if all(isinstance(v, str) for v in value):
             allowed = frozenset(value)
             return lambda x: isinstance(x, str) and x in allowed
+        if equal is None:
+            raise Unsupported("enum")
         return lambda x: any(equal(x, v) for v in value)
 
     def _pattern(self, value: str, schema: dict, base: str) -> Check:

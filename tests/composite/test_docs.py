@@ -15,14 +15,15 @@ REPO = Path(__file__).resolve().parents[2]
 COMMAND = "tasplan check samples/composite/train-2level.yaml -c samples/cluster"
 
 
-def _run(command: str) -> str:
+def _run(command: str, exit_code: int = 0, columns: int = 80) -> str:
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        result = CliRunner().invoke(app, shlex.split(command)[1:], env={"COLUMNS": "80"})
+        result = CliRunner().invoke(app, shlex.split(command)[1:],
+                                    env={"COLUMNS": str(columns)})
     finally:
         os.chdir(cwd)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return result.stdout
 
 
@@ -36,7 +37,6 @@ def test_docs_show_the_real_output() -> None:
     assert _block((REPO / "docs" / "composite.md").read_text(), "text") == _run(COMMAND)
 
 
-
 EXPLAIN = "tasplan explain samples/explain/composite-too-big.yaml -c samples/cluster"
 
 
@@ -45,11 +45,4 @@ def test_docs_show_the_real_explain_lines() -> None:
     text = (REPO / "docs" / "composite.md").read_text()
     m = re.search(rf"^```text\n\$ {re.escape(EXPLAIN)}\n…\n(.*?)…\n```$", text, re.M | re.S)
     assert m is not None
-    cwd = os.getcwd()
-    os.chdir(REPO)
-    try:
-        result = CliRunner().invoke(app, shlex.split(EXPLAIN)[1:], env={"COLUMNS": "100"})
-    finally:
-        os.chdir(cwd)
-    assert result.exit_code == 1, result.output
-    assert m.group(1) in result.stdout
+    assert m.group(1) in _run(EXPLAIN, exit_code=1, columns=100)

@@ -112,3 +112,17 @@ def test_lint_takes_the_valid_verdict_only(monkeypatch) -> None:
            "spec": {"schedulingPolicy": {"gang": {"minCount": 0}}}}
     found = schema.validate(obj, *key)
     assert {v.rule for v in found} >= {"TP103", "TP106"}
+
+
+def test_without_jsonschemas_equality_const_and_enum_are_left_to_jsonschema(monkeypatch) -> None:
+    """``equal`` is private to jsonschema: where a release lacks it, schemas comparing
+    non-strings are not compiled (jsonschema validates them), string ones still are."""
+    import tasplan.lint.schema_check as schema_check
+
+    monkeypatch.setattr(schema_check, "equal", None)
+    compiler = Compiler(schema._schemas()[0], None)
+    assert compiler.compile({"const": "x"}, "urn:t")("x")
+    assert compiler.compile({"enum": ["a", "b"]}, "urn:t")("b")
+    for keyword in ({"const": 1}, {"enum": [1, "a"]}):
+        with pytest.raises(Unsupported):
+            compiler.compile(keyword, "urn:t")
