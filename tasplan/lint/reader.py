@@ -3,7 +3,7 @@
 The spine's loader parses fast and looks positions up only for its one error; lint needs
 a line and column for every finding, so YAML is composed to a node tree once and the
 objects are constructed from it (libyaml for both steps), unless rapidyaml can read the
-file exactly (``fast_reader``). JSON, and YAML read by rapidyaml, are composed by libyaml
+file exactly (``load/yaml_fast``). JSON, and YAML read by rapidyaml, are composed by libyaml
 only when a finding needs a position. The same limits as the spine
 apply: a size cap, the alias-expansion guard, safe constructors only (python tags are
 refused). Problems with a file's content are returned as a :class:`ParseProblem`, never
@@ -231,7 +231,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         except StrictError as exc:
             return [], ParseProblem(str(exc), exc.line)
         return _objects(file, roots), None
-    from tasplan.lint.fast_reader import documents
+    from tasplan.load.yaml_fast import documents
 
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one

@@ -326,6 +326,11 @@ def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
+    from tasplan.load import yaml_fast  # imports this module
+
+    docs = yaml_fast.documents(data)
+    if docs is not None:
+        return docs
     loader = GuardedLoader if needs_guarded_loader(data) else FastLoader
     try:
         docs = list(yaml.load_all(text, Loader=loader))

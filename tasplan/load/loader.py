@@ -351,11 +351,12 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
         return InputError(source.path, why, field=full, obj=f"{kind} {quote(name)[1:-1]}",
                           line=locate(source.path, source.document, full))
 
+    valid: set[tuple[str, str]] = set()
     for node in nodes:
         why = names.name_problem(node.name)
         if why:
             raise fail("Node", node.name, node.source, "metadata.name", why)
-        bad = names.labels_problem(node.labels)
+        bad = names.labels_problem(node.labels, valid)
         if bad:
             raise fail("Node", node.name, node.source, f"metadata.labels.{bad[0]}", bad[1])
     seen: set[str] = set()
@@ -371,7 +372,7 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
         if why:
             raise fail("Pod", pod.name, pod.source, "metadata.name", why)
         if pod.source.workload and not pod.synthesised:
-            bad = names.labels_problem(pod.labels)
+            bad = names.labels_problem(pod.labels, valid)
             if bad:
                 raise fail("Pod", pod.name, pod.source, f"metadata.labels.{bad[0]}", bad[1])
     for d in defs:

@@ -32,9 +32,17 @@ def namespace_problem(namespace: str) -> str | None:
             f"got {quote(namespace)}")
 
 
-def labels_problem(labels: Mapping[str, str]) -> tuple[str, str] | None:
-    """(key, why) of the first invalid label."""
+def labels_problem(labels: Mapping[str, str],
+                   valid: set[tuple[str, str]] | None = None) -> tuple[str, str] | None:
+    """(key, why) of the first invalid label. ``valid``: pairs already found valid, skipped
+    and extended (nodes of one pool share all labels but the hostname)."""
     for key, value in labels.items():
+        if valid is not None:
+            try:
+                if (key, value) in valid:
+                    continue
+            except TypeError:  # an unhashable value: the type check below names it
+                pass
         if not isinstance(key, str) or not isinstance(value, str):
             return str(key), f"expected a string label key and value, got {quote(key)}: " \
                 f"{quote(value)}"
@@ -42,4 +50,6 @@ def labels_problem(labels: Mapping[str, str]) -> tuple[str, str] | None:
             return key, f"invalid label key {quote(key)}"
         if not valid_label_value(value):
             return key, f"invalid label value {quote(value)}"
+        if valid is not None:
+            valid.add((key, value))
     return None

