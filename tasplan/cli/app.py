@@ -50,6 +50,7 @@ app = typer.Typer(
     help="What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
