@@ -36,7 +36,7 @@ def parent_name(f: ObjectFields, spec: Mapping[str, Any]) -> str | None:
     return name
 
 
-def decode_composite(source: Source, obj: Mapping[str, Any], topology_key_of) -> CompositeDef:
+def decode_composite(source: Source, obj: Mapping[str, Any]) -> CompositeDef:
     f = ObjectFields(source, obj)
     meta = f.mapping(obj.get("metadata"), "metadata")
     name = f.string(meta.get("name"), "metadata.name", required=True)
@@ -50,7 +50,7 @@ def decode_composite(source: Source, obj: Mapping[str, Any], topology_key_of) ->
     workload = f.string(ref.get("workloadName"), "spec.workloadRef.workloadName", required=True)
     template = f.string(ref.get("templateName"), "spec.workloadRef.templateName", required=True)
     return CompositeDef(namespace, name, obj["apiVersion"],
-                        composite_spec(f, spec, "spec", topology_key_of),
+                        composite_spec(f, spec, "spec"),
                         parent_name(f, spec), workload, template, source)
 
 

@@ -11,6 +11,12 @@ from typing import Any
 
 from tasplan.composite.model import MAX_TREE_DEPTH
 from tasplan.load.fields import ObjectFields
+from tasplan.load.group_fields import (
+    disruption_mode_of,
+    policy_of,
+    priority_fields,
+    topology_key_of,
+)
 from tasplan.model.group import Policy
 
 MAX_TEMPLATES = 8
@@ -45,35 +51,23 @@ class TemplateTree:
 
 def composite_policy(f: ObjectFields, raw: object, path: str) -> tuple[Policy | None, int | None]:
     """Exactly one of ``basic: {}`` / ``gang: {minGroupCount}`` (required)."""
-    from tasplan.load.scheduling import policy_of  # the loader imports this module
-
     policy, count = policy_of(f, raw, path, "minGroupCount")
     if policy == Policy.GANG and count is None:
         raise f.error(f"{path}.gang.minGroupCount", "required field is missing")
     return policy, count
 
 
-def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str,
-                   topology_key_of: Callable) -> CompositeSpec:
+def composite_spec(f: ObjectFields, raw: Mapping[str, Any], path: str) -> CompositeSpec:
     policy, count = composite_policy(f, raw.get("schedulingPolicy"), f"{path}.schedulingPolicy")
     key = topology_key_of(f, raw.get("schedulingConstraints"), f"{path}.schedulingConstraints")
-    priority = raw.get("priority")
-    if priority is not None:
-        priority = f.integer(priority, f"{path}.priority")
-    pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    from tasplan.load.scheduling import disruption_mode_of  # the loader imports this module
-
-    preemption = f.string(raw.get("preemptionPolicy"), f"{path}.preemptionPolicy") or None
-    if preemption not in (None, "Never", "PreemptLowerPriority"):
-        raise f.expected(f"{path}.preemptionPolicy", "Never or PreemptLowerPriority",
-                         preemption)
+    priority, pcn, preemption = priority_fields(f, raw, path)
     return CompositeSpec(policy, count, key, priority, pcn, disruption_mode_of(
         f, raw.get("disruptionMode"), f"{path}.disruptionMode"), preemption)
 
 
 def decode_template_tree(f: ObjectFields, items: object, path: str,
-                         leaf_spec: Callable[[ObjectFields, Mapping[str, Any], str], Any],
-                         topology_key_of: Callable) -> TemplateTree:
+                         leaf_spec: Callable[[ObjectFields, Mapping[str, Any], str], Any]
+                         ) -> TemplateTree:
     """``leaf_spec`` decodes one PodGroupTemplate (the loader's own parser)."""
     composites: dict[str, CompositeSpec] = {}
     leaves: dict[str, Any] = {}
@@ -108,7 +102,7 @@ def decode_template_tree(f: ObjectFields, items: object, path: str,
                 raise f.error(here, f"the template tree is deeper than {MAX_TREE_DEPTH} "
                               "levels (a composite template here would need children at "
                               f"level {level + 1})")
-            spec = composite_spec(f, raw, here, topology_key_of)
+            spec = composite_spec(f, raw, here)
             if spec.policy is None:
                 raise f.error(f"{here}.schedulingPolicy", "required field is missing")
             composites[name] = spec

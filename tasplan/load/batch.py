@@ -15,6 +15,7 @@ from typing import Any
 
 from tasplan.dra.references import pod_claims
 from tasplan.load.fields import ObjectFields
+from tasplan.load.group_fields import policy_of, topology_key_of
 from tasplan.load.producers import (
     Overrides,
     PodBatch,
@@ -23,7 +24,7 @@ from tasplan.load.producers import (
     identity,
     pod_template,
 )
-from tasplan.load.scheduling import GroupSpec, policy_of, topology_key_of
+from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
 

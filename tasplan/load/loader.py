@@ -224,7 +224,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
     composite_defs = _unique(COMPOSITE_KIND, [
         ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
-        for c in [decode_composite(d.source, d.obj, scheduling.topology_key_of)]], warnings)
+        for c in [decode_composite(d.source, d.obj)]], warnings)
     producers: list[Producer] = [
         p for kind, decode in _PRODUCERS.items() for p in _unique(kind, [
             ((p.namespace, p.name), p, d.source) for d in by_kind[kind]

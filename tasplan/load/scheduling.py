@@ -18,6 +18,12 @@ from tasplan.composite.templates import decode_template_tree
 from tasplan.dra.model import PodClaim
 from tasplan.dra.references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
+from tasplan.load.group_fields import (
+    disruption_mode_of,
+    policy_of,
+    priority_fields,
+    topology_key_of,
+)
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
 
@@ -76,67 +82,15 @@ def _meta(f: ObjectFields, obj: Mapping[str, Any]) -> tuple[str, str]:
     return f.string(meta.get("namespace"), "metadata.namespace") or "default", name
 
 
-def policy_of(f: ObjectFields, raw: object, path: str, count: str = "minCount"
-              ) -> tuple[Policy | None, int | None]:
-    """Exactly one of ``basic: {}`` / ``gang: {minCount}`` (a union upstream); ``count``:
-    the gang's count field (``minGroupCount`` for a CompositePodGroup)."""
-    if raw is None:
-        return None, None
-    raw = f.mapping(raw, path)
-    chosen = [k for k in ("basic", "gang") if raw.get(k) is not None]
-    if len(chosen) != 1:
-        raise f.error(path, "expected exactly one of basic or gang")
-    if chosen[0] == "basic":
-        return Policy.BASIC, 1
-    gang = f.mapping(raw["gang"], f"{path}.gang")
-    if gang.get(count) is None:
-        return Policy.GANG, None  # only Jobs may omit minCount (defaults to parallelism)
-    return Policy.GANG, f.int32(gang[count], f"{path}.gang.{count}", minimum=1)
-
-
-def topology_key_of(f: ObjectFields, raw: object, path: str) -> str | None:
-    constraints = f.mapping(raw, path)
-    topology = f.sequence(constraints.get("topology"), f"{path}.topology")
-    if not topology:
-        return None
-    if len(topology) > 1:
-        raise f.error(f"{path}.topology", f"expected at most 1 item, got {len(topology)}")
-    item = f.mapping(topology[0], f"{path}.topology[0]")
-    return f.string(item.get("key"), f"{path}.topology[0].key", required=True)
-
-
 def _spec(f: ObjectFields, raw: Mapping[str, Any], path: str, policy_field: str) -> GroupSpec:
     policy, min_count = policy_of(f, raw.get(policy_field), f"{path}.{policy_field}")
     if policy == Policy.GANG and min_count is None:
         raise f.error(f"{path}.{policy_field}.gang.minCount", "required field is missing")
     key = topology_key_of(f, raw.get("schedulingConstraints"), f"{path}.schedulingConstraints")
-    priority = raw.get("priority")
-    if priority is not None:
-        priority = f.int32(priority, f"{path}.priority")
-    pcn = f.string(raw.get("priorityClassName"), f"{path}.priorityClassName")
-    policy_name = f.string(raw.get("preemptionPolicy"), f"{path}.preemptionPolicy") or None
-    if policy_name not in (None, "Never", "PreemptLowerPriority"):
-        raise f.expected(f"{path}.preemptionPolicy", "Never or PreemptLowerPriority",
-                         policy_name)
+    priority, pcn, policy_name = priority_fields(f, raw, path)
     claims = pod_claims(f, raw.get("resourceClaims"), f"{path}.resourceClaims")
     return GroupSpec(policy, min_count, key, priority, pcn, claims, policy_name,
                      disruption_mode_of(f, raw.get("disruptionMode"), f"{path}.disruptionMode"))
-
-
-def disruption_mode_of(f: ObjectFields, raw: object, path: str) -> bool | None:
-    """True for "evict the whole group" (v1alpha2 ``PodGroup``, later ``all: {}``), False
-    for pod by pod (``Pod`` / ``single: {}``), None when not given."""
-    if raw is None:
-        return None
-    if isinstance(raw, str):
-        if raw not in ("Pod", "PodGroup"):
-            raise f.expected(path, "Pod or PodGroup", raw)
-        return raw == "PodGroup"
-    raw = f.mapping(raw, path)
-    chosen = [k for k in ("single", "all") if raw.get(k) is not None]
-    if len(chosen) != 1:
-        raise f.error(path, "expected exactly one of single or all")
-    return chosen[0] == "all"
 
 
 def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
@@ -177,7 +131,7 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> WorkloadDef:
     if composite_items:
         tree = decode_template_tree(
             f, composite_items, "spec.compositePodGroupTemplates",
-            lambda f, raw, path: _spec(f, raw, path, "schedulingPolicy"), topology_key_of)
+            lambda f, raw, path: _spec(f, raw, path, "schedulingPolicy"))
         return WorkloadDef(namespace, name, version, tree.leaves, source, tree.composites,
                            tree.parent)
     return WorkloadDef(namespace, name, version, groups, source)

@@ -104,6 +104,10 @@ def test_composite_inherits_its_template(tmp_path: Path) -> None:
      "exactly one of basic or gang"),
     ("schedulingPolicy: {basic: {}}\n  schedulingConstraints: {topology: [{key: a}, {key: b}]}",
      "spec.schedulingConstraints.topology", "at most 1 item"),
+    # priority is an int32, as on a PodGroup
+    ("schedulingPolicy: {basic: {}}\n  priority: 2147483648", "spec.priority", ""),
+    ("schedulingPolicy: {basic: {}}\n  preemptionPolicy: Sometimes", "spec.preemptionPolicy",
+     "Never or PreemptLowerPriority"),
 ])
 def test_composite_fields_are_checked(tmp_path: Path, spec: str, field: str,
                                       message: str) -> None:
