@@ -462,9 +462,9 @@ def _alias_bomb(levels: int = 9, width: int = 9) -> str:
 def test_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(_alias_bomb())
-    start = time.perf_counter()
+    start = time.process_time()
     err = load_error(path)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     assert "alias" in str(err).lower()
     assert err.line is not None and 1 <= err.line <= 9
 
@@ -473,19 +473,19 @@ def test_alias_bomb_inside_a_kubernetes_object(tmp_path: Path) -> None:
     body = "".join("  " + line + "\n" for line in _alias_bomb().splitlines())
     path = tmp_path / "pod.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n" + body)
-    start = time.perf_counter()
+    start = time.process_time()
     err = load_error(path)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     assert "alias" in str(err).lower()
 
 
 def test_alias_bomb_through_load_inputs(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(_alias_bomb())
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(InputError, match=r"(?i)alias"):
         load_inputs([path])
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 @pytest.mark.parametrize(("text", "field"), [
