@@ -16,11 +16,11 @@ from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
-from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
+from tasplan.schedulers.planner import plan
 from tasplan.stdio import write_stdout
 from tasplan.target import parse_gates, parse_version
 from tasplan.whatif import apply_edits

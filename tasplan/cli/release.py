@@ -15,6 +15,6 @@ class ReleaseOptions:
     preempt: bool = True
 
     def target(self, snapshot: ClusterSnapshot) -> Target:
-        from tasplan.plan.planner import target_for
+        from tasplan.schedulers.planner import target_for
 
         return target_for(snapshot, self.kube_version, parse_gates(self.feature_gates))

@@ -30,10 +30,11 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
-from tasplan.plan.planner import group_priority, plan, target_for
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.victims import atomic_ancestors
+from tasplan.schedulers.kube.scheduler import group_priority
+from tasplan.schedulers.planner import plan, target_for
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
