@@ -116,6 +116,13 @@ SchedulerOpt = Annotated[str, typer.Option(
     "--scheduler", metavar="|".join(scheduler_names()),
     help="The scheduler to plan for. auto: each group's, from what it asks for (e.g. pods' "
     "schedulerName or a scheduler's labels), else kube-scheduler.")]
+KueueVersionOpt = Annotated[str | None, typer.Option(
+    "--kueue-version", metavar="0.17|0.18|0.19|0.20", show_default=False,
+    help="Kueue release for --scheduler kueue: its feature gates' defaults. Default: 0.20.")]
+PeerGatesOpt = Annotated[str | None, typer.Option(
+    "--peer-feature-gates", metavar="Name=bool,...", show_default=False,
+    help="Kueue's own feature gates (TASBalancedPlacement, TASProfileMixed, "
+    "TASMultiLayerTopology, TASRespectNodeAffinityPreferred, ...) for --scheduler kueue.")]
 NoPreemptOpt = Annotated[bool, typer.Option(
     "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
@@ -152,6 +159,8 @@ def check(
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
     scheduler: SchedulerOpt = "auto",
+    kueue_version: KueueVersionOpt = None,
+    peer_feature_gates: PeerGatesOpt = None,
     no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -179,7 +188,8 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler,
+                             kueue_version, peer_feature_gates)
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
@@ -236,6 +246,8 @@ def explain(
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
     scheduler: SchedulerOpt = "auto",
+    kueue_version: KueueVersionOpt = None,
+    peer_feature_gates: PeerGatesOpt = None,
     no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -264,7 +276,8 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler,
+                             kueue_version, peer_feature_gates)
 
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))

@@ -56,7 +56,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         # (simulating each placement pod by pod costs more than the rest of planning).
         result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
                       target=release.target(snapshot), preempt=release.preempt,
-                      scheduler=release.scheduler)
+                      scheduler=release.scheduler, schedulers=release.schedulers())
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)
