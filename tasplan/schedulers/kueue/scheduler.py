@@ -295,8 +295,9 @@ class KueueRun:
               ) -> tuple[dict[str, str], dict[str, str]]:
         """Each pod, by rank, to its slot's domain: the node itself for hostname leaves;
         else the node kube-scheduler picks among the leaf's nodes (Kueue only pins the
-        pod to the domain's labels)."""
-        state, tree = self.state, admission.tree
+        pod to the domain's labels). kube-scheduler checks each pod as Kueue starts it:
+        with the flavor's nodeLabels in its nodeSelector and the flavor's tolerations."""
+        state, tree, flavor = self.state, admission.tree, admission.flavor
         index = state.snapshot.node_index
         fw = state.framework("default-scheduler")
         statement = state.statement
@@ -310,13 +311,16 @@ class KueueRun:
             for pod, values in zip(ps.pods, slots(res.assignment), strict=False):
                 leaf = tree.leaves.get(values[-1] if tree.hostname_leaves else ",".join(values))
                 infos = [state.nodes[index[n.name]] for n in (leaf.nodes if leaf else ())]
-                fit = PodFit(fw, pod, infos, statement, cluster=state.nodes) if fw else None
+                started = replace(pod, tolerations=(*pod.tolerations, *flavor.tolerations),
+                                  node_selector={**pod.node_selector, **flavor.node_labels})
+                fit = PodFit(fw, started, infos, statement, cluster=state.nodes) \
+                    if fw else None
                 if fit is None:
                     node = infos[0] if infos else None
                     why = ""
                 else:
                     node, diagnosis = fit.best()
-                    why = str(diagnosis) if diagnosis is not None else "no node"
+                    why = diagnosis.message if diagnosis is not None else "no node"
                 if node is None:
                     unplaced[pod.key] = why
                     continue
