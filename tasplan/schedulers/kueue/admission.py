@@ -56,9 +56,8 @@ def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool
             topology = r.build(ps.annotations, gates)
         except r.RequestError as err:
             return [], f"PodSet {ps.name}: {err}"
-        if topology is None or not topology.explicit:
-            if not implied:
-                continue
+        if (topology is None or not topology.explicit) and not implied:
+            continue
         pod = ps.template
         out.append(PodSetRequest(
             ps.name, len(ps.pods), dict(pod.requests), topology,
