@@ -146,9 +146,9 @@ def _dup_fds(read_end: int, write_end: int):
 
 
 def load(page: Path, png: Path | None = None, width: int = 1400, height: int = 600,
-         binary: str | None = None) -> PageLoad:
+         binary: str | None = None, clip: tuple[int, int] | None = None) -> PageLoad:
     """Open ``page`` (a local file) at ``width`` CSS pixels, wait for its load event, and
-    screenshot the whole page into ``png`` when given."""
+    screenshot the whole page (or the rows ``clip`` = (top, bottom)) into ``png``."""
     binary = binary or find_chromium()
     if binary is None:
         raise BrowserError("no Chromium found (apt-get install chromium)")
@@ -171,10 +171,12 @@ def load(page: Path, png: Path | None = None, width: int = 1400, height: int = 6
         result.width, result.height = metrics["width"], metrics["height"]
         result.load_ms, result.paint_ms = metrics["load"], metrics["paint"]
         if png is not None:
+            top, bottom = clip or (0, result.height)
             shot = pipe.send("Page.captureScreenshot", {
                 "format": "png", "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": max(result.width, width),
-                         "height": result.height, "scale": 1}}, session=session)
+                "clip": {"x": 0, "y": top, "width": max(result.width, width),
+                         "height": min(bottom, result.height) - top, "scale": 1}},
+                session=session)
             png.write_bytes(base64.b64decode(shot["data"]))
         _collect(pipe.events, result)
         return result
@@ -216,8 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("page", type=Path)
     ap.add_argument("png", type=Path, nargs="?")
     ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--clip", metavar="TOP,BOTTOM", help="screenshot only these rows")
     args = ap.parse_args(argv)
-    result = load(args.page, args.png, args.width)
+    clip = tuple(int(v) for v in args.clip.split(",")) if args.clip else None
+    result = load(args.page, args.png, args.width, clip=clip)
     print(json.dumps({"requests": result.requests, "foreign": result.foreign,
                       "errors": result.errors, "width": result.width, "height": result.height,
                       "load_ms": round(result.load_ms, 1),

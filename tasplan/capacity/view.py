@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from tasplan.capacity.fit import NodeClasses, node_fits
 from tasplan.capacity.report import Box, CapacityReport, Domain, Largest, ShapeFit
-from tasplan.capacity.shapes import Shape
+from tasplan.capacity.shapes import Shape, workload_shapes
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.runtime import Framework
@@ -152,9 +152,15 @@ def _nesting(nodes, levels: Sequence[str],
     which each level nests in the one before: all nodes of each of its domains carry one
     same value of that level's label, or all lack it."""
     def nests(inner: int, outer: int) -> bool:
+        domains = members_of[inner]
+        if all(len(members) == 1 for members in domains.values()):
+            return True  # single nodes (the hostname level) nest in anything
         key = levels[outer]
-        return all(len({nodes[i].labels.get(key) for i in members}) == 1
-                   for members in members_of[inner].values())
+        for members in domains.values():
+            first = nodes[members[0]].labels.get(key)
+            if any(nodes[i].labels.get(key) != first for i in members):
+                return False
+        return True
 
     chains: list[tuple[int, ...]] = []
     for j in range(len(levels)):
@@ -208,3 +214,15 @@ def _key(path: tuple) -> str | None:
 def _order(path: tuple) -> tuple:
     """Named boxes by name, the remainder box last."""
     return tuple((value is None, value or "") for _, value in path)
+
+
+def plan_capacity(snapshot: ClusterSnapshot) -> CapacityReport:
+    """The capacity view a plan's pictures draw (``check --html``, ``explain --html``): the
+    cluster's topology levels and the planned groups' topology keys, and one shape per
+    group (and kind of pending pod) with its minCount as the gang size."""
+    levels = list(infer_levels(n.labels for n in snapshot.nodes))
+    for group in snapshot.groups:
+        key = group.topology_key
+        if group.planned and key and key not in levels:
+            levels.insert(len(levels) - (levels[-1:] == [HOSTNAME]), key)
+    return capacity(snapshot, workload_shapes(snapshot), levels)

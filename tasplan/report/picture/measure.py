@@ -70,11 +70,17 @@ def shape_letters(report: CapacityReport) -> dict[str, str]:
             for i, (name, _) in enumerate(report.shapes)}
 
 
+def check_kind(text: str) -> None:
+    """A usage error for an unknown measure (before anything is loaded: its shape or
+    resource is checked against the report)."""
+    if text.partition(":")[0] not in KINDS:
+        raise UsageError(f"--color-by {text!r}: expected one of {', '.join(KINDS)}, with an "
+                         "optional :SHAPE or :RESOURCE (now:B, free:nvidia.com/gpu, ...)")
+
+
 def parse_measure(text: str | None, report: CapacityReport) -> Measure:
+    check_kind(text or "now")
     kind, _, arg = (text or "now").partition(":")
-    if kind not in KINDS:
-        raise UsageError(f"--color-by {text!r}: expected one of {', '.join(KINDS)} "
-                         "(now:B, free:nvidia.com/gpu, ...)")
     if kind in ("now", "empty"):
         letters = {v: k for k, v in shape_letters(report).items()}
         if not letters:

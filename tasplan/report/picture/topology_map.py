@@ -36,6 +36,7 @@ WIDTH = 1400
 MARGIN = 12
 HEADER = 17  # a panel's header strip
 GAP = 3  # between a panel's frame and what it holds
+APART = 8  # between the domains of a level and the nodes without its label
 LEAF_AREA = 150 * 95  # what a tile would like to have, before the map is capped
 MAP_HEIGHT = (200, 700)
 EDIT = "#c51b8a"  # what-if edits (magenta: apart from blues and oranges)
@@ -73,17 +74,19 @@ class Overlay:
 
 def topology_map(report: CapacityReport, measure: Measure, depth: int | None = None,
                  overlay: Overlay | None = None, title: str = "tasplan capacity",
-                 ids: str = "tp") -> str:
+                 ids: str = "tp", heading: bool = True) -> str:
     """The map as one ``<svg>`` element; ``depth`` counts the report's levels drawn (default:
-    all but the hostname); ``ids`` prefixes the element ids (several maps on one page)."""
-    return "".join(_Map(report, measure, depth, overlay, title, ids).svg())
+    all but the hostname); ``ids`` prefixes the element ids (several maps on one page);
+    ``heading`` False leaves the title line to the page around it."""
+    return "".join(_Map(report, measure, depth, overlay, title, ids, heading).svg())
 
 
 class _Map:
     def __init__(self, report: CapacityReport, measure: Measure, depth: int | None,
-                 overlay: Overlay | None, title: str, ids: str) -> None:
+                 overlay: Overlay | None, title: str, ids: str, heading: bool) -> None:
         self.report, self.measure, self.overlay, self.title, self.ids = (
             report, measure, overlay, title, ids)
+        self.heading = heading
         levels = report.levels
         if depth is None:
             depth = len(levels) - 1 if levels and levels[-1] == HOSTNAME else len(levels)
@@ -156,13 +159,15 @@ class _Map:
     def _head(self, out: list[str], y: float) -> float:
         report = self.report
         names = " › ".join(last_segment(k) for k in report.nested if k in self.drawn)
-        out.append(f'<text x="{MARGIN}" y="{num(y + 16)}" font-size="17" font-weight="bold" '
-                   f'fill="{INK}">{esc(self.title)}</text>')
+        if self.heading:
+            out.append(f'<text x="{MARGIN}" y="{num(y + 16)}" font-size="17" '
+                       f'font-weight="bold" fill="{INK}">{esc(self.title)}</text>')
+            y += 20
         line = (f"{report.total.nodes:,} node(s) · levels {names or '(none)'} · colour: "
                 f"{self.tile_measure.title(self.letters)}")
-        out.append(f'<text x="{MARGIN}" y="{num(y + 36)}" font-size="13" fill="{INK}">'
+        out.append(f'<text x="{MARGIN}" y="{num(y + 16)}" font-size="13" fill="{INK}">'
                    f"{esc(line)}</text>")
-        y += 44
+        y += 24
         for name, requests in report.shapes:
             asks = ", ".join(f"{short_resource(r)} {human(r, v)}" for r, v in requests.items())
             gang = report.gangs.get(name)
@@ -175,48 +180,44 @@ class _Map:
         return self._legend(out, y + 4) + 8
 
     def _legend(self, out: list[str], y: float) -> float:
-        x = MARGIN
-        for b in self.bins:
-            out.append(f'<rect x="{num(x)}" y="{num(y)}" width="26" height="16" '
-                       f'fill="{b.fill}" stroke="#999" stroke-width="0.5"/>')
-            out.append(f'<text x="{num(x + 31)}" y="{num(y + 12.5)}" font-size="12" '
-                       f'font-family="{MONO}" fill="{INK}">{esc(b.label)}</text>')
-            x += 31 + len(b.label) * 7.4 + 14
-        keys = []
+        """Swatches and symbols, in lines that wrap at the map's width."""
+        entries: list[tuple[str, str]] = [
+            (f'<rect width="26" height="16" fill="{b.fill}" stroke="#999" '
+             'stroke-width="0.5"/>', b.label) for b in self.bins]
         if self.stars:
-            keys.append(f"★ the one {self._star_levels()} holding the most pods of shape "
-                        f"{self.letters.get(self.star_shape or '', '')} now")
+            entries.append(("", f"★ the one domain of its level that holds the most pods of "
+                            f"shape {self.letters.get(self.star_shape or '', '')} now"))
         if HOSTNAME in self.drawn and self.measure.gang:
-            keys.append("shaded header: the domain holds the gang now")
+            entries.append((f'<rect width="26" height="16" fill="{HOLDS_TINT}"/>',
+                            "header: the domain holds the gang now"))
         if any(b.domain.name == "" for b in self._all(self.tree)):
-            keys.append("dashed: nodes without that level's label")
-        for text in keys:
-            out.append(f'<text x="{num(x)}" y="{num(y + 12.5)}" font-size="12" '
-                       f'fill="{FAINT}">{esc(text)}</text>')
-            x += len(text) * 6.6 + 18
-        y += 22
-        if self.overlay is not None:
-            y = self._overlay_legend(out, y)
-        return y
-
-    def _star_levels(self) -> str:
-        return "domain of its level"
-
-    def _overlay_legend(self, out: list[str], y: float) -> float:
+            entries.append(('<rect x="1" y="1" width="24" height="14" fill="none" '
+                            f'stroke="#737373"{_dash(True)}/>',
+                            "nodes without that level's label"))
+        overlay = self.overlay
+        if overlay is not None and overlay.marks:
+            for state, text in (("selected", "▶ selected placement"),
+                                ("tied", "= tied on score"), ("feasible", "feasible"),
+                                ("infeasible", "infeasible (reason in the table)")):
+                swatch = f"url(#{self.ids}-hatch)" if state == "infeasible" else NONE_FILL
+                entries.append((f'<rect x="1" y="1" width="24" height="14" fill="{swatch}"'
+                                f"{_outline(state)}/>", text))
+        if overlay is not None and overlay.pods:
+            entries.append((f'<circle cx="13" cy="8" r="5" fill="{INK}"/>',
+                            "a node that gets pods of the group"))
+        if overlay is not None and (overlay.edits or overlay.removed):
+            entries.append((f'<path d="M12 1h14v14z" fill="{EDIT}"/>',
+                            "changed by a what-if edit"))
         x = MARGIN
-        samples = (("selected", "▶ selected placement"), ("tied", "= tied on score"),
-                   ("feasible", "feasible"), ("infeasible", "infeasible (reason in the table)"))
-        for state, text in samples:
-            swatch = f"url(#{self.ids}-hatch)" if state == "infeasible" else NONE_FILL
-            out.append(f'<rect x="{num(x)}" y="{num(y)}" width="26" height="16" '
-                       f'fill="{swatch}"{_outline(state)}/>')
-            out.append(f'<text x="{num(x + 33)}" y="{num(y + 12.5)}" font-size="12" '
-                       f'fill="{INK}">{esc(text)}</text>')
-            x += 33 + len(text) * 6.8 + 16
-        if self.overlay.edits or self.overlay.removed:
-            out.append(f'<path d="M{num(x)} {num(y)}h14l-14 14z" fill="{EDIT}"/>')
-            out.append(f'<text x="{num(x + 20)}" y="{num(y + 12.5)}" font-size="12" '
-                       f'fill="{INK}">changed by a what-if edit</text>')
+        for swatch, text in entries:
+            width = (31 if swatch else 0) + len(text) * 7.0 + 16
+            if x > MARGIN and x + width > WIDTH - MARGIN:
+                x, y = MARGIN, y + 22
+            if swatch:
+                out.append(f'<g transform="translate({num(x)} {num(y)})">{swatch}</g>')
+            out.append(f'<text x="{num(x + (31 if swatch else 0))}" y="{num(y + 12.5)}" '
+                       f'font-size="12" fill="{INK}">{esc(text)}</text>')
+            x += width
         return y + 22
 
     def _all(self, box: Box) -> Iterator[Box]:
@@ -225,6 +226,22 @@ class _Map:
             yield from self._all(kid)
 
     def _boxes(self, out: list[str], boxes: Sequence[Box], rect: Rect) -> None:
+        """Siblings in order; the box of nodes without the level's label apart, at the
+        far end (right, or bottom in a tall rectangle), with its share of the area but
+        room for its name."""
+        named = [b for b in boxes if b.domain.name]
+        rest = [b for b in boxes if not b.domain.name]
+        if named and rest:
+            share = sum(b.domain.nodes for b in rest) / sum(b.domain.nodes for b in boxes)
+            if rect.w >= rect.h:
+                cut = min(max(rect.w * share, 130.0), rect.w * 0.3)
+                self._boxes(out, named, rect.inset(0, 0, cut + APART, 0))
+                self._boxes(out, rest, rect.inset(rect.w - cut, 0, 0, 0))
+            else:
+                cut = min(max(rect.h * share, 48.0), rect.h * 0.3)
+                self._boxes(out, named, rect.inset(0, 0, 0, cut + APART))
+                self._boxes(out, rest, rect.inset(0, rect.h - cut, 0, 0))
+            return
         for box, cell in zip(boxes, layout([b.domain.nodes for b in boxes], rect), strict=True):
             self._box(out, box, cell)
 
@@ -241,7 +258,7 @@ class _Map:
         if kids:
             self._panel(out, chain, rect)
             self._boxes(out, kids, rect.inset(GAP, HEADER + GAP, GAP, GAP))
-            self._mark(out, inner.domain, rect)
+            self._mark(out, inner.domain, rect, panel=True)
         else:
             self._tile(out, inner, rect)
 
@@ -257,21 +274,26 @@ class _Map:
                    f'width="{num(max(rect.w - 2, 0))}" height="{HEADER - 1}" '
                    f'fill="{HOLDS_TINT if holds else "#f5f5f5"}"/>')
         names = " › ".join(self._name(b.domain) for b in chain)
-        value = self.measure.value(d)
-        figures = (f"{d.nodes:,} node(s) · {self.measure.text(value)}"
-                   + (" ✓" if holds else "") + (" ★" if self._star(d) else ""))
+        value = (self.measure.text(self.measure.value(d)) + (" ✓" if holds else "")
+                 + (" ★" if self._star(d) else ""))
+        mark = self._mark_of(d)
+        nodes = f"{d.nodes:,} node(s)"
+        if mark is None:
+            choices = [f"{names} · {nodes} · {value}", f"{names} · {value}"]
+        else:  # the rank and the name first, then what else has room
+            rank = _mark_head(Mark(mark.rank, mark.state, "", ""))
+            choices = [f"{names} · {_mark_head(mark)} · {nodes} · {value}",
+                       f"{names} · {_mark_head(mark)} · {value}",
+                       f"{names} · {rank} · {value}", f"{names} {rank}"]
         size = 11.0
         room = rect.w - 8
-        text = f"{names} · {figures}"
-        if not fits(text, room, size):
-            text = shorten(names, room - (len(figures) + 3) * 0.61 * size, size)
-            text = f"{text} · {figures}" if text else shorten(figures, room, size)
+        text = next((c for c in choices if fits(c, room, size)), "") or shorten(
+            choices[-1], room, size)
         if text:
             out.append(f'<text x="{num(rect.x + 4)}" y="{num(rect.y + 12.5)}" '
                        f'font-size="{size:g}" font-family="{MONO}" fill="{INK}">'
                        f"{esc(text)}</text>")
         out.append("</g>")
-        self._edited(out, chain[-1], rect)
 
     def _tile(self, out: list[str], box: Box, rect: Rect) -> None:
         d = box.domain
@@ -302,14 +324,13 @@ class _Map:
         name = self._name(d, short=True)
         if mark is None:
             return [name, figure]
-        head = {"selected": "▶", "tied": "="}.get(mark.state, "")
-        return [name, f"#{mark.rank}{head} {mark.text}".strip(), figure]
+        return [name, _mark_head(mark), figure]
 
     def _texts(self, out: list[str], rect: Rect, lines: list[str], ink: str) -> None:
         """As many lines as the tile has room for: the name small, the figures larger."""
         room_w = rect.w - 6
-        name_size = min(11.0, max(rect.h / 4.2, 7.0))
-        big = min(16.0, max(rect.h / 3.2, 8.0))
+        name_size = min(13.0, max(min(rect.h / 4.2, rect.w / 9), 7.0))
+        big = min(26.0, max(min(rect.h / 3.2, rect.w / 5), 8.0))
         sizes = [name_size] + [big if i == len(lines) - 2 else name_size
                                for i in range(len(lines) - 1)]
         y = rect.y + 3
@@ -330,23 +351,38 @@ class _Map:
                        f'font-family="{MONO}" fill="{ink}"{weight}>{esc(text)}</text>')
             y += size * 0.22
 
-    def _mark(self, out: list[str], d: Domain, rect: Rect) -> None:
+    def _mark(self, out: list[str], d: Domain, rect: Rect, panel: bool = False) -> None:
+        """A placement's outline; an infeasible panel is greyed over (a tile is hatched)."""
         mark = self._mark_of(d)
-        if mark is None or mark.state == "infeasible":
+        if mark is None:
+            return
+        if mark.state == "infeasible":
+            if panel:
+                out.append(f'<rect x="{num(rect.x + 1)}" y="{num(rect.y + HEADER)}" '
+                           f'width="{num(max(rect.w - 2, 0))}" '
+                           f'height="{num(max(rect.h - HEADER - 1, 0))}" '
+                           f'fill="url(#{self.ids}-hatch)" fill-opacity="0.8"/>')
             return
         out.append(f'<rect x="{num(rect.x + 1.5)}" y="{num(rect.y + 1.5)}" '
                    f'width="{num(max(rect.w - 3, 0))}" height="{num(max(rect.h - 3, 0))}" '
                    f'fill="none"{_outline(mark.state)}/>')
 
     def _edited(self, out: list[str], box: Box, rect: Rect) -> None:
-        if self.overlay is None or not self.overlay.edits:
+        """A tile's badges: a corner where a what-if edit changed a node, a dot where the
+        selected placement puts pods of the group."""
+        if self.overlay is None:
             return
-        if not any(n in self.overlay.edits for n in self.nodes_in.get(id(box), ())):
-            return
-        x, y = rect.x + rect.w - 1, rect.y + 1
+        nodes = self.nodes_in.get(id(box), ())
         size = min(12.0, rect.w / 3, rect.h / 3)
-        out.append(f'<path d="M{num(x - size)} {num(y)}h{num(size)}v{num(size)}z" '
-                   f'fill="{EDIT}"/>')
+        if any(n in self.overlay.edits for n in nodes):
+            x, y = rect.x + rect.w - 1, rect.y + 1
+            out.append(f'<path d="M{num(x - size)} {num(y)}h{num(size)}v{num(size)}z" '
+                       f'fill="{EDIT}"/>')
+        if box.domain.level == HOSTNAME and self.overlay.pods.get(box.domain.name):
+            r = max(size / 2.4, 2.0)
+            out.append(f'<circle cx="{num(rect.x + rect.w - size - r - 2)}" '
+                       f'cy="{num(rect.y + r + 3)}" r="{num(r)}" fill="{INK}" '
+                       'stroke="#fff" stroke-width="1"/>')
 
     def _apart(self, out: list[str], level: str, y: float) -> float:
         """A level whose domains cut across the nested ones: a row of its own."""
@@ -429,6 +465,12 @@ class _Map:
                 if self.overlay.pods.get(node):
                     lines.append(f"{node}: {self.overlay.pods[node]} pod(s) of the group")
         return "\n".join(lines)
+
+
+def _mark_head(mark: Mark) -> str:
+    """``#1▶ 4/4 pods``: the rank as in the table, ▶ selected, = tied."""
+    head = {"selected": "▶", "tied": "="}.get(mark.state, "")
+    return f"#{mark.rank}{head} {mark.text}".strip()
 
 
 def _dash(dashed: bool) -> str:
