@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -53,6 +54,8 @@ class PageLoad:
     height: int = 0
     load_ms: float = 0.0  # navigation start to load event end
     paint_ms: float = 0.0  # navigation start to first contentful paint
+    probe: object = None  # what the ``probe`` expression returned
+    pdf_pages: int = 0  # pages of the printed PDF, when one was asked for
 
     @property
     def foreign(self) -> list[str]:
@@ -146,9 +149,12 @@ def _dup_fds(read_end: int, write_end: int):
 
 
 def load(page: Path, png: Path | None = None, width: int = 1400, height: int = 600,
-         binary: str | None = None, clip: tuple[int, int] | None = None) -> PageLoad:
+         binary: str | None = None, clip: tuple[int, int] | None = None,
+         probe: str | None = None, pdf: Path | None = None) -> PageLoad:
     """Open ``page`` (a local file) at ``width`` CSS pixels, wait for its load event, and
-    screenshot the whole page (or the rows ``clip`` = (top, bottom)) into ``png``."""
+    screenshot the whole page (or the rows ``clip`` = (top, bottom)) into ``png``;
+    ``probe`` is a JavaScript expression evaluated in the page, ``pdf`` where to print it
+    (A4, or the page size its CSS asks for, as a person would print it)."""
     binary = binary or find_chromium()
     if binary is None:
         raise BrowserError("no Chromium found (apt-get install chromium)")
@@ -170,6 +176,10 @@ def load(page: Path, png: Path | None = None, width: int = 1400, height: int = 6
                             session=session)["result"]["value"]
         result.width, result.height = metrics["width"], metrics["height"]
         result.load_ms, result.paint_ms = metrics["load"], metrics["paint"]
+        if probe is not None:
+            result.probe = pipe.send("Runtime.evaluate", {
+                "expression": probe, "returnByValue": True}, session=session)["result"].get(
+                    "value")
         if png is not None:
             top, bottom = clip or (0, result.height)
             shot = pipe.send("Page.captureScreenshot", {
@@ -178,6 +188,12 @@ def load(page: Path, png: Path | None = None, width: int = 1400, height: int = 6
                          "height": min(bottom, result.height) - top, "scale": 1}},
                 session=session)
             png.write_bytes(base64.b64decode(shot["data"]))
+        if pdf is not None:
+            printed = base64.b64decode(pipe.send("Page.printToPDF", {
+                "paperWidth": 8.27, "paperHeight": 11.69, "printBackground": False,
+                "preferCSSPageSize": True}, session=session)["data"])
+            pdf.write_bytes(printed)
+            result.pdf_pages = len(re.findall(rb"/Type\s*/Page(?!s)", printed))
         _collect(pipe.events, result)
         return result
     finally:
@@ -205,7 +221,9 @@ def _collect(events: list[dict], result: PageLoad) -> None:
         elif method == "Network.loadingFailed":
             result.errors.append(f"loading failed: {params.get('errorText')}")
         elif method == "Runtime.exceptionThrown":
-            result.errors.append(f"exception: {params['exceptionDetails'].get('text')}")
+            details = params["exceptionDetails"]
+            thrown = details.get("exception", {}).get("description") or details.get("text")
+            result.errors.append(f"exception: {thrown}")
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
             result.errors.append("console: " + " ".join(
                 str(a.get("value", a.get("description", ""))) for a in params.get("args", ())))

@@ -2,8 +2,8 @@
 bottom) and get an area in proportion to their size.
 
 Alike siblings (racks of one model usually are) go on a grid, so that names line up in
-rows and columns; a smaller sibling fills the top of its cell in proportion, as long as
-that leaves at most WASTE of the grid empty. Unlike siblings go in strips (Bederson, Shneiderman and
+rows and columns; a smaller sibling fills part of its cell in proportion, as long as that
+leaves at most WASTE of the grid empty. Unlike siblings go in strips (Bederson, Shneiderman and
 Wattenberg's ordered strip treemap, 2002): rows that grow while their tiles get squarer.
 """
 
@@ -40,16 +40,21 @@ def layout(sizes: Sequence[float], rect: Rect, aspect: float = ASPECT) -> list[R
 
 
 def grid(sizes: Sequence[float], rect: Rect, aspect: float = ASPECT) -> list[Rect]:
-    """Columns chosen so that cells come closest to ``aspect``; each tile fills its cell's
-    width and the share of its height that its size is of the largest."""
+    """Columns chosen so that cells come closest to ``aspect``; the largest tiles fill their
+    cells, a smaller one the top left of its cell, shrunk alike in both directions to its
+    share of the area (a short rack keeps the rack's shape and room for its name)."""
     n = len(sizes)
     best = min(range(1, n + 1), key=lambda c: (
         abs(math.log((rect.w / c) / (rect.h / math.ceil(n / c)) / aspect)), c))
     rows = math.ceil(n / best)
     cw, ch = rect.w / best, rect.h / rows
     top = max(sizes)
-    return [Rect(rect.x + (i % best) * cw, rect.y + (i // best) * ch, cw, ch * size / top)
-            for i, size in enumerate(sizes)]
+    out = []
+    for i, size in enumerate(sizes):
+        scale = math.sqrt(size / top)
+        out.append(Rect(rect.x + (i % best) * cw, rect.y + (i // best) * ch, cw * scale,
+                        ch * scale))
+    return out
 
 
 def strips(sizes: Sequence[float], rect: Rect) -> list[Rect]:

@@ -27,6 +27,7 @@ tr.infeasible td { color: #6b6b6b; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f7f7f7;
       padding: 8px; border: 1px solid #e0e0e0; }
 .wide { overflow-x: auto; }
+@page { size: A4 landscape; margin: 10mm; }
 @media print {
   body { margin: 0; max-width: none; font-size: 10pt; }
   section { break-inside: auto; } tr, svg { break-inside: avoid; }

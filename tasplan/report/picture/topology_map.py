@@ -389,8 +389,8 @@ class _Map:
         domains = [d for d in self.report.domains if d.level == level]
         nested = [last_segment(k) for k in self.report.nested if k in self.drawn]
         out.append(f'<text x="{MARGIN}" y="{num(y + 13)}" font-size="13" fill="{INK}">'
-                   f"{esc(last_segment(level))} ({len(domains)} domain(s)) cuts across "
-                   f"{esc(' › '.join(nested) or 'the map')}: drawn apart</text>")
+                   f"{esc(last_segment(level))}: {len(domains)} domain(s) that cut across the "
+                   f"{esc(' › '.join(nested) or 'map')} boxes, drawn apart</text>")
         y += 20
         rows = max(1, -(-len(domains) // 24))
         rect = Rect(MARGIN, y, WIDTH - 2 * MARGIN, 44.0 * rows)
