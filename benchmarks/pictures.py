@@ -78,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                          "bytes": len(svg.encode())}
         pages[name] = (svg, "svg")
     if args.gang:
-        from tasplan.plan.planner import plan
         from tasplan.report.picture.plan_page import plan_html
+        from tasplan.schedulers.planner import plan
 
         result = plan(snapshot)
         cpu, wall, html = best(lambda: plan_html(result, plan_capacity(snapshot)), args.repeat)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -42,7 +43,7 @@ def test_strips_keep_areas_in_proportion_and_reading_order(sizes: list[int]) -> 
     for size, r in zip(sizes, rects, strict=True):
         assert math.isclose(r.w * r.h, total * size / sum(sizes), rel_tol=1e-6)
     # Reading order: each tile is right of the one before in its strip, or below it.
-    for a, b in zip(rects, rects[1:], strict=False):
+    for a, b in itertools.pairwise(rects):
         assert (math.isclose(a.y, b.y) and b.x >= a.x + a.w - 1e-6) or b.y >= a.y + a.h - 1e-6
 
 
@@ -68,5 +69,6 @@ def test_unlike_siblings_go_in_strips() -> None:
 
 def test_grid_columns_make_cells_close_to_the_aspect() -> None:
     rects = grid([1] * 12, Rect(0, 0, 600, 200), aspect=1.2)
-    assert sorted({r.y for r in rects}) == [0, 100]  # 6 x 2 cells of 100 x 100 beat 4 x 3 of 150 x 67
+    # 6 x 2 cells of 100 x 100 beat 4 x 3 of 150 x 67
+    assert sorted({r.y for r in rects}) == [0, 100]
     assert rects[0].w == 100
