@@ -37,6 +37,7 @@ class Admission:
     the message Kueue would write, and the notes."""
 
     flavor: k.ResourceFlavor | None = None
+    topology: k.Topology | None = None
     tree: TopologyTree | None = None
     results: dict[str, PodSetResult] = field(default_factory=dict)
     requests: dict[str, PodSetRequest] = field(default_factory=dict)
@@ -44,6 +45,9 @@ class Admission:
     admitted: bool = False
     fits_empty: bool | None = None  # TAS alone, with admitted TAS usage gone
     notes: list[Note] = field(default_factory=list)
+    gates: g.Gates | None = None
+    # The ClusterQueue refused the workload on quota (message: Kueue's words)
+    quota_refused: bool = False
 
 
 def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool

@@ -63,6 +63,8 @@ class KueueScheduler:
     def __init__(self, release: str = g.NEWEST,
                  overrides: Iterable[tuple[str, bool]] = ()) -> None:
         self.gates = g.gates_for(release, overrides)
+        # Group key -> what Kueue decided for it in the last run (explain reads it).
+        self.records: dict[str, Admission] = {}
 
     def claim(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
               ) -> str | None:
@@ -71,12 +73,14 @@ class KueueScheduler:
         return asks_for_kueue(group, pods)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KueueRun:
-        return KueueRun(state, groups, self.gates)
+        self.records = {}
+        return KueueRun(state, groups, self.gates, self.records)
 
 
 class KueueRun:
-    def __init__(self, state: PlanState, groups: Sequence[PodGroup], gates: g.Gates) -> None:
-        self.state, self.groups, self.gates = state, groups, gates
+    def __init__(self, state: PlanState, groups: Sequence[PodGroup], gates: g.Gates,
+                 records: dict[str, Admission]) -> None:
+        self.state, self.groups, self.gates, self.records = state, groups, gates, records
 
     def units(self) -> list[Workload]:
         by_group = self.state.snapshot.pods_by_group
@@ -101,6 +105,8 @@ class KueueRun:
             return UnitResult((replace(base, schedulable=True,
                                        message="no pending pods: nothing for Kueue to admit"),))
         admission = self._admit(group, pods, sets)
+        admission.gates = self.gates
+        self.records[group.key] = admission
         notes = [*admission.notes, Note("kueue-offline", OFFLINE)]
         if self.gates.release != g.MODELLED_CODE and self.gates.release != g.NEWEST:
             notes.append(Note("kueue-version", (
@@ -169,7 +175,7 @@ class KueueRun:
 
     def _place(self, flavor: k.ResourceFlavor, topology: k.Topology, requests, own: str,
                kueue: k.KueueInputs) -> Admission:
-        out = Admission(flavor=flavor)
+        out = Admission(flavor=flavor, topology=topology)
         tree, notes = flavor_tree(self.state.nodes, topology, flavor, kueue.workloads, own)
         out.tree, out.notes = tree, notes
         snapshot = FlavorSnapshot(topology.name, tree, flavor.tolerations, self.gates)
@@ -248,6 +254,8 @@ class KueueRun:
             candidates.append((flavor, verdict))
         if not candidates:
             out.message = "; ".join(reasons) or (f"ClusterQueue {cq.name} has no TAS flavor")
+            out.quota_refused = any(r.startswith("insufficient quota") for r in reasons)
+            out.requests = {ps.name: ps for ps in requests}
         if cq.cohort:
             out.notes.append(Note("kueue-quota", f"ClusterQueue {cq.name} is in cohort "
                                   f"{cq.cohort}: what it may borrow depends on the cohort's "

@@ -111,6 +111,8 @@ class Trace:
     exclusions: Exclusions = field(default_factory=Exclusions)
     # Leaf id -> (pods that fit now, limiting resource) after the filters.
     leaf_counts: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Leaf id -> the filter that excluded it (Kueue's exclusion names).
+    excluded: dict[str, str] = field(default_factory=dict)
     balanced: bool = False
 
 
@@ -372,14 +374,17 @@ class FlavorSnapshot:
                     if taint is not None:
                         text = str(taint)
                         stats.taints[text] = stats.taints.get(text, 0) + 1
+                        trace.excluded[leaf.domain.id] = f"taint {text}"
                         continue
                     labels = node.labels
                     if any(labels.get(k) != v or k not in labels for k, v in selector.items()):
                         stats.node_selector += 1
+                        trace.excluded[leaf.domain.id] = "nodeSelector"
                         continue
                     if workers.required_terms is not None and not any(
                             t.matches(node.name, labels) for t in workers.required_terms):
                         stats.affinity += 1
+                        trace.excluded[leaf.domain.id] = "affinity"
                         continue
                     if self._affinity_first and workers.preferred_terms:
                         leaf.domain.affinity += sum(
