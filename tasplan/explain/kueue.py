@@ -194,7 +194,7 @@ def _added_nodes(trial: _Trial, main: PodSetRequest, result: GroupResult
                 if not _fails(trial.run(tree=tree.with_copies(like, fewer))):
                     copies, results = fewer, trial.run(tree=tree.with_copies(like, fewer))
                     break
-            where = "/".join(closest.values)
+            where = _name(closest, ordered)
             return [Suggestion("addNodes", f"add {copies} node(s) shaped like {like.name} to "
                                f"{where!r}", _outcome(result, results, main,
                                                       tree.with_copies(like, copies)),
