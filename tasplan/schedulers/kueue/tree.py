@@ -83,26 +83,40 @@ def add(into: dict[str, int], other: Mapping[str, int], sign: int = 1) -> None:
 class TopologyTree:
     """Domains by level (``domainsPerLevel``), roots and leaves of one flavor's nodes."""
 
-    def __init__(self, levels: Iterable[str], nodes: Iterable[Node]) -> None:
+    def __init__(self, levels: Iterable[str], nodes: Iterable[Node],
+                 used: Mapping[str, Mapping[str, int]] | None = None) -> None:
+        """``used``: node name -> what is already used there (requests and ``pods``),
+        subtracted from the node's free capacity."""
         self.levels: tuple[str, ...] = tuple(levels)
         self.hostname_leaves = bool(self.levels) and self.levels[-1] == HOSTNAME
         self.per_level: list[dict[str, Domain]] = [{} for _ in self.levels]
         self.leaves: dict[str, Leaf] = {}
         self.node_leaf: dict[str, str] = {}
         lowest = len(self.levels) - 1
+        levels_ = self.levels
         for node in nodes:
-            values = tuple(node.labels[level] for level in self.levels)
+            labels = node.labels
+            values = tuple([labels[level] for level in levels_])
             leaf_id = values[-1] if self.hostname_leaves else domain_id(values)
             leaf = self.leaves.get(leaf_id)
+            usage = used.get(node.name) if used is not None else None
             if leaf is None:
                 dom = Domain(leaf_id, values, lowest)
-                leaf = Leaf(dom, [], {}, {}, node=node if self.hostname_leaves else None)
+                free = dict(node.allocatable)
+                if usage:
+                    for resource, value in usage.items():
+                        free[resource] = free.get(resource, 0) - value
+                leaf = Leaf(dom, [node], dict(node.allocatable), free,
+                            node=node if self.hostname_leaves else None)
                 dom.leaf = leaf
                 self.leaves[leaf_id] = leaf
                 self._attach(dom)
-            leaf.nodes.append(node)
-            add(leaf.capacity, node.allocatable)
-            add(leaf.free, node.allocatable)
+            else:
+                leaf.nodes.append(node)
+                add(leaf.capacity, node.allocatable)
+                add(leaf.free, node.allocatable)
+                if usage:
+                    add(leaf.free, usage, -1)
             self.node_leaf[node.name] = leaf_id
         self._index()
 
