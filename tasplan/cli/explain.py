@@ -74,7 +74,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config, target=release.target(snapshot),
-                         preempt=release.preempt, scheduler=release.scheduler)
+                         preempt=release.preempt, scheduler=release.scheduler,
+                         kueue=release.kueue())
     if html is not None:
         write_plan_html(html, result, snapshot, edited.applied)
     if output in ("json", "yaml"):

@@ -25,7 +25,7 @@ from tasplan.schedulers.kueue.tas import (
     PodSetRequest,
     PodSetResult,
 )
-from tasplan.schedulers.kueue.tree import HOSTNAME, TopologyTree, node_matches_flavor
+from tasplan.schedulers.kueue.tree import HOSTNAME, TopologyTree
 from tasplan.schedulers.kueue.workload import KueuePodSet
 
 PODSET_LABEL = "kueue.x-k8s.io/podset"
@@ -37,6 +37,7 @@ class Admission:
     the message Kueue would write, and the notes."""
 
     flavor: k.ResourceFlavor | None = None
+    topology: k.Topology | None = None
     tree: TopologyTree | None = None
     results: dict[str, PodSetResult] = field(default_factory=dict)
     requests: dict[str, PodSetRequest] = field(default_factory=dict)
@@ -44,6 +45,9 @@ class Admission:
     admitted: bool = False
     fits_empty: bool | None = None  # TAS alone, with admitted TAS usage gone
     notes: list[Note] = field(default_factory=list)
+    gates: g.Gates | None = None
+    # The ClusterQueue refused the workload on quota (message: Kueue's words)
+    quota_refused: bool = False
 
 
 def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool
@@ -88,20 +92,26 @@ def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
     admitted Workloads' topology assignments count for the pods not bound yet."""
     notes = []
     nodes, unstated = [], 0
+    wanted = tuple(flavor.node_labels.items())
+    levels = topology.levels
     for info in state_nodes:
         node = info.node
         if node.unschedulable or node.ready is False:
             continue
-        if not node_matches_flavor(node.labels, flavor.node_labels, topology.levels):
-            continue
+        labels = node.labels
+        if any(labels.get(k, "") != v for k, v in wanted) or \
+                any(level not in labels for level in levels):
+            continue  # utiltas.NodeMatchesFlavor
         if node.ready is None:
             unstated += 1
         nodes.append(info)
-    tree = TopologyTree(topology.levels, (info.node for info in nodes))
+    used = {}
     for info in nodes:
-        usage = dict(info.requested)
-        usage["pods"] = len(info.pods)
-        tree.add_non_tas_usage(info.node.name, usage)
+        usage = info.requested
+        if info.pods:
+            usage = {**usage, "pods": usage.get("pods", 0) + len(info.pods)}
+        used[info.node.name] = usage
+    tree = TopologyTree(topology.levels, (info.node for info in nodes), used)
     if unstated:
         notes.append(Note("kueue-node-ready", f"{unstated} node(s) of flavor {flavor.name} "
                           "state no Ready condition; planned as Ready (Kueue counts only "

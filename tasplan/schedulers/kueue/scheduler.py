@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from tasplan.framework.diagnosis import nodes_message
 from tasplan.model import kueue as k
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
@@ -63,6 +64,8 @@ class KueueScheduler:
     def __init__(self, release: str = g.NEWEST,
                  overrides: Iterable[tuple[str, bool]] = ()) -> None:
         self.gates = g.gates_for(release, overrides)
+        # Group key -> what Kueue decided for it in the last run (explain reads it).
+        self.records: dict[str, Admission] = {}
 
     def claim(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
               ) -> str | None:
@@ -71,12 +74,14 @@ class KueueScheduler:
         return asks_for_kueue(group, pods)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KueueRun:
-        return KueueRun(state, groups, self.gates)
+        self.records = {}
+        return KueueRun(state, groups, self.gates, self.records)
 
 
 class KueueRun:
-    def __init__(self, state: PlanState, groups: Sequence[PodGroup], gates: g.Gates) -> None:
-        self.state, self.groups, self.gates = state, groups, gates
+    def __init__(self, state: PlanState, groups: Sequence[PodGroup], gates: g.Gates,
+                 records: dict[str, Admission]) -> None:
+        self.state, self.groups, self.gates, self.records = state, groups, gates, records
 
     def units(self) -> list[Workload]:
         by_group = self.state.snapshot.pods_by_group
@@ -101,6 +106,8 @@ class KueueRun:
             return UnitResult((replace(base, schedulable=True,
                                        message="no pending pods: nothing for Kueue to admit"),))
         admission = self._admit(group, pods, sets)
+        admission.gates = self.gates
+        self.records[group.key] = admission
         notes = [*admission.notes, Note("kueue-offline", OFFLINE)]
         if self.gates.release != g.MODELLED_CODE and self.gates.release != g.NEWEST:
             notes.append(Note("kueue-version", (
@@ -169,7 +176,7 @@ class KueueRun:
 
     def _place(self, flavor: k.ResourceFlavor, topology: k.Topology, requests, own: str,
                kueue: k.KueueInputs) -> Admission:
-        out = Admission(flavor=flavor)
+        out = Admission(flavor=flavor, topology=topology)
         tree, notes = flavor_tree(self.state.nodes, topology, flavor, kueue.workloads, own)
         out.tree, out.notes = tree, notes
         snapshot = FlavorSnapshot(topology.name, tree, flavor.tolerations, self.gates)
@@ -248,6 +255,8 @@ class KueueRun:
             candidates.append((flavor, verdict))
         if not candidates:
             out.message = "; ".join(reasons) or (f"ClusterQueue {cq.name} has no TAS flavor")
+            out.quota_refused = any(r.startswith("insufficient quota") for r in reasons)
+            out.requests = {ps.name: ps for ps in requests}
         if cq.cohort:
             out.notes.append(Note("kueue-quota", f"ClusterQueue {cq.name} is in cohort "
                                   f"{cq.cohort}: what it may borrow depends on the cohort's "
@@ -271,13 +280,15 @@ class KueueRun:
         level, domains = trace.levels[-1] if trace.levels else (len(tree.levels) - 1, [])
         chosen = _chosen_domains(result.assignment, level, tree)
         names = _names(domains)
+        members = _nodes_by_domain(tree, level)
         placements = []
         selected = None
         if admission.admitted and chosen:
             label = "+".join(names.get(v, "/".join(v)) for v in chosen)
             selected = label
             placements.append(PlacementResult(
-                label, _nodes(tree, chosen), not unplaced,
+                label, tuple(sorted(n for c in chosen for n in members.get(c, ()))),
+                not unplaced,
                 admission.message, len(assignments), assignments, unplaced))
         size = _slice_size(main)
         for dom in domains:
@@ -287,7 +298,7 @@ class KueueRun:
             status = (f"holds {fits} of {main.count} pod(s)" if size == 1 else
                       f"holds {dom.slice_count} of {main.count // size} slice(s) of {size}")
             placements.append(PlacementResult(
-                names[dom.values], _nodes(tree, [dom.values]), fits >= main.count,
+                names[dom.values], tuple(members.get(dom.values, ())), fits >= main.count,
                 status, min(fits, main.count), {}, {}, simulated=False))
         return tuple(placements), selected, assignments, unplaced
 
@@ -296,7 +307,8 @@ class KueueRun:
         """Each pod, by rank, to its slot's domain: the node itself for hostname leaves;
         else the node kube-scheduler picks among the leaf's nodes (Kueue only pins the
         pod to the domain's labels). kube-scheduler checks each pod as Kueue starts it:
-        with the flavor's nodeLabels in its nodeSelector and the flavor's tolerations."""
+        with the flavor's nodeLabels in its nodeSelector and the flavor's tolerations.
+        One PodFit per class of identical pods and leaf set, not per pod."""
         state, tree, flavor = self.state, admission.tree, admission.flavor
         index = state.snapshot.node_index
         fw = state.framework("default-scheduler")
@@ -308,26 +320,73 @@ class KueueRun:
             res = admission.results.get(ps.name)
             if res is None or res.assignment is None:
                 continue
+            pairs = []
             for pod, values in zip(ps.pods, slots(res.assignment), strict=False):
                 leaf = tree.leaves.get(values[-1] if tree.hostname_leaves else ",".join(values))
-                infos = [state.nodes[index[n.name]] for n in (leaf.nodes if leaf else ())]
-                started = replace(pod, tolerations=(*pod.tolerations, *flavor.tolerations),
-                                  node_selector={**pod.node_selector, **flavor.node_labels})
-                fit = PodFit(fw, started, infos, statement, cluster=state.nodes) \
-                    if fw else None
-                if fit is None:
-                    node = infos[0] if infos else None
-                    why = ""
-                else:
-                    node, diagnosis = fit.best()
-                    why = diagnosis.message if diagnosis is not None else "no node"
-                if node is None:
-                    unplaced[pod.key] = why
-                    continue
-                statement.assume(pod, node)
-                assignments[pod.key] = node.name
+                pairs.append((pod, leaf))
+            if fw is None:
+                for pod, leaf in pairs:
+                    assignments[pod.key] = leaf.nodes[0].name
+                continue
+            started = {}
+            for pod, _ in pairs:
+                sig = pod.signature()
+                if sig not in started:
+                    started[sig] = replace(
+                        pod, tolerations=(*pod.tolerations, *flavor.tolerations),
+                        node_selector={**pod.node_selector, **flavor.node_labels})
+            if tree.hostname_leaves:
+                self._bind_nodes(fw, pairs, started, index, assignments, unplaced)
+            else:
+                self._bind_leaves(fw, pairs, started, index, assignments, unplaced)
         statement.rollback(checkpoint)
         return assignments, unplaced
+
+    def _bind_nodes(self, fw, pairs, started, index, assignments, unplaced) -> None:
+        """Hostname leaves: the slot is the node; kube-scheduler's filters only confirm."""
+        state, statement = self.state, self.state.statement
+        by_class: dict[tuple, list] = {}
+        for pod, leaf in pairs:
+            by_class.setdefault(pod.signature(), []).append((pod, leaf))
+        for sig, members in by_class.items():
+            infos = list({leaf.nodes[0].name: state.nodes[index[leaf.nodes[0].name]]
+                          for _, leaf in members}.values())
+            position = {info.name: i for i, info in enumerate(infos)}
+            fit = PodFit(fw, started[sig], infos, statement, cluster=state.nodes)
+            caps = fit.capacity()
+            used = [0] * len(infos)
+            for pod, leaf in members:
+                i = position[leaf.nodes[0].name]
+                if caps is not None and used[i] < caps[i]:
+                    ok = True
+                else:
+                    status = fit.statuses()[i]
+                    ok = status is None
+                if not ok:
+                    status = fit.statuses()[i]
+                    unplaced[pod.key] = nodes_message(1, {r: 1 for r in status.reasons})
+                    continue
+                statement.assume(pod, infos[i])
+                used[i] += 1
+                assignments[pod.key] = infos[i].name
+
+    def _bind_leaves(self, fw, pairs, started, index, assignments, unplaced) -> None:
+        """Coarser leaves: kube-scheduler picks the node among the leaf's."""
+        state, statement = self.state, self.state.statement
+        fits: dict[tuple, PodFit] = {}
+        for pod, leaf in pairs:
+            key = (pod.signature(), leaf.domain.id)
+            fit = fits.get(key)
+            if fit is None:
+                infos = [state.nodes[index[n.name]] for n in leaf.nodes]
+                fit = fits[key] = PodFit(fw, started[key[0]], infos, statement,
+                                         cluster=state.nodes)
+            node, diagnosis = fit.best()
+            if node is None:
+                unplaced[pod.key] = diagnosis.message if diagnosis is not None else "no node"
+                continue
+            statement.assume(pod, node)
+            assignments[pod.key] = node.name
 
 
 def _admitted_message(flavor: k.ResourceFlavor, results: dict[str, PodSetResult]) -> str:
@@ -368,9 +427,11 @@ def _names(domains) -> dict[tuple[str, ...], str]:
             for d in domains}
 
 
-def _nodes(tree, chosen: list[tuple[str, ...]]) -> tuple[str, ...]:
-    out = []
+def _nodes_by_domain(tree, level: int) -> dict[tuple[str, ...], list[str]]:
+    """Domain values at ``level`` -> the names of its nodes, sorted."""
+    out: dict[tuple[str, ...], list[str]] = {}
     for leaf in tree.leaves.values():
-        if any(leaf.domain.values[:len(c)] == c for c in chosen):
-            out.extend(n.name for n in leaf.nodes)
-    return tuple(sorted(out))
+        out.setdefault(leaf.domain.values[:level + 1], []).extend(n.name for n in leaf.nodes)
+    for names in out.values():
+        names.sort()
+    return out
