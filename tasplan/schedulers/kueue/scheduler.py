@@ -33,7 +33,7 @@ from tasplan.schedulers.kueue.admission import (
     quota,
     slots,
 )
-from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, PodSetResult, Trace
+from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, Trace
 from tasplan.schedulers.kueue.workload import KueuePodSet, asks_for_kueue, pod_sets, queue_name
 
 NAME = "kueue"
@@ -117,6 +117,8 @@ class KueueRun:
         placements, selected, assignments, unplaced = self._placements(admission, sets)
         schedulable = admission.admitted and not unplaced
         message = admission.message
+        if admission.admitted and selected is not None:
+            message = _admitted_message(admission, sets, selected, assignments)
         if admission.admitted and unplaced:
             message += (f"; kube-scheduler cannot bind {len(unplaced)} of its pod(s) where "
                         "Kueue sends them (they stay Pending)")
@@ -185,7 +187,7 @@ class KueueRun:
         failure = next((res for res in out.results.values() if res.reason), None)
         if failure is None:
             out.admitted = True
-            out.message = _admitted_message(flavor, out.results)
+            out.message = f"Kueue admits the workload on flavor {flavor.name}"
             return out
         out.message = failure.reason
         empty = FlavorSnapshot(topology.name, tree, flavor.tolerations, self.gates)
@@ -389,14 +391,22 @@ class KueueRun:
             assignments[pod.key] = node.name
 
 
-def _admitted_message(flavor: k.ResourceFlavor, results: dict[str, PodSetResult]) -> str:
+def _admitted_message(admission: Admission, sets: list[KueuePodSet], selected: str,
+                      assignments: dict[str, str]) -> str:
+    """``Kueue admits the workload on flavor F: 8 pod(s) in 'rack-b1' (2 node(s))``, per
+    PodSet when there are several."""
     parts = []
-    for name, res in results.items():
-        a = res.assignment
-        if a is None:
+    for ps in sets:
+        res = admission.results.get(ps.name)
+        if res is None or res.assignment is None:
             continue
-        parts.append(f"PodSet {name}: {a.count} pod(s) in {len(a.domains)} domain(s)")
-    return f"Kueue admits the workload on flavor {flavor.name}: " + "; ".join(parts)
+        nodes = {assignments[p.key] for p in ps.pods if p.key in assignments}
+        part = f"{res.assignment.count} pod(s)"
+        if nodes:
+            part += f" on {len(nodes)} node(s)"
+        parts.append(part if len(sets) == 1 else f"{ps.name} {part}")
+    return (f"Kueue admits the workload on flavor {admission.flavor.name} in {selected!r}: "
+            + ", ".join(parts))
 
 
 def _slice_size(ps) -> int:

@@ -114,8 +114,8 @@ def test_required_rack_picks_the_tightest_rack_and_binds_by_rank() -> None:
     assert res.selected == "r1"
     chosen = res.selected_placement
     assert list(chosen.assignments.values()) == ["x1", "x1", "x2", "x2"]
-    assert res.message == "Kueue admits the workload on flavor tas: PodSet main: 4 pod(s) " \
-                          "in 2 domain(s)"
+    assert res.message == "Kueue admits the workload on flavor tas in 'r1': 4 pod(s) on 2 " \
+                          "node(s)"
     # the other racks follow in Kueue's order (most slices first), with what each holds
     assert [(p.name, p.placed, p.feasible) for p in res.placements[1:]] == [
         ("r3", 4, True), ("r2", 3, False)]
@@ -214,6 +214,8 @@ def test_leader_and_workers_share_a_rack() -> None:
     res = run(cluster(TWO_BLOCKS), [(gr, pods)], kueue_objects())["default/lws"]
     assert res.schedulable and res.selected == "r1"
     assert len(res.selected_placement.assignments) == 4
+    assert res.message == ("Kueue admits the workload on flavor tas in 'r1': leader 1 pod(s) "
+                           "on 1 node(s), workers 3 pod(s) on 2 node(s)")
 
 
 def test_rack_leaves_pin_pods_to_the_rack_and_kube_scheduler_picks_the_node() -> None:
