@@ -156,6 +156,8 @@ class KueueRun:
             return out
         candidates = self._flavors(cq, kueue, requests, out)
         if not candidates:
+            if out.quota_refused and cq is not None:
+                self._topology_without_quota(cq, kueue, requests, own, out)
             return out
         first: Admission | None = None
         for flavor, verdict in candidates:
@@ -175,6 +177,21 @@ class KueueRun:
                 return trial
             first = first or trial
         return first or out
+
+    def _topology_without_quota(self, cq: k.ClusterQueue, kueue: k.KueueInputs, requests,
+                                own: str, out: Admission) -> None:
+        """A workload the quota refuses: say whether the topology would hold it."""
+        for name in dict.fromkeys(cq.flavor_names()):
+            flavor = kueue.flavors.get(name)
+            topology = kueue.topologies.get(flavor.topology_name or "") if flavor else None
+            if topology is None or not all(has_levels(topology, ps) for ps in requests):
+                continue
+            trial = self._place(flavor, topology, requests, own, kueue)
+            if trial.admitted:
+                out.message += (f"; the topology of flavor {name} would hold it: only the "
+                                "quota stops it")
+                return
+        out.message += "; no TAS flavor's topology would hold it either"
 
     def _place(self, flavor: k.ResourceFlavor, topology: k.Topology, requests, own: str,
                kueue: k.KueueInputs) -> Admission:

@@ -154,7 +154,8 @@ def test_quota_exceeded_is_kueue_s_message() -> None:
     assert not res.schedulable
     assert res.message == ("insufficient quota for cpu in flavor tas, previously considered "
                            "podsets requests (0) + current podset request (4) > maximum "
-                           "capacity (3)")
+                           "capacity (3); the topology of flavor tas would hold it: only the "
+                           "quota stops it")
 
 
 def test_tas_only_queue_implies_tas_for_pods_without_annotations() -> None:
