@@ -110,6 +110,9 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Scheduling keys found in the workload inputs (tasplan.load.scheduling_keys.Intent):
+    # the planner warns about those its scheduler does not honour.
+    intents: tuple = ()
 
     def __post_init__(self) -> None:
         if self.usage is None:

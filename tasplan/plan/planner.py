@@ -17,6 +17,7 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
+from tasplan.model.scheduling_keys import KUBE_SCHEDULER, intent_warnings
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
@@ -335,7 +336,8 @@ def plan(
         result = schedule(fw, ctx, infos, statement, all_assignments=all_assignments)
         results.append(finish(prepared, preempt_for(fw, ctx, result)))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
-                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings,
+                      tuple(snapshot.warnings) + tuple(warnings) + config.warnings
+                      + tuple(intent_warnings(snapshot.intents, KUBE_SCHEDULER)),
                       composites=tuple(composites), target=target)
 
 
