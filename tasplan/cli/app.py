@@ -304,10 +304,10 @@ def capacity(
         help="Levels drawn in the tree. Default: all but the hostname.")] = None,
     output: Annotated[str, typer.Option(
         "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
-    svg: Annotated[Path | None, typer.Option(
+    svg: Annotated[str | None, typer.Option(
         "--svg", metavar="FILE", show_default=False,
         help="Also write the tree as an SVG picture.")] = None,
-    html: Annotated[Path | None, typer.Option(
+    html: Annotated[str | None, typer.Option(
         "--html", metavar="FILE", show_default=False,
         help="Also write the tree as an HTML page.")] = None,
     width: WidthOpt = None,

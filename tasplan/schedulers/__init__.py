@@ -1,0 +1,1 @@
+"""Schedulers side by side behind one interface: each package models one."""
