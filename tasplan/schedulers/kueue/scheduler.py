@@ -34,9 +34,18 @@ from tasplan.schedulers.kueue.admission import (
     slots,
 )
 from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, Trace
-from tasplan.schedulers.kueue.workload import KueuePodSet, asks_for_kueue, pod_sets, queue_name
+from tasplan.schedulers.kueue.workload import (
+    KueuePodSet,
+    asks_for_kueue,
+    pod_sets,
+    queue_name,
+    tas_only,
+)
 
 NAME = "kueue"
+NO_TAS = ("Kueue admits it by quota alone: no PodSet asks for Topology-Aware Scheduling "
+          "(no kueue.x-k8s.io/podset-* annotation) and its ClusterQueue is not TAS-only; "
+          "kube-scheduler places the pods (plan it with --scheduler auto or kube-scheduler)")
 OFFLINE = ("Kueue admits in queue order (StrictFIFO/BestEffortFIFO) against live quota "
            "usage, cohort borrowing, admission checks (ProvisioningRequest, MultiKueue) and "
            "workloads being admitted right now; a plan from files knows only what the inputs "
@@ -71,7 +80,7 @@ class KueueScheduler:
               ) -> str | None:
         if not snapshot.kueue.tas_flavors():
             return None  # without a TAS flavor Kueue has nowhere to place it
-        return asks_for_kueue(group, pods)
+        return asks_for_kueue(group, pods, snapshot.kueue)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KueueRun:
         self.records = {}
@@ -109,11 +118,17 @@ class KueueRun:
         admission.gates = self.gates
         self.records[group.key] = admission
         notes = [*admission.notes, Note("kueue-offline", OFFLINE)]
+        if self.gates.overridden:
+            notes.append(Note("kueue-gates", f"Kueue {self.gates.release} with " + ", ".join(
+                f"{name}={str(on).lower()}" for name, on in self.gates.overridden)))
         if self.gates.release != g.MODELLED_CODE and self.gates.release != g.NEWEST:
             notes.append(Note("kueue-version", (
                 f"Kueue {self.gates.release}: its feature gates' defaults are applied; the "
                 f"placement code is Kueue {g.MODELLED_CODE}'s (tie-breaks and leader/worker "
                 "capacity may differ in older releases)")))
+        if admission.message == NO_TAS:
+            return UnitResult((replace(base, planned=False, message=NO_TAS,
+                                       notes=tuple(notes)),))
         placements, selected, assignments, unplaced = self._placements(admission, sets)
         schedulable = admission.admitted and not unplaced
         message = admission.message
@@ -142,17 +157,13 @@ class KueueRun:
         own = ""  # the workload is not admitted yet: nothing of it is in Kueue's usage
         queue = queue_name(group, pods)
         cq = self._cluster_queue(group.namespace, queue, kueue, out)
-        implied = cq is not None and bool(cq.flavor_names()) and all(
-            kueue.flavors.get(f) is not None and kueue.flavors[f].topology_name is not None
-            for f in cq.flavor_names())
+        implied = tas_only(cq, kueue)
         requests, refused = build_requests(sets, self.gates, implied)
         if refused:
             out.message = refused
             return out
         if not requests:
-            out.message = ("no PodSet asks for Topology-Aware Scheduling (no kueue.x-k8s.io/"
-                           "podset-* annotation, and no TAS-only ClusterQueue): Kueue admits it "
-                           "by quota alone and kube-scheduler places the pods")
+            out.message = NO_TAS
             return out
         candidates = self._flavors(cq, kueue, requests, out)
         if not candidates:

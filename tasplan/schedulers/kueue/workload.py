@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue import ClusterQueue, KueueInputs
 from tasplan.model.pod import Pod
 from tasplan.schedulers.kueue.request import PODSET_ANNOTATIONS, QUEUE_NAME
 
@@ -90,13 +91,32 @@ def queue_name(group: PodGroup, pods: Sequence[Pod]) -> str | None:
     return None
 
 
-def asks_for_kueue(group: PodGroup, pods: Sequence[Pod]) -> str | None:
-    """Why the group is Kueue's (a queue name, or a PodSet TAS annotation), or None."""
-    queue = queue_name(group, pods)
-    if queue:
-        return f"it is submitted to Kueue's LocalQueue {queue!r} ({QUEUE_NAME})"
+def cluster_queue(namespace: str, queue: str | None, kueue: KueueInputs
+                  ) -> ClusterQueue | None:
+    lq = kueue.local_queues.get(f"{namespace}/{queue}") if queue else None
+    return kueue.cluster_queues.get(lq.cluster_queue) if lq is not None else None
+
+
+def tas_only(cq: ClusterQueue | None, kueue: KueueInputs) -> bool:
+    """Every flavor of the ClusterQueue is a TAS flavor: Kueue implies TAS for PodSets that
+    ask for none (``ClusterQueueSnapshot.IsTASOnly``)."""
+    names = cq.flavor_names() if cq is not None else ()
+    return bool(names) and all(
+        kueue.flavors.get(f) is not None and kueue.flavors[f].topology_name is not None
+        for f in names)
+
+
+def asks_for_kueue(group: PodGroup, pods: Sequence[Pod], kueue: KueueInputs) -> str | None:
+    """Why Kueue's TAS places the group (a PodSet TAS annotation, or a TAS-only queue), or
+    None: a queued workload without either is admitted by quota alone and placed by
+    kube-scheduler."""
     for ps in pod_sets(group, pods):
         keys = sorted(k for k in ps.annotations if k in PODSET_ANNOTATIONS)
         if keys:
             return f"its pod template asks Kueue for a topology ({keys[0]})"
+    queue = queue_name(group, pods)
+    cq = cluster_queue(group.namespace, queue, kueue)
+    if cq is not None and tas_only(cq, kueue):
+        return (f"it is submitted to Kueue's LocalQueue {queue!r} ({QUEUE_NAME}), whose "
+                f"ClusterQueue {cq.name} has only TAS flavors")
     return None

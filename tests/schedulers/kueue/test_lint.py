@@ -129,3 +129,19 @@ spec: {topologyName: t}
 def test_samples_are_clean() -> None:
     samples = Path(__file__).parents[3] / "samples" / "kueue"
     assert lint([samples]).findings == ()
+
+
+def test_with_the_cluster_a_kueue_workload_gets_kueue_s_never_fits(tmp_path: Path) -> None:
+    """5 whole GPU nodes in one rack of 4: never, even empty (TP302, Kueue's words); the
+    sample JobSet fits (Kueue adds the flavor's toleration: no TP304)."""
+    from tasplan.lint import LintOptions
+
+    repo = Path(__file__).parents[3]
+    for name in ("topology.yaml", "flavor.yaml", "queues.yaml", "jobset-tas.yaml"):
+        (tmp_path / name).write_text((repo / "samples" / "kueue" / name).read_text())
+    (tmp_path / "wide.yaml").write_text(
+        (repo / "samples" / "explain" / "kueue-wide.yaml").read_text())
+    report = lint([tmp_path], LintOptions(clusters=(repo / "samples" / "cluster",)))
+    assert [(f.rule.id, f.resource, f.message) for f in report.findings] == [
+        ("TP302", "Job ml/wide", 'ml/wide cannot be placed even in an empty cluster: topology '
+         '"gpu-topology" allows to fit only 4 out of 5 pod(s)')]

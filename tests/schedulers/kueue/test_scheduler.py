@@ -170,9 +170,16 @@ def test_tas_only_queue_implies_tas_for_pods_without_annotations() -> None:
 
 
 def test_without_a_tas_request_or_tas_queue_kueue_does_not_place() -> None:
-    gr, pods = workload("plain", ("main", 2, 1, {}), queue=None)
+    """Queued, but neither annotated nor in a TAS-only queue: Kueue admits it by quota and
+    kube-scheduler places it; auto gives it to kube-scheduler, and --scheduler kueue says
+    it does not plan it."""
+    gr, pods = workload("plain", ("main", 2, 1, {}))
     res = run(cluster(TWO_BLOCKS), [(gr, pods)], kueue_objects())["default/plain"]
-    assert not res.schedulable and "no PodSet asks for Topology-Aware Scheduling" in res.message
+    assert res.outcome == "not-planned"
+    assert res.message.startswith("Kueue admits it by quota alone: no PodSet asks for "
+                                  "Topology-Aware Scheduling")
+    auto = run(cluster(TWO_BLOCKS), [(gr, pods)], kueue_objects(), scheduler="auto")
+    assert auto["default/plain"].scheduler == "kube-scheduler"
 
 
 def test_not_ready_and_cordoned_nodes_are_not_in_the_flavor() -> None:
@@ -237,8 +244,15 @@ def test_auto_claims_kueue_workloads_only_with_a_tas_flavor() -> None:
     with_flavor = run(cluster(TWO_BLOCKS), [(gr, pods)], kueue_objects(), scheduler="auto")
     notes = {n.code: n.message for n in with_flavor["default/train"].notes}
     assert with_flavor["default/train"].scheduler == "kueue"
-    assert notes["scheduler-auto"] == ("planned with kueue: it is submitted to Kueue's "
-                                       "LocalQueue 'q' (kueue.x-k8s.io/queue-name)")
+    assert notes["scheduler-auto"] == ("planned with kueue: its pod template asks Kueue for "
+                                       "a topology (kueue.x-k8s.io/podset-required-topology)")
+    plain, plain_pods = workload("plain", ("main", 2, 1, {}))
+    tas_queue = run(cluster(TWO_BLOCKS), [(plain, plain_pods)], kueue_objects(nominal_cpu=10),
+                    scheduler="auto")["default/plain"]
+    assert tas_queue.scheduler == "kueue"
+    assert [n.message for n in tas_queue.notes if n.code == "scheduler-auto"] == [
+        "planned with kueue: it is submitted to Kueue's LocalQueue 'q' (kueue.x-k8s.io/"
+        "queue-name), whose ClusterQueue cq has only TAS flavors"]
     without = run(cluster(TWO_BLOCKS), [(gr, pods)], k.KueueInputs(), scheduler="auto")
     assert without["default/train"].scheduler == "kube-scheduler"
 
@@ -254,6 +268,8 @@ def test_peer_feature_gates_change_the_profile() -> None:
     assert sorted(lfc.selected_placement.assignments.values()) == ["x2", "x2", "x3", "x3"]
     best_fit = run(nodes, [(gr, pods)], kueue_objects(),
                    gates=[(g.PROFILE_MIXED, False)])["default/u"]
+    assert ("kueue-gates", "Kueue 0.20 with TASProfileMixed=false") in [
+        (n.code, n.message) for n in best_fit.notes]
     assert sorted(best_fit.selected_placement.assignments.values()) == ["x1", "x1", "x1",
                                                                         "x2"]
 
