@@ -11,8 +11,8 @@ from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.fidelity import Note
 from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.notes import Note, NoteCode
 from tasplan.plan.result import GroupResult, PlanResult
 from tasplan.plan.state import PlanState
 from tasplan.plugins.registry import in_tree_registry
@@ -30,8 +30,6 @@ from tasplan.target import (
     check_api_versions,
     resolve,
 )
-
-AUTO_NOTE = "scheduler-auto"
 
 
 def target_for(snapshot: ClusterSnapshot, version: str | None = None,
@@ -154,5 +152,5 @@ def queue(runs: Sequence[tuple[str, SchedulerRun]]) -> list[tuple[str, Scheduler
 
 
 def _chosen(result: GroupResult, name: str, reason: str | None) -> GroupResult:
-    notes = (*result.notes, Note(AUTO_NOTE, reason)) if reason else result.notes
+    notes = (*result.notes, Note(NoteCode.SCHEDULER_AUTO, reason)) if reason else result.notes
     return replace(result, scheduler=name, notes=notes)

@@ -17,6 +17,7 @@ from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.notes import NoteCode, Outcome
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
@@ -235,7 +236,7 @@ class KubeRun:
         if ctx.group.parent is not None and not self.composite_pod_groups:
             notes += (composite_gate_note(ctx.group),)
         if result.preemption_message:  # preemption was simulated: nothing left to note
-            notes = tuple(n for n in notes if n.code != "preemption")
+            notes = tuple(n for n in notes if n.code != NoteCode.PREEMPTION)
         return replace(result, scheduler_name=scheduler_name(
             [*ctx.pending, *(p for p, _ in ctx.scheduled)]), sampling=sampling, notes=notes,
             gated=ctx.gated)
@@ -249,7 +250,7 @@ class KubeRun:
         """Workload-aware preemption for a standalone group the cycle found unschedulable."""
         state, target = self.state, self.state.target
         group, pending = ctx.group, ctx.pending
-        if not (state.preempt and pending and result.outcome == "unschedulable"):
+        if not (state.preempt and pending and result.outcome == Outcome.UNSCHEDULABLE):
             return result
         if not preemption_enabled(fw, target, group):
             if (group.topology_key is not None and target.preemption_for(False)

@@ -12,7 +12,7 @@ from tasplan.framework.statement import Statement
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.fidelity import Note
+from tasplan.plan.notes import Note, NoteCode
 from tasplan.plan.result import GroupResult
 from tasplan.plan.tree import Tree, build_trees
 from tasplan.plan.tree_cycle import Prepare, TreeOutcome, plan_tree
@@ -65,7 +65,7 @@ def _priority(tree: Tree, pods_by_group: Mapping[str, list[Pod]]) -> int:
 
 
 def composite_gate_note(group: PodGroup) -> Note:
-    return Note("composite-gate-off",
+    return Note(NoteCode.COMPOSITE_GATE_OFF,
                 f"the group names parent CompositePodGroup {group.parent}, but the {GATE} "
                 "feature gate is off: kube-scheduler plans it alone (and the API server "
                 "would reject spec.parentCompositePodGroupName)")
@@ -116,13 +116,13 @@ def tree_notes(tree: Tree) -> tuple[Note, ...]:
     notes = []
     multi = sorted(k for k, kids in tree.children.items() if len(kids) > 1)
     if multi:
-        notes.append(Note("composite-child-order",
+        notes.append(Note(NoteCode.COMPOSITE_CHILD_ORDER,
                           "children are planned in input order; kube-scheduler plans them in "
                           "the order its queue holds them (not specified by the API), and a "
                           "different order can change which children fit (no backtracking)"))
     values = {m.priority for m in tree.members if m.priority is not None}
     if len(values) > 1:
-        notes.append(Note("composite-mixed-priority",
+        notes.append(Note(NoteCode.COMPOSITE_MIXED_PRIORITY,
                           f"the groups of the tree have different priorities "
                           f"({', '.join(map(str, sorted(values)))}); KEP-6012 requires one "
                           "priority per tree in alpha. Planned at the root's priority"))
