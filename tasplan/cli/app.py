@@ -17,6 +17,7 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.definition import (
     ClusterOpt,
+    HtmlOpt,
     JobOptions,
     Output,
     OutputOpt,
@@ -81,6 +82,7 @@ def check(
     output: OutputOpt = Output.table,
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
+    html: HtmlOpt = None,
     *,
     jobs: JobOptions,
     width: WidthOpt = None,
@@ -98,7 +100,7 @@ def check(
 
     session = Session(live, what_if, plan, jobs)
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, session,
-                                  width), traceback=traceback)
+                                  width, html), traceback=traceback)
 
 
 @app.command()
@@ -173,6 +175,7 @@ def explain(
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
+    html: HtmlOpt = None,
     *,
     jobs: JobOptions,
     width: WidthOpt = None,
@@ -188,7 +191,7 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     session = Session(live, what_if, plan, jobs)
-    run_guarded(lambda: run_explain(targets, cluster, output.value, session, width),
+    run_guarded(lambda: run_explain(targets, cluster, output.value, session, width, html),
                 traceback=traceback)
 
 
@@ -233,10 +236,21 @@ def capacity(
         "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
     svg: Annotated[str | None, typer.Option(
         "--svg", metavar="FILE", show_default=False,
-        help="Also write the tree as an SVG picture.")] = None,
+        help="Also write the topology map: the levels as nested boxes, coloured by "
+        "--color-by (one SVG file, nothing fetched).")] = None,
     html: Annotated[str | None, typer.Option(
         "--html", metavar="FILE", show_default=False,
-        help="Also write the tree as an HTML page.")] = None,
+        help="Also write an HTML page: the map and every domain's figures in tables.")
+    ] = None,
+    color_by: Annotated[str | None, typer.Option(
+        "--color-by", metavar="MEASURE", show_default=False,
+        help="What colours the map's tiles: now[:SHAPE] (default: pods of shape A that fit "
+        "now), empty[:SHAPE], free[:RESOURCE] or free-fraction[:RESOURCE] (default resource: "
+        "the GPU, else cpu).")] = None,
+    gang: Annotated[int | None, typer.Option(
+        "--gang", min=1, metavar="N", show_default=False,
+        help="The --shape pods form a gang of N: the tree and the map mark (✓) each domain "
+        "where N of them fit now. --for shapes take their group's minCount.")] = None,
     width: WidthOpt = None,
     *,
     what_if: WhatIfOptions,
@@ -254,7 +268,8 @@ def capacity(
         raise typer.BadParameter("expected table, json or yaml", param_hint="--output")
     session = Session(live, what_if)
     run_guarded(lambda: run_capacity(cluster, shape, for_, tolerate, levels, depth, output,
-                                     svg, html, width, session), traceback=traceback)
+                                     svg, html, width, session, color_by, gang),
+                traceback=traceback)
 
 
 @app.command()

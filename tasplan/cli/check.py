@@ -8,8 +8,10 @@ from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
+from tasplan.output_file import check_output_file
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
@@ -20,9 +22,11 @@ from tasplan.stdio import write_stdout
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
               all_placements: bool = False, session: Session | None = None,
-              width: int | None = None) -> int:
+              width: int | None = None, html: str | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
+    if html is not None:  # before any work: a bad target costs no load
+        check_output_file(html, option="--html", stdout=False)
     session = session or Session()
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(workloads, clusters)
@@ -39,6 +43,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
                              scheduler_config=loaded.config, target=plan.target(snapshot),
                              preempt=plan.preempt, scheduler=plan.scheduler)
     applied = loaded.edited.applied
+    if html is not None:
+        write_plan_html(html, result, snapshot, applied, all_placements)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=applied)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))

@@ -43,6 +43,11 @@ WidthOpt = Annotated[int | None, typer.Option(
     "--width", min=20, metavar="COLUMNS", show_default=False,
     help="Fit tables into this many columns by leaving out optional columns; names are never "
     "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
+HtmlOpt = Annotated[str | None, typer.Option(
+    "--html", metavar="FILE", show_default=False,
+    help="Also write the report as one HTML page: per group the topology map with its "
+    "candidate placements, the ranked placements and the assignments (nothing fetched; "
+    "prints).")]
 TracebackOpt = Annotated[bool, typer.Option(
     "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
     "reports).")]

@@ -8,10 +8,12 @@ from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
+from tasplan.output_file import check_output_file
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
@@ -37,10 +39,13 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 
 
 def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
-                session: Session | None = None, width: int | None = None) -> int:
+                session: Session | None = None, width: int | None = None,
+                html: str | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
+    if html is not None:  # before any work: a bad target costs no load
+        check_output_file(html, option="--html", stdout=False)
     session = session or Session()
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(paths, clusters)
@@ -53,6 +58,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
                          scheduler_config=loaded.config, target=plan.target(snapshot),
                          preempt=plan.preempt, scheduler=plan.scheduler)
     applied = loaded.edited.applied
+    if html is not None:
+        write_plan_html(html, result, snapshot, applied)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=applied,
                                  trees=result.trees)
