@@ -164,3 +164,24 @@ def test_schedulers_share_only_the_interface() -> None:
             if module.startswith("tasplan.schedulers.") and module not in RUNNERS and not own:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(wrong)
+
+
+# The planner's packages: every function fits a screen (issue 20).
+SCREEN = 80
+PLANNER = ("plan", "preemption", "framework")
+
+
+def test_planner_functions_fit_a_screen() -> None:
+    """kube-scheduler's implementation and the top of tasplan/schedulers/ too; the other
+    schedulers' packages are their own."""
+    paths = [p for pkg in PLANNER for p in (ROOT / pkg).rglob("*.py")]
+    paths += [*(ROOT / "schedulers").glob("*.py"), *(ROOT / "schedulers" / "kube").rglob("*.py")]
+    long = []
+    for path in sorted(paths):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > SCREEN:
+                    long.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}: {node.name} "
+                                f"has {lines} lines")
+    assert not long, "\n".join(long)

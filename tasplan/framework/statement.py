@@ -1,19 +1,33 @@
-"""Assume / checkpoint / rollback over node state (KAI's Statement, strictly LIFO).
+"""Assume / evict / checkpoint / rollback / commit over node state (KAI's Statement: every
+operation is undoable, strictly LIFO).
 
 Every placement is evaluated from the same starting state: take a checkpoint, assume pods
-one by one, roll back to the checkpoint. A committed statement keeps its assumptions, which
+one by one, roll back to the checkpoint. A committed statement keeps its operations, which
 is how one group's chosen placement becomes part of the world for the next group.
+
+Eviction is an operation like assumption (preemption removes its candidates, re-runs the
+cycle, puts victims back one by one and undoes it all): ``evict`` takes a pod off its node,
+``restore`` puts an evicted pod back, and rollback undoes either.
+
+A *trial* (``trial()``, or ``begin``/``end``) is undone as a whole, what was committed inside
+it included: a preemption re-run or a what-if runs the ordinary cycle, which commits its
+winner, and leaves no trace.
 
 State outside the nodes (DRA devices) follows through ``reservers``: plugins whose
 ``reserve(pod, node)`` runs after each assumption (upstream's Reserve) and returns an undo
-token that ``unreserve`` takes back on rollback (upstream's Unreserve).
+token that ``unreserve`` takes back on rollback (upstream's Unreserve); those that are also
+``EvictionAware`` (``framework.interfaces``) give back what an evicted pod held and take it
+again when it returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from enum import Enum
 from typing import Protocol
 
+from tasplan.framework.interfaces import EvictionAware
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model.pod import Pod
 
@@ -28,30 +42,69 @@ class Reserver(Protocol):
     def unreserve(self, token: object) -> None: ...
 
 
-# One undo entry per assumption: (reserver, token) pairs, or None when nothing was reserved.
-Undo = tuple[tuple[Reserver, object], ...] | None
+class Op(Enum):
+    ASSUME = "assume"
+    EVICT = "evict"
+    RESTORE = "restore"
+
+
+# One undo entry per operation: (undo, token) pairs (``unreserve`` or ``unmoved`` of a
+# reserver and what it returned), or None when nothing outside the node changed.
+Undo = tuple[tuple[Callable[[object], None], object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_log", "_undo", "reservers")
+    __slots__ = ("_commit_asked", "_log", "_movers", "_moves", "_ops", "_trials", "_undo",
+                 "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
+        self._ops: list[Op] = []
         self._undo: list[Undo] = []
-        self.reservers: list[Reserver] = list(reservers)
+        self._moves: list[int] = []  # log positions of evictions and restores
+        self._trials = 0
+        self._commit_asked = False
+        self.reservers: list[Reserver] = []
+        self._movers: list[EvictionAware] = []  # the reservers that follow evictions
+        self.add_reservers(reservers)
 
     def add_reservers(self, reservers: Iterable[Reserver]) -> None:
         for r in reservers:
             if r not in self.reservers:
                 self.reservers.append(r)
+                if isinstance(r, EvictionAware):
+                    self._movers.append(r)
 
     def assume(self, pod: Pod, node: NodeInfo) -> None:
         node.add_pod(pod)
-        self._log.append((pod, node))
         undo = None
         if self.reservers:
-            undo = tuple((r, t) for r in self.reservers
+            undo = tuple((r.unreserve, t) for r in self.reservers
                          if (t := r.reserve(pod, node)) is not None) or None
+        self._push(pod, node, Op.ASSUME, undo)
+
+    def evict(self, pod: Pod, node: NodeInfo) -> None:
+        """``pod`` leaves ``node`` (preemption); what it held outside the node is given
+        back."""
+        node.remove_pod(pod)
+        self._push(pod, node, Op.EVICT, self._moved(pod, node, present=False))
+
+    def restore(self, pod: Pod, node: NodeInfo) -> None:
+        """An evicted ``pod`` comes back to ``node`` and holds again what it held."""
+        node.add_pod(pod)
+        self._push(pod, node, Op.RESTORE, self._moved(pod, node, present=True))
+
+    def _moved(self, pod: Pod, node: NodeInfo, *, present: bool) -> Undo:
+        if not self._movers:
+            return None
+        return tuple((r.unmoved, t) for r in self._movers
+                     if (t := r.moved(pod, node, present=present)) is not None) or None
+
+    def _push(self, pod: Pod, node: NodeInfo, op: Op, undo: Undo) -> None:
+        if op is not Op.ASSUME:
+            self._moves.append(len(self._log))
+        self._log.append((pod, node))
+        self._ops.append(op)
         self._undo.append(undo)
 
     def checkpoint(self) -> int:
@@ -63,22 +116,64 @@ class Statement:
             raise StatementError(f"checkpoint {checkpoint} outside the log (length {len(log)})")
         while len(log) > checkpoint:
             pod, node = log.pop()
+            op = self._ops.pop()
             release(self._undo.pop())
-            node.remove_pod(pod)
+            if op is Op.EVICT:
+                node.add_pod(pod)
+            else:
+                node.remove_pod(pod)
+        while self._moves and self._moves[-1] >= checkpoint:
+            self._moves.pop()
 
     def changes_since(self, position: int) -> list[tuple[Pod, NodeInfo]]:
-        """Operations after ``position``: lets caches refresh only the nodes that changed."""
+        """The pods assumed after ``position``: lets caches refresh only the nodes that
+        changed. A cache never spans an eviction (preemption evicts before a cycle
+        starts), and says so if one does."""
+        if self._moves and self._moves[-1] >= position:
+            raise StatementError(f"evictions after position {position}: a cache over them "
+                                 "would miss them")
         return self._log[position:]
 
     def commit(self) -> list[tuple[Pod, NodeInfo]]:
-        """Keep every assumption and start a new log; returns what was committed."""
-        done, self._log = self._log, []
-        self._undo = []
+        """Keep every operation and start a new log; returns what was committed. Inside a
+        trial nothing is forgotten (the trial undoes it all) until it ends with ``keep``."""
+        done = self._log[:]
+        if self._trials:
+            self._commit_asked = True
+            return done
+        self._log, self._ops, self._undo, self._moves = [], [], [], []
         return done
+
+    def begin(self) -> int:
+        """Open a trial; returns its checkpoint, for ``end``."""
+        self._trials += 1
+        return len(self._log)
+
+    def end(self, checkpoint: int, *, keep: bool) -> None:
+        """Close the trial opened at ``checkpoint``: undo it, or keep it (what was
+        committed inside it is committed once no trial is open)."""
+        if self._trials <= 0:
+            raise StatementError("end() without begin()")
+        if not keep:
+            self.rollback(checkpoint)
+        self._trials -= 1
+        if not self._trials and self._commit_asked:
+            self._commit_asked = False
+            if keep:
+                self.commit()
+
+    @contextmanager
+    def trial(self) -> Iterator[int]:
+        """``with statement.trial():`` -- everything inside is undone on the way out."""
+        checkpoint = self.begin()
+        try:
+            yield checkpoint
+        finally:
+            self.end(checkpoint, keep=False)
 
 
 def release(undo: Undo) -> None:
-    """Take back one assumption's reservations, latest first."""
+    """Take back what one operation changed outside the node, latest first."""
     if undo:
-        for reserver, token in reversed(undo):
-            reserver.unreserve(token)
+        for take_back, token in reversed(undo):
+            take_back(token)
