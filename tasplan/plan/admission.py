@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
-from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
@@ -51,11 +49,3 @@ class Admission:
     def scheduled(self) -> tuple[tuple[Pod, str], ...]:
         return self.ctx.scheduled if self.ctx is not None and self.ok else ()
 
-
-def run_cycle(admission: Admission, schedule: ScheduleGroup, nodes: list[NodeInfo],
-              statement: Statement, **kw: object) -> GroupResult:
-    """The verdict of a held-back group, else its cycle's result."""
-    if admission.verdict is not None:
-        return admission.verdict
-    assert admission.fw is not None and admission.ctx is not None
-    return schedule(admission.fw, admission.ctx, nodes, statement, **kw)
