@@ -43,7 +43,6 @@ class Reserver(Protocol):
 
 
 class Op(Enum):
-    ASSUME = "assume"
     EVICT = "evict"
     RESTORE = "restore"
 
@@ -54,14 +53,14 @@ Undo = tuple[tuple[Callable[[object], None], object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_commit_asked", "_log", "_movers", "_moves", "_ops", "_trials", "_undo",
-                 "reservers")
+    __slots__ = ("_commit_asked", "_log", "_movers", "_moves", "_trials", "_undo", "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
-        self._ops: list[Op] = []
         self._undo: list[Undo] = []
-        self._moves: list[int] = []  # log positions of evictions and restores
+        # (log position, operation) of the evictions and restores, in order: the rest of
+        # the log are assumptions (the hot path stays as cheap as the log alone).
+        self._moves: list[tuple[int, Op]] = []
         self._trials = 0
         self._commit_asked = False
         self.reservers: list[Reserver] = []
@@ -77,35 +76,29 @@ class Statement:
 
     def assume(self, pod: Pod, node: NodeInfo) -> None:
         node.add_pod(pod)
+        self._log.append((pod, node))
         undo = None
         if self.reservers:
             undo = tuple((r.unreserve, t) for r in self.reservers
                          if (t := r.reserve(pod, node)) is not None) or None
-        self._push(pod, node, Op.ASSUME, undo)
+        self._undo.append(undo)
 
     def evict(self, pod: Pod, node: NodeInfo) -> None:
         """``pod`` leaves ``node`` (preemption); what it held outside the node is given
         back."""
         node.remove_pod(pod)
-        self._push(pod, node, Op.EVICT, self._moved(pod, node, present=False))
+        self._move(pod, node, Op.EVICT, present=False)
 
     def restore(self, pod: Pod, node: NodeInfo) -> None:
         """An evicted ``pod`` comes back to ``node`` and holds again what it held."""
         node.add_pod(pod)
-        self._push(pod, node, Op.RESTORE, self._moved(pod, node, present=True))
+        self._move(pod, node, Op.RESTORE, present=True)
 
-    def _moved(self, pod: Pod, node: NodeInfo, *, present: bool) -> Undo:
-        if not self._movers:
-            return None
-        return tuple((r.unmoved, t) for r in self._movers
-                     if (t := r.moved(pod, node, present=present)) is not None) or None
-
-    def _push(self, pod: Pod, node: NodeInfo, op: Op, undo: Undo) -> None:
-        if op is not Op.ASSUME:
-            self._moves.append(len(self._log))
+    def _move(self, pod: Pod, node: NodeInfo, op: Op, *, present: bool) -> None:
+        self._moves.append((len(self._log), op))
         self._log.append((pod, node))
-        self._ops.append(op)
-        self._undo.append(undo)
+        self._undo.append(tuple((r.unmoved, t) for r in self._movers if (
+            t := r.moved(pod, node, present=present)) is not None) or None)
 
     def checkpoint(self) -> int:
         return len(self._log)
@@ -114,22 +107,20 @@ class Statement:
         log = self._log
         if not 0 <= checkpoint <= len(log):
             raise StatementError(f"checkpoint {checkpoint} outside the log (length {len(log)})")
+        moves = self._moves
         while len(log) > checkpoint:
             pod, node = log.pop()
-            op = self._ops.pop()
             release(self._undo.pop())
-            if op is Op.EVICT:
+            if moves and moves[-1][0] == len(log) and moves.pop()[1] is Op.EVICT:
                 node.add_pod(pod)
             else:
                 node.remove_pod(pod)
-        while self._moves and self._moves[-1] >= checkpoint:
-            self._moves.pop()
 
     def changes_since(self, position: int) -> list[tuple[Pod, NodeInfo]]:
         """The pods assumed after ``position``: lets caches refresh only the nodes that
         changed. A cache never spans an eviction (preemption evicts before a cycle
         starts), and says so if one does."""
-        if self._moves and self._moves[-1] >= position:
+        if self._moves and self._moves[-1][0] >= position:
             raise StatementError(f"evictions after position {position}: a cache over them "
                                  "would miss them")
         return self._log[position:]
@@ -141,7 +132,7 @@ class Statement:
         if self._trials:
             self._commit_asked = True
             return done
-        self._log, self._ops, self._undo, self._moves = [], [], [], []
+        self._log, self._undo, self._moves = [], [], []
         return done
 
     def begin(self) -> int:
