@@ -472,9 +472,9 @@ class _Run:
     def assignments(self, result: GroupResult) -> Iterator[tuple[Pod, NodeInfo]]:
         placement = result.selected_placement
         a = self.admissions[result.group.key]
-        if placement is None or not a.ok:
+        if placement is None or a.ctx is None or a.verdict is not None:
             return
-        pods = {p.key: p for p in a.pending}
+        pods = {p.key: p for p in a.ctx.pending}
         for pod_key, node in placement.assignments.items():
             yield pods[pod_key], self.nodes[self.node_index[node]]
 
