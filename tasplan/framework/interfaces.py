@@ -149,17 +149,6 @@ class ReservePlugin(Plugin, Protocol):
 
 
 @runtime_checkable
-class EvictionAware(Protocol):
-    """A reserver whose state changes when a pod leaves its node (evicted) or comes back
-    (DRA: the devices of claims only evicted pods held). ``moved`` returns an undo token
-    (None: nothing changed) that ``unmoved`` gets back on rollback."""
-
-    def moved(self, pod: Pod, node: NodeInfo, *, present: bool) -> object | None: ...
-
-    def unmoved(self, token: object) -> None: ...
-
-
-@runtime_checkable
 class PlacementGeneratePlugin(Plugin, Protocol):
     """Splits the parent placement into candidates. Returning ``[parent]`` means "no
     constraint"; an empty list means nothing can be generated. A status with code ERROR is

@@ -7,7 +7,9 @@ is how one group's chosen placement becomes part of the world for the next group
 
 Eviction is an operation like assumption (preemption removes its candidates, re-runs the
 cycle, puts victims back one by one and undoes it all): ``evict`` takes a pod off its node,
-``restore`` puts an evicted pod back, and rollback undoes either.
+``restore`` puts an evicted pod back, and rollback undoes either. What an evicted pod holds
+outside its node (DRA devices) stays held: upstream's preemption does not count devices
+freed yet (KEP-5690; ``docs/dra.md``).
 
 A *trial* (``trial()``, or ``begin``/``end``) is undone as a whole, what was committed inside
 it included: a preemption re-run or a what-if runs the ordinary cycle, which commits its
@@ -15,19 +17,16 @@ winner, and leaves no trace.
 
 State outside the nodes (DRA devices) follows through ``reservers``: plugins whose
 ``reserve(pod, node)`` runs after each assumption (upstream's Reserve) and returns an undo
-token that ``unreserve`` takes back on rollback (upstream's Unreserve); those that are also
-``EvictionAware`` (``framework.interfaces``) give back what an evicted pod held and take it
-again when it returns.
+token that ``unreserve`` takes back on rollback (upstream's Unreserve).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from typing import Protocol
 
-from tasplan.framework.interfaces import EvictionAware
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model.pod import Pod
 
@@ -47,13 +46,12 @@ class Op(Enum):
     RESTORE = "restore"
 
 
-# One undo entry per operation: (undo, token) pairs (``unreserve`` or ``unmoved`` of a
-# reserver and what it returned), or None when nothing outside the node changed.
-Undo = tuple[tuple[Callable[[object], None], object], ...] | None
+# One undo entry per operation: (reserver, token) pairs, or None when nothing was reserved.
+Undo = tuple[tuple[Reserver, object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_commit_asked", "_log", "_movers", "_moves", "_trials", "_undo", "reservers")
+    __slots__ = ("_commit_asked", "_log", "_moves", "_trials", "_undo", "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
@@ -63,42 +61,36 @@ class Statement:
         self._moves: list[tuple[int, Op]] = []
         self._trials = 0
         self._commit_asked = False
-        self.reservers: list[Reserver] = []
-        self._movers: list[EvictionAware] = []  # the reservers that follow evictions
-        self.add_reservers(reservers)
+        self.reservers: list[Reserver] = list(reservers)
 
     def add_reservers(self, reservers: Iterable[Reserver]) -> None:
         for r in reservers:
             if r not in self.reservers:
                 self.reservers.append(r)
-                if isinstance(r, EvictionAware):
-                    self._movers.append(r)
 
     def assume(self, pod: Pod, node: NodeInfo) -> None:
         node.add_pod(pod)
         self._log.append((pod, node))
         undo = None
         if self.reservers:
-            undo = tuple((r.unreserve, t) for r in self.reservers
+            undo = tuple((r, t) for r in self.reservers
                          if (t := r.reserve(pod, node)) is not None) or None
         self._undo.append(undo)
 
     def evict(self, pod: Pod, node: NodeInfo) -> None:
-        """``pod`` leaves ``node`` (preemption); what it held outside the node is given
-        back."""
+        """``pod`` leaves ``node`` (preemption)."""
         node.remove_pod(pod)
-        self._move(pod, node, Op.EVICT, present=False)
+        self._move(pod, node, Op.EVICT)
 
     def restore(self, pod: Pod, node: NodeInfo) -> None:
-        """An evicted ``pod`` comes back to ``node`` and holds again what it held."""
+        """An evicted ``pod`` comes back to ``node``."""
         node.add_pod(pod)
-        self._move(pod, node, Op.RESTORE, present=True)
+        self._move(pod, node, Op.RESTORE)
 
-    def _move(self, pod: Pod, node: NodeInfo, op: Op, *, present: bool) -> None:
+    def _move(self, pod: Pod, node: NodeInfo, op: Op) -> None:
         self._moves.append((len(self._log), op))
         self._log.append((pod, node))
-        self._undo.append(tuple((r.unmoved, t) for r in self._movers if (
-            t := r.moved(pod, node, present=present)) is not None) or None)
+        self._undo.append(None)
 
     def checkpoint(self) -> int:
         return len(self._log)
@@ -164,7 +156,7 @@ class Statement:
 
 
 def release(undo: Undo) -> None:
-    """Take back what one operation changed outside the node, latest first."""
+    """Take back one assumption's reservations, latest first."""
     if undo:
-        for take_back, token in reversed(undo):
-            take_back(token)
+        for reserver, token in reversed(undo):
+            reserver.unreserve(token)

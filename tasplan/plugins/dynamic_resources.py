@@ -78,12 +78,9 @@ class DynamicResources:
         self.ledger = DeviceLedger(self.world)
         self._groups = groups
         self._uses: dict[int, tuple] = {}
-        self._pods: Sequence[Pod] = ()
-        self._counts: dict[str, int] | None = None
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._bind(snapshot.dra, snapshot.group_index)
-        self._pods = snapshot.pods
 
     @contextmanager
     def more_slices(self, slices: Sequence[ResourceSlice]) -> Iterator[None]:
@@ -127,38 +124,6 @@ class DynamicResources:
             yield
         finally:
             self.ledger.hold(freed, 1)
-
-    # -- eviction (the Statement's EvictionAware) ---------------------------------------------
-
-    def moved(self, pod: Pod, node: NodeInfo, *, present: bool) -> object | None:
-        """``pod`` evicted (``present`` False) or back: the devices of an input-allocated
-        claim are free while none of the input's pods that use it is left (upstream deletes
-        or deallocates a claim with its last user), held again when one comes back."""
-        if not pod.claims:
-            return None
-        if self._counts is None:
-            self._counts = self.holders(p for p in self._pods if not p.terminal)
-        step = 1 if present else -1
-        changed = []
-        for u in self.uses(pod):
-            if u.allocation is None:
-                continue
-            before = self._counts.get(u.key, 0)
-            self._counts[u.key] = before + step
-            devices = None
-            if before == (0 if present else 1):  # the first user back, the last one gone
-                devices = [r.id for r in u.allocation.results if not r.admin_access]
-                self.ledger.hold(devices, step)
-            changed.append((u.key, devices))
-        return (step, tuple(changed)) if changed else None
-
-    def unmoved(self, token: object) -> None:
-        step, changed = token  # type: ignore[misc]
-        assert self._counts is not None
-        for key, devices in reversed(changed):
-            self._counts[key] -= step
-            if devices is not None:
-                self.ledger.hold(devices, -step)
 
     # -- claims --------------------------------------------------------------------------------
 
