@@ -116,6 +116,8 @@ class Framework:
         # Plugins with state beyond the nodes, in profile order; the Statement calls them.
         self.reservers: list[ReservePlugin] = [p for p in self._instances.values()
                                                if isinstance(p, ReservePlugin)]
+        self.device_reporters: list[DeviceReportPlugin] = [
+            p for p in self.reservers if isinstance(p, DeviceReportPlugin)]
         total = sum(s.weight for s in self.scores) * MAX_NODE_SCORE
         if total > MAX_TOTAL_WEIGHT:
             raise ProfileError("<profile>", f"total score weight {total} would overflow")
@@ -165,10 +167,9 @@ class Framework:
         devices per pod, from the reservers that know devices (DRA)."""
         free: dict[str, int] = {}
         per_pod: dict[str, dict[str, int]] = {}
-        for plugin in self.reservers:
-            if isinstance(plugin, DeviceReportPlugin):
-                free.update(plugin.free_devices(pods, members, unassumed))
-                per_pod.update(plugin.devices_by_pod(pods, allocations))
+        for plugin in self.device_reporters:
+            free.update(plugin.free_devices(pods, members, unassumed))
+            per_pod.update(plugin.devices_by_pod(pods, allocations))
         return free, per_pod
 
     # -- placement extension points -------------------------------------------------------
