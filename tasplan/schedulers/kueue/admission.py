@@ -85,8 +85,8 @@ def has_levels(topology: k.Topology, request: PodSetRequest) -> bool:
 
 
 def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
-                flavor: k.ResourceFlavor, workloads: Mapping[str, k.Workload],
-                own: str) -> tuple[TopologyTree, list[Note]]:
+                flavor: k.ResourceFlavor, workloads: Mapping[str, k.Workload]
+                ) -> tuple[TopologyTree, list[Note]]:
     """The flavor's tree in the run's state: Ready, schedulable nodes with every flavor
     label and level label; free = allocatable minus every pod bound or assumed there;
     admitted Workloads' topology assignments count for the pods not bound yet."""
@@ -116,7 +116,7 @@ def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
         notes.append(Note("kueue-node-ready", f"{unstated} node(s) of flavor {flavor.name} "
                           "state no Ready condition; planned as Ready (Kueue counts only "
                           "nodes whose Ready condition is True)"))
-    held = _admitted_usage(tree, flavor, workloads, own, nodes)
+    held = _admitted_usage(tree, flavor, workloads, nodes)
     if held:
         notes.append(Note("kueue-admitted-usage", f"{held} pod(s) of admitted Workloads not "
                           f"bound yet hold their assigned domains on flavor {flavor.name}"))
@@ -124,8 +124,7 @@ def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
 
 
 def _admitted_usage(tree: TopologyTree, flavor: k.ResourceFlavor,
-                    workloads: Mapping[str, k.Workload], own: str,
-                    nodes: Sequence[NodeInfo]) -> int:
+                    workloads: Mapping[str, k.Workload], nodes: Sequence[NodeInfo]) -> int:
     """Kueue's TAS usage of admitted Workloads, less what their bound pods already hold."""
     bound: dict[tuple[str, str, str, str], int] = {}
     for info in nodes:
@@ -136,8 +135,8 @@ def _admitted_usage(tree: TopologyTree, flavor: k.ResourceFlavor,
                        pod.labels.get(PODSET_LABEL, ""), leaf or "")
                 bound[key] = bound.get(key, 0) + 1
     held = 0
-    for key, wl in workloads.items():
-        if key == own or not wl.holds_capacity:
+    for wl in workloads.values():
+        if not wl.holds_capacity:
             continue
         specs = {ps.name: ps for ps in wl.pod_sets}
         for psa in wl.assignments:
@@ -168,14 +167,14 @@ class QuotaVerdict:
 
 
 def quota(cq: k.ClusterQueue, flavor: str, requests: Sequence[PodSetRequest],
-          workloads: Mapping[str, k.Workload], own: str) -> QuotaVerdict:
+          workloads: Mapping[str, k.Workload]) -> QuotaVerdict:
     """``fitsResourceQuota`` for one flavor, statically: the workload's requests on top of
     what the inputs' admitted Workloads of the ClusterQueue use there."""
     quotas = {res: q for group in cq.resource_groups for fq in group.flavors
               if fq.name == flavor for res, q in fq.resources.items()}
     used: dict[str, int] = {}
-    for key, wl in workloads.items():
-        if key == own or not wl.holds_capacity or wl.cluster_queue != cq.name:
+    for wl in workloads.values():
+        if not wl.holds_capacity or wl.cluster_queue != cq.name:
             continue
         specs = {ps.name: ps for ps in wl.pod_sets}
         for psa in wl.assignments:

@@ -154,7 +154,6 @@ class KueueRun:
                ) -> Admission:
         kueue = self.state.snapshot.kueue
         out = Admission()
-        own = ""  # the workload is not admitted yet: nothing of it is in Kueue's usage
         queue = queue_name(group, pods)
         cq = self._cluster_queue(group.namespace, queue, kueue, out)
         implied = tas_only(cq, kueue)
@@ -168,7 +167,7 @@ class KueueRun:
         candidates = self._flavors(cq, kueue, requests, out)
         if not candidates:
             if out.quota_refused and cq is not None:
-                self._topology_without_quota(cq, kueue, requests, own, out)
+                self._topology_without_quota(cq, kueue, requests, out)
             return out
         first: Admission | None = None
         for flavor, verdict in candidates:
@@ -178,7 +177,7 @@ class KueueRun:
                                       f"Topology {flavor.topology_name}, which is not in the "
                                       "inputs"))
                 continue
-            trial = self._place(flavor, topology, requests, own, kueue)
+            trial = self._place(flavor, topology, requests, kueue)
             trial.notes = [*out.notes, *trial.notes]
             if verdict is not None and verdict.needs_more:
                 trial.notes.append(Note("kueue-quota", verdict.message + " (Kueue admits only "
@@ -190,24 +189,24 @@ class KueueRun:
         return first or out
 
     def _topology_without_quota(self, cq: k.ClusterQueue, kueue: k.KueueInputs, requests,
-                                own: str, out: Admission) -> None:
+                                out: Admission) -> None:
         """A workload the quota refuses: say whether the topology would hold it."""
         for name in dict.fromkeys(cq.flavor_names()):
             flavor = kueue.flavors.get(name)
             topology = kueue.topologies.get(flavor.topology_name or "") if flavor else None
             if topology is None or not all(has_levels(topology, ps) for ps in requests):
                 continue
-            trial = self._place(flavor, topology, requests, own, kueue)
+            trial = self._place(flavor, topology, requests, kueue)
             if trial.admitted:
                 out.message += (f"; the topology of flavor {name} would hold it: only the "
                                 "quota stops it")
                 return
         out.message += "; no TAS flavor's topology would hold it either"
 
-    def _place(self, flavor: k.ResourceFlavor, topology: k.Topology, requests, own: str,
+    def _place(self, flavor: k.ResourceFlavor, topology: k.Topology, requests,
                kueue: k.KueueInputs) -> Admission:
         out = Admission(flavor=flavor, topology=topology)
-        tree, notes = flavor_tree(self.state.nodes, topology, flavor, kueue.workloads, own)
+        tree, notes = flavor_tree(self.state.nodes, topology, flavor, kueue.workloads)
         out.tree, out.notes = tree, notes
         snapshot = FlavorSnapshot(topology.name, tree, flavor.tolerations, self.gates)
         out.requests = {ps.name: ps for ps in requests}
@@ -278,7 +277,7 @@ class KueueRun:
             if topology is not None and not all(has_levels(topology, ps) for ps in requests):
                 reasons.append(f'Flavor "{name}" does not contain the requested level')
                 continue
-            verdict = quota(cq, name, requests, kueue.workloads, "")
+            verdict = quota(cq, name, requests, kueue.workloads)
             if not verdict.fits:
                 reasons.append(verdict.message)
                 continue
