@@ -17,9 +17,9 @@ from rich.console import Console
 from tasplan.cli import teardown
 from tasplan.cli.definition import (
     ClusterOpt,
+    FilenameOpt,
     HtmlOpt,
     JobOptions,
-    Output,
     OutputOpt,
     PlanOptions,
     TracebackOpt,
@@ -28,6 +28,7 @@ from tasplan.cli.definition import (
     command,
 )
 from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.kubectl import KubectlGroup
 from tasplan.cli.lint import LintFormat
 from tasplan.cli.live import LiveOptions
 from tasplan.cli.session import Session
@@ -38,6 +39,7 @@ from tasplan.version import __version__
 
 app = typer.Typer(
     name="tasplan",
+    cls=KubectlGroup,
     help="What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -77,9 +79,10 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
 @command(app, cls=WhatIfCommand)
 def check(
     ctx: typer.Context,
-    workloads: WorkloadArgs,
-    cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
-    output: OutputOpt = Output.table,
+    workloads: WorkloadArgs = [],  # noqa: B006 - Typer reads the default, never mutates it
+    filename: FilenameOpt = [],  # noqa: B006
+    cluster: ClusterOpt = [],  # noqa: B006
+    output: OutputOpt = "table",
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
     html: HtmlOpt = None,
@@ -99,8 +102,8 @@ def check(
     from tasplan.cli.check import run_check
 
     session = Session(live, what_if, plan, jobs)
-    run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, session,
-                                  width, html), traceback=traceback)
+    run_guarded(lambda: run_check([*workloads, *filename], cluster, output, all_placements,
+                                  session, width, html), traceback=traceback)
 
 
 @app.command()
@@ -171,10 +174,12 @@ def snapshot(
 def explain(
     ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
-        help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
-        "workload files and directories.", show_default=False)],
-    cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
-    output: OutputOpt = Output.table,
+        help="'unschedulable' (every pending group of the inputs), group names (ns/name; a "
+        "bare name with -n) or workload files and directories.", show_default=False)
+    ] = [],  # noqa: B006 - Typer reads the default, never mutates it
+    filename: FilenameOpt = [],  # noqa: B006
+    cluster: ClusterOpt = [],  # noqa: B006
+    output: OutputOpt = "table",
     html: HtmlOpt = None,
     *,
     jobs: JobOptions,
@@ -191,8 +196,8 @@ def explain(
     from tasplan.cli.explain import run_explain
 
     session = Session(live, what_if, plan, jobs)
-    run_guarded(lambda: run_explain(targets, cluster, output.value, session, width, html),
-                traceback=traceback)
+    run_guarded(lambda: run_explain([*targets, *map(str, filename)], cluster, output,
+                                    session, width, html), traceback=traceback)
 
 
 def _print_version(value: bool) -> None:
@@ -233,7 +238,8 @@ def capacity(
         "--depth", min=0, metavar="N", show_default=False,
         help="Levels drawn in the tree. Default: all but the hostname.")] = None,
     output: Annotated[str, typer.Option(
-        "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
+        "--output", "-o", metavar="table|json|yaml|jsonpath=TEMPLATE",
+        help="Output format (jsonpath as kubectl's, over the JSON report).")] = "table",
     svg: Annotated[str | None, typer.Option(
         "--svg", metavar="FILE", show_default=False,
         help="Also write the topology map: the levels as nested boxes, coloured by "
@@ -264,8 +270,6 @@ def capacity(
     """
     from tasplan.cli.capacity import run_capacity
 
-    if output not in ("table", "json", "yaml"):
-        raise typer.BadParameter("expected table, json or yaml", param_hint="--output")
     session = Session(live, what_if)
     run_guarded(lambda: run_capacity(cluster, shape, for_, tolerate, levels, depth, output,
                                      svg, html, width, session, color_by, gang),

@@ -8,7 +8,7 @@ from pathlib import Path
 from tasplan.capacity.shapes import parse_shape, parse_toleration, workload_shapes
 from tasplan.capacity.view import capacity
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import parse_output, render, stdout_width, warn
 from tasplan.cli.pictures import check_color_by, write_capacity_pictures
 from tasplan.cli.session import Session
 from tasplan.errors import InputError, UsageError
@@ -16,7 +16,6 @@ from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.output_file import check_output_file
 from tasplan.report.capacity_document import capacity_document
 from tasplan.report.capacity_tree import render_capacity
-from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
 
 
@@ -25,6 +24,7 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                  svg: str | None, html: str | None, width: int | None = None,
                  session: Session | None = None, color_by: str | None = None,
                  gang: int | None = None) -> int:
+    fmt = parse_output(output, ("table", "json", "yaml"))
     tolerations = tuple(parse_toleration(t) for t in tolerate)
     parsed = [parse_shape(s, tolerations, gang) for s in shapes]
     if tolerations and not shapes:
@@ -61,9 +61,8 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
 
     if svg is not None or html is not None:
         write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)
-    if output in ("json", "yaml"):
-        document = capacity_document(report, edited.applied)
-        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+    if not fmt.table:
+        sys.stdout.write(fmt.render_document(capacity_document(report, edited.applied)))
     else:
         warn(report.warnings)
         sys.stdout.write(render(renderables, stdout_width(width)))

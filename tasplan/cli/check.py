@@ -7,13 +7,13 @@ from pathlib import Path
 from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.output import parse_output, render, stdout_width, target_notes, warn
 from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.output_file import check_output_file
 from tasplan.report.document import plan_document
-from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.names import object_names
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
 from tasplan.schedulers.planner import plan as plan_groups
@@ -24,7 +24,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
               all_placements: bool = False, session: Session | None = None,
               width: int | None = None, html: str | None = None) -> int:
     if not workloads:
-        raise UsageError("give at least one workload file or directory")
+        raise UsageError("give at least one workload file or directory (an argument or -f)")
+    fmt = parse_output(output)
     if html is not None:  # before any work: a bad target costs no load
         check_output_file(html, option="--html", stdout=False)
     session = session or Session()
@@ -46,14 +47,16 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied, all_placements)
-    if output in ("json", "yaml"):
-        document = plan_document(result, what_if=applied)
-        write_stdout(to_json(document) if output == "json" else to_yaml(document))
+    if fmt.kind == "name":
+        warn(result.warnings)
+        write_stdout("".join(f"{line}\n" for line in object_names(result)))
+    elif not fmt.table:
+        write_stdout(fmt.render_document(plan_document(result, what_if=applied)))
     else:
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target)],
+            result, wide=fmt.kind == "wide", all_assignments=all_placements, width=target)],
             stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

@@ -12,7 +12,6 @@ import functools
 import inspect
 from collections.abc import Callable, Collection
 from dataclasses import MISSING, dataclass, fields, is_dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, get_type_hints
 
@@ -25,21 +24,21 @@ from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.registry import check_choice, in_tree_schedulers, names
 from tasplan.target import Target, parse_gates, parse_version
 
-
-class Output(StrEnum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    yaml = "yaml"
-
-
 WorkloadArgs = Annotated[list[Path], typer.Argument(
     help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
     show_default=False)]
+FilenameOpt = Annotated[list[Path], typer.Option(
+    "--filename", "-f", metavar="FILE", show_default=False,
+    help="A workload file or directory, as kubectl's -f (repeatable; the same as giving it "
+    "as an argument; - reads stdin).")]
 ClusterOpt = Annotated[list[Path], typer.Option(
     "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
     "repeatable.", show_default=False)]
-OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
+OutputOpt = Annotated[str, typer.Option(
+    "--output", "-o", metavar="table|wide|json|yaml|name|jsonpath=TEMPLATE",
+    help="Output format, as kubectl's: wide adds columns; name prints kind.group/name of "
+    "each object; jsonpath=TEMPLATE (or jsonpath-file=FILE) prints fields of the JSON "
+    "report, e.g. -o jsonpath='{.groups[*].selected}'.")]
 WidthOpt = Annotated[int | None, typer.Option(
     "--width", min=20, metavar="COLUMNS", show_default=False,
     help="Fit tables into this many columns by leaving out optional columns; names are never "

@@ -7,7 +7,7 @@ from pathlib import Path
 from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.output import parse_output, render, stdout_width, target_notes, warn
 from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
@@ -16,14 +16,16 @@ from tasplan.explain.selection import UNSCHEDULABLE, select
 from tasplan.output_file import check_output_file
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
-from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.names import object_names
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
 
 
-def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
+def split_targets(targets: list[str], namespace: str | None = None
+                  ) -> tuple[list[Path], list[str], bool]:
     """Workload paths, group names and whether ``unschedulable`` was asked for. An existing
-    path wins over a group name of the same spelling."""
+    path wins over a group name of the same spelling; with ``namespace`` (``-n``) a bare
+    name is a group of that namespace, as kubectl reads it."""
     paths, names, pending = [], [], False
     for target in targets:
         if Path(target).exists():
@@ -32,6 +34,8 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
             pending = True
         elif target.count("/") in (1, 2, 3) and not target.endswith((".yaml", ".yml", ".json")):
             names.append(target)
+        elif namespace and target and not target.endswith((".yaml", ".yml", ".json")):
+            names.append(f"{namespace}/{target}")
         else:
             raise UsageError(f"{target!r} is neither a file or directory nor a pod group name "
                              "(ns/name) nor 'unschedulable'")
@@ -41,34 +45,38 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
 def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
                 session: Session | None = None, width: int | None = None,
                 html: str | None = None) -> int:
-    paths, names, pending = split_targets(targets)
+    session = session or Session()
+    paths, names, pending = split_targets(targets, session.live.namespace)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
+    fmt = parse_output(output)
     if html is not None:  # before any work: a bad target costs no load
         check_output_file(html, option="--html", stdout=False)
-    session = session or Session()
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(paths, clusters)
-    snapshot = select(loaded.snapshot, names, unschedulable=pending)
+    snapshot = select(loaded.snapshot, names, unschedulable=pending,
+                      namespace=session.live.namespace)
     if not any(g.planned for g in snapshot.groups) and not pending:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
                          "Workloads, Jobs or pods that reference a pod group)")
     with session.status("explaining…"):
-        result = explain(snapshot, all_assignments=output in ("json", "yaml"),
+        result = explain(snapshot, all_assignments=not fmt.table and fmt.kind != "name",
                          scheduler_config=loaded.config, target=plan.target(snapshot),
                          preempt=plan.preempt, scheduler=plan.scheduler,
                          kueue=plan.kueue())
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied)
-    if output in ("json", "yaml"):
-        document = plan_document(result.plan, result.explanations, what_if=applied,
-                                 trees=result.trees)
-        write_stdout(to_json(document) if output == "json" else to_yaml(document))
+    if fmt.kind == "name":
+        warn(result.plan.warnings)
+        write_stdout("".join(f"{line}\n" for line in object_names(result.plan)))
+    elif not fmt.table:
+        write_stdout(fmt.render_document(plan_document(
+            result.plan, result.explanations, what_if=applied, trees=result.trees)))
     else:
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
-            result, wide=output == "wide", width=target)], stdout_width(width)))
+            result, wide=fmt.kind == "wide", width=target)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

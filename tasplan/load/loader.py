@@ -32,6 +32,7 @@ from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, skipped_kinds
 from tasplan.load.intents import find_intents
+from tasplan.load.namespace import with_namespace
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
@@ -113,9 +114,11 @@ def load_inputs(
     jobs: JobOverrides | None = None,
     progress: Progress | None = None,
     cluster_documents: Iterable[Document] = (),
+    namespace: str | None = None,
 ) -> ClusterSnapshot:
     """``cluster_documents`` are cluster objects already in memory (a live cluster read);
-    they come before the ``clusters`` files and go through the same decoding."""
+    they come before the ``clusters`` files and go through the same decoding.
+    ``namespace``: of the workload objects that set none (``-n``, as kubectl apply)."""
     with gc_paused():
         docs: list[Document] = list(cluster_documents)
         notes: list[str] = []
@@ -125,7 +128,9 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     before = len(docs)
-                    docs.extend(read_documents(file, workload=role, typed=True))
+                    found = read_documents(file, workload=role, typed=not (role and namespace))
+                    docs.extend(with_namespace(found, namespace) if role and namespace
+                                else found)
                     if role and len(docs) == before:
                         notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
                                      "only comments)")

@@ -79,7 +79,6 @@ def test_errors_exit_2_naming_the_edit(tmp_path: Path) -> None:
     for args, message in [
         (["--drain", "rack=rack-z9"], "--drain 'rack=rack-z9': the selector matches no node"),
         (["--cordon", "gpu-nope"], "--cordon: no node named 'gpu-nope'"),
-        (["--evict", "app=nothing-has-this"], "matches no running pod"),
         (["--like", "gpu-a1-0"], "--like gpu-a1-0 must follow --add-nodes N"),
         (["--add-nodes", "2"], "--add-nodes 2 needs exactly one --like NODE"),
         (["--set", "ml/nope.minCount=2"], "no pod group 'ml/nope'"),

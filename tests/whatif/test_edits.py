@@ -76,7 +76,6 @@ def test_cordon_by_names_and_selector() -> None:
     ("cordon", "n1,nope", "no node named 'nope'"),
     ("drain", "rack=r9", "matches no node"),
     ("remove", "zone=z1", "matches no node"),  # no key ends in zone: kept, matches nothing
-    ("evict", "app=nothing", "matches no running pod"),
     ("set", "default/nope.minCount=2", "no pod group 'default/nope'"),
     ("set", "default/pg.replicas=2", "expected GROUP.minCount=N"),
     ("set", "default/pg.minCount=0", "minCount must be an integer >= 1"),
@@ -87,6 +86,17 @@ def test_edits_that_match_nothing_are_usage_errors(op: str, target: str, message
     snap = cluster([app("a", "n1")], [group])
     with pytest.raises(UsageError, match=message):
         apply_edits(snap, [Edit(op, target)])
+
+
+def test_evict_matching_nothing_is_a_warning_not_an_error() -> None:
+    """kubectl treats a selector that matches nothing as nothing to do ("No resources
+    found", exit 0): the plan goes on, on the cluster as it is, and says so."""
+    snap = cluster([app("a", "n1")], [make_group("pg", min_count=2)])
+    after, done = one(snap, Edit("evict", "app=nothing"))
+    assert done.effect == "matches no running pod: nothing evicted"
+    assert after.pods == snap.pods
+    assert after.warnings == ("--evict 'app=nothing': matches no running pod; nothing "
+                              "evicted",)
 
 
 def test_drain_keeps_daemonset_and_mirror_pods_and_reports_pdbs() -> None:
