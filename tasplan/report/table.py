@@ -14,6 +14,14 @@ from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
 from tasplan.report.tree_order import report_order
+from tasplan.report.verdict import (
+    composite_reason,
+    composite_sentence,
+    composite_status,
+    group_reason,
+    group_sentence,
+    placement_status,
+)
 
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
@@ -58,7 +66,7 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
             table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
                       "yes" if p.feasible else "no",
                       f"{p.scheduled}/{p.children} (min {cpg.min_group_count})",
-                      "-" if p.score is None else str(p.score), p.status,
+                      "-" if p.score is None else str(p.score), composite_status(p),
                       style="bold green" if selected else ("" if p.feasible else "dim"))
         parts.append(table.fit(width))
     if cpg.parent is None or cpg.parent not in composites:
@@ -69,7 +77,10 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
         "bold yellow" if c.preemption is not None else "bold red")
     verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else (
         "SCHEDULABLE AFTER PREEMPTION" if c.preemption is not None else "UNSCHEDULABLE"))
-    parts.append(Text.assemble((f"{verdict}: ", style), c.message))
+    parts.append(Text.assemble((f"{verdict}: ", style), composite_sentence(c)))
+    reason = composite_reason(c)
+    if reason:
+        parts.append(Text(f"  {reason}", style="dim"))
     if c.preemption_message:
         parts.append(Text(f"preemption: {c.preemption_message}",
                           style="yellow" if c.preemption else "dim"))
@@ -154,7 +165,10 @@ def verdict(g: GroupResult, width: int | None = None) -> list[RenderableType]:
     outcome = g.outcome
     style = "bold green" if outcome == "scheduled" else \
         "bold yellow" if outcome == "scheduled-after-preemption" else "bold red"
-    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), g.message))
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), group_sentence(g)))
+    reason = group_reason(g)
+    if reason:
+        parts.append(Text(f"  {reason}", style="dim"))
     if g.preemption_message:
         parts.append(Text(f"preemption: {g.preemption_message}",
                           style="yellow" if g.preemption else "dim"))
@@ -228,7 +242,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
             *[human(r, p.free[r]) if r in p.free else "-" for r in resources],
         ]
         if wide:
-            row += [p.status or "-", ",".join(p.nodes)]
+            row += [placement_status(p, max(needed, 1)), ",".join(p.nodes)]
         table.row(*row, style=style)
     return table
 
