@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from tasplan.explain.cause import QUOTA, Cause
 from tasplan.explain.result import Consumer, DomainExplanation, Explanation, Suggestion
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Toleration
@@ -32,7 +33,8 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     main = max(admission.requests.values(), key=lambda ps: ps.count)
     suggestions: list[Suggestion] = []
     if admission.quota_refused:
-        return Explanation(result, main.count, (), (), False, ())
+        return Explanation(result, main.count, (), (), False, (), cause=Cause(
+            QUOTA, "its ClusterQueue's quota does not admit it"))
     trial = _Trial(admission)
     suggestions += _lower_count(trial, main, result)
     suggestions += _preferred(trial, main, result)

@@ -66,3 +66,16 @@ def infer_levels(labels: Iterable[Mapping[str, str]]) -> tuple[str, ...]:
 
 def last_segment(key: str) -> str:
     return key.rpartition("/")[2]
+
+
+def domain_noun(topology_key: str | None) -> str:
+    """What one domain of a level is called in a sentence: the key's last word (``rack``
+    for topology.example.com/rack, ``node`` for the hostname), else ``domain``."""
+    if not topology_key:
+        return "domain"
+    if topology_key == HOSTNAME:
+        return "node"
+    word = last_segment(topology_key)
+    if len(word) <= 20 and word[:1].isalpha() and all(c.islower() or c == "-" for c in word):
+        return word
+    return "domain"

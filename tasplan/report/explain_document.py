@@ -16,6 +16,7 @@ def explanation_document(e: Explanation) -> dict[str, Any]:
     fits_at = e.fits_at
     return {
         "needed": e.needed,
+        "cause": None if e.cause is None else {"kind": e.cause.kind, "message": e.cause.text},
         "fitsEmptyCluster": e.fits_empty_cluster,
         "fitsAt": None if fits_at is None else {
             "topologyKey": fits_at.details["topologyKey"], "placement": fits_at.result.selected},

@@ -60,6 +60,9 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
         parts.append(Text(f"only {e.result.selected_placement.placed}/{e.needed} pending pods "
                           f"fit in {g.selected!r}"))
     parts.append(Text(f"why: {diagnosis_text(e)}"))
+    if e.unlabelled:
+        parts.append(Text(f"{e.unlabelled} node(s) lack {g.group.topology_key} and belong to "
+                          "no placement", style="dim"))
     if e.failures and e.domains:
         parts.append(Text(f"pods that failed in {e.domains[0].name!r} (the closest domain):",
                           style="italic"))
@@ -102,20 +105,13 @@ COST_WORDS = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
 
 
 def diagnosis_text(e: Explanation) -> str:
-    """Capacity or contention, where it fits now, and the nodes no placement has."""
-    if e.fits_empty_cluster:
-        text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
-                "it needs")
-    else:
-        text = "capacity: it does not fit even in an empty cluster"
-    fits_at = e.fits_at
-    if fits_at is not None:
-        text += (f"; it fits now within one {fits_at.details['topologyKey']} "
-                 f"({fits_at.result.selected!r})")
-    if e.unlabelled:
-        text += (f"; {e.unlabelled} node(s) lack {e.result.group.topology_key} and belong to "
-                 "no placement")
-    return text
+    """The one cause (tasplan.explain.cause): what else is true has lines of its own."""
+    cause = e.cause
+    if cause is None:  # an explanation made without one
+        return ("contention: it would fit in an empty cluster, but other pods hold the capacity "
+                "it needs" if e.fits_empty_cluster else
+                "capacity: it does not fit even with no other pods running")
+    return f"{cause.kind}: {cause.text}"
 
 
 def _domains_table(e: Explanation, *, wide: bool) -> Columns:

@@ -13,24 +13,14 @@ from __future__ import annotations
 
 import re
 
+from tasplan.model.topology import domain_noun
 from tasplan.plan.notes import Outcome
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.tree_result import CompositeResult
 
 # Placement names of a group without a topology constraint: the whole cluster.
 WHOLE_CLUSTER = ("", "*")
-_WORD = re.compile(r"[a-z][a-z-]*")
-
-
-def domain_noun(topology_key: str | None) -> str:
-    """What one placement is, for a sentence: the key's last word (``rack`` for
-    topology.example.com/rack, ``node`` for the hostname), else ``domain``."""
-    if not topology_key:
-        return "domain"
-    if topology_key == "kubernetes.io/hostname":
-        return "node"
-    word = topology_key.rsplit("/", 1)[-1]
-    return word if _WORD.fullmatch(word) and len(word) <= 20 else "domain"
+_NODES_AVAILABLE = re.compile(r"^0/[\d,]+ nodes are available: ")
 
 
 def pods(n: int) -> str:
@@ -133,6 +123,8 @@ def placement_status(p: PlacementResult, needed: int) -> str:
                   None)
     if reason is None:
         reason = f'"{p.status}"' if p.status else "does not fit"
+    else:  # "0/4 nodes are available: 4 Insufficient cpu.": NODES says how many there are
+        reason = _NODES_AVAILABLE.sub("", reason).removesuffix(".")
     return f"holds {p.placed:,}, needs {needed:,}: {reason}"
 
 
