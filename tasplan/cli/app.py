@@ -112,8 +112,9 @@ def lint(
         help="Manifest files or directories; '-' reads file names from stdin, one a line "
         "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
     cluster: Annotated[list[Path], typer.Option(
-        "--cluster", "-c", help="Also check against this cluster snapshot (file or directory; "
-        "repeatable): topology keys, capacity, taints, selectors.", show_default=False)] = [],  # noqa: B006
+        "--cluster", "-c", metavar="PATH", help="Also check against this cluster snapshot "
+        "(file or directory; repeatable): topology keys, capacity, taints, selectors.",
+        show_default=False)] = [],  # noqa: B006
     output: Annotated[LintFormat, typer.Option("--output", "-o", help="Output format.")]
     = LintFormat.text,
     strict: Annotated[bool, typer.Option(

@@ -57,7 +57,7 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         report = capacity(snapshot, parsed, keys)
 
     def renderables(target: int | None) -> list:
-        return [*render_what_if(edited.applied), *render_capacity(report, depth)]
+        return [*render_what_if(edited.applied), *render_capacity(report, depth, target)]
 
     if svg is not None or html is not None:
         write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)

@@ -25,6 +25,7 @@ from tasplan.schedulers.registry import check_choice, in_tree_schedulers, names
 from tasplan.target import Target, parse_gates, parse_version
 
 WorkloadArgs = Annotated[list[Path], typer.Argument(
+    metavar="WORKLOAD",
     help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
     show_default=False)]
 FilenameOpt = Annotated[list[Path], typer.Option(
@@ -32,8 +33,8 @@ FilenameOpt = Annotated[list[Path], typer.Option(
     help="A workload file or directory, as kubectl's -f (repeatable; the same as giving it "
     "as an argument; - reads stdin).")]
 ClusterOpt = Annotated[list[Path], typer.Option(
-    "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
-    "repeatable.", show_default=False)]
+    "--cluster", "-c", metavar="PATH", help="Cluster snapshot file or directory (kubectl get "
+    "-o yaml|json); repeatable.", show_default=False)]
 OutputOpt = Annotated[str, typer.Option(
     "--output", "-o", metavar="table|wide|json|yaml|name|jsonpath=TEMPLATE",
     help="Output format, as kubectl's: wide adds columns; name prints kind.group/name of "

@@ -1,6 +1,6 @@
 """kubectl's command-line habits that Click does not share: ``-o=json``, ``-n=ml`` and
 ``-f=train.yaml`` (pflag reads ``-X=VALUE`` as the value ``VALUE``; Click would read
-``=VALUE``)."""
+``=VALUE``), and help that never cuts a word (``help_format``)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,37 @@ from typing import Any
 
 from typer.core import TyperGroup
 
+from tasplan.cli.help_format import rich_help, use_plain_help
+
 
 class KubectlGroup(TyperGroup):
     """The command group: each command's arguments are read as kubectl reads them."""
+
+    def make_context(self, info_name: Any, args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        if not rich_help():
+            use_plain_help(self)
+        return super().make_context(info_name, args, parent, **extra)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Plain help lists each command with its whole first sentence (Click's list ends
+        them with "..." at the terminal's width)."""
+        if self.rich_markup_mode is not None:
+            super().format_commands(ctx, formatter)
+            return
+        rows = [(name, command.get_short_help_str(limit=1 << 16))
+                for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[Any, Any, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None:
             rest = split_short_values(rest, value_options(command))
+            if self.rich_markup_mode is None:
+                use_plain_help(command)
         return name, command, rest
 
 

@@ -12,7 +12,7 @@ from tasplan.explain.composite import level_summary
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
-from tasplan.report.layout import Columns
+from tasplan.report.layout import Columns, natural_width
 from tasplan.report.table import expansion_lines, render_composite, verdict
 from tasplan.report.tree_order import report_order
 
@@ -72,7 +72,7 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                 who += f" and {len(pods) - FAILED_PODS_SHOWN} more"
             parts.append(Text(f"  {who}: {message}"))
     if e.domains:
-        parts.append(_domains_table(e, wide=wide).fit(width))
+        parts.append(domains_view(e, wide=wide, width=width))
         hidden = len(e.domains) - DOMAIN_ROWS
         if hidden > 0 and not wide:
             parts.append(Text(f"… {hidden} more domain(s): -o wide or -o json lists them",
@@ -114,20 +114,34 @@ def diagnosis_text(e: Explanation) -> str:
     return f"{cause.kind}: {cause.text}"
 
 
-def _domains_table(e: Explanation, *, wide: bool) -> Columns:
-    """On a narrow terminal USED BY goes first, then NODES, then EXCLUDED."""
+def domains_view(e: Explanation, *, wide: bool, width: int | None) -> RenderableType:
+    """The per-domain table; where it is wider than ``width``, the reasons (EXCLUDED, USED
+    BY) are stacked under each domain's row instead of being left out."""
+    shown = e.domains if wide else e.domains[:DOMAIN_ROWS]
     table = Columns()
     table.add("DOMAIN")
-    table.add("NODES", "right", drop=2)
+    table.add("NODES", "right")
     table.add("PODS", "right")
     table.add("SHORT")
-    table.add("EXCLUDED", drop=1)
-    table.add("USED BY (priority ×pods)", drop=3)
-    for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
-        table.row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
-                      shortfall_text(d), excluded_text(d.excluded),
-                      "\n".join(consumer_text(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
-    return table
+    full = Columns(list(table.columns))
+    full.add("EXCLUDED")
+    full.add("USED BY (priority ×pods)")
+    for d in shown:
+        row = (d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
+               shortfall_text(d))
+        table.row(*row)
+        full.row(*row, excluded_text(d.excluded),
+                 "\n".join(consumer_text(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
+    whole = full.fit(None)
+    if width is None or natural_width(whole) <= width:
+        return whole
+    lines = table.lines()
+    out = [lines[0]]
+    for d, line in zip(shown, lines[1:], strict=True):
+        out.append(line.rstrip())
+        out += [f"  excluded: {n} {reason}" for reason, n in d.excluded.items()]
+        out += [f"  used by: {consumer_text(c)}" for c in d.consumers[:CONSUMERS_SHOWN]]
+    return Text("\n".join(out))
 
 
 def shortfall_text(d: DomainExplanation) -> str:

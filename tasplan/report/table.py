@@ -12,7 +12,7 @@ from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
-from tasplan.report.layout import Columns
+from tasplan.report.layout import Columns, dropped_note
 from tasplan.report.tree_order import report_order
 from tasplan.report.verdict import (
     composite_reason,
@@ -130,6 +130,9 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     if g.placements:
         table = _placements_table(g, wide=wide).fit(width)
         parts.append(table)
+        note = dropped_note(table, width)
+        if note is not None:
+            parts.append(note)
         shown = {str(c.header) for c in table.columns}
         scorers = [name for name in sorted({name for p in g.placements for name in p.scores})
                    if SCORER_HEADERS.get(name, name) in shown]
