@@ -32,8 +32,8 @@ from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.planner import group_priority, plan, target_for
 from tasplan.plan.result import GroupResult
-from tasplan.preemption.budgets import disruption_budgets
-from tasplan.preemption.victims import atomic_ancestors
+from tasplan.preemption.budgets import STATUS, disruption_budgets
+from tasplan.preemption.victims import Hierarchy
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
@@ -43,10 +43,10 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
             scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
-            preempt: bool = True) -> ExplainResult:
+            preempt: bool = True, pdb_allowance: str = STATUS) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
-    budgets = disruption_budgets(snapshot)
+    budgets = disruption_budgets(snapshot, pdb_allowance)
     node_index = snapshot.node_index
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
@@ -54,7 +54,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
                   for g in snapshot.groups}
     trees_on = (target or target_for(snapshot)).enabled(COMPOSITE_POD_GROUP)
-    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on else {}
+    hierarchy = Hierarchy(snapshot.group_index, snapshot.composites if trees_on else ())
 
     def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
                  statement: Statement, **kw) -> GroupResult:
@@ -64,7 +64,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             trial.undo()  # explain in the state the group was planned in
             case = Case(fw, ctx, infos, result, needed(ctx, result), priorities[ctx.group.key],
                         budgets, node_index, assignments=all_assignments, memo=memo,
-                        groups=snapshot.group_index, priorities=priorities, atomic=atomic)
+                        hierarchy=hierarchy)
             explanations[ctx.group.key] = explain_case(case)
             for pod, node in trial.committed:
                 statement.assume(pod, node)
@@ -73,10 +73,10 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
-                  preempt=preempt)
+                  preempt=preempt, pdb_allowance=pdb_allowance)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
-        preempt=preempt)) if result.composites else {}
+        preempt=preempt, pdb_allowance=pdb_allowance)) if result.composites else {}
     return ExplainResult(result, explanations, trees)
 
 

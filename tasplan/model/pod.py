@@ -88,6 +88,10 @@ class Pod:
     # spec.schedulingGates names: a gated pod never enters a scheduling cycle
     # (SchedulingGates PreEnqueue) but exists for the gang's pod count.
     scheduling_gates: tuple[str, ...] = ()
+    # metadata.uid and status.startTime (RFC 3339 text, "" when unset): upstream orders
+    # preemption victims of equal priority, rank and size by start time, then UID.
+    uid: str = ""
+    start_time: str = ""
 
     @property
     def node_local(self) -> bool:

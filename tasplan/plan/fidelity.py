@@ -95,6 +95,8 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
                           f"Namespace objects of {shown} are not in the inputs: they were "
                           "matched by their kubernetes.io/metadata.name label only"))
+    if result.preemption is not None:
+        notes.extend(Note(code, message) for code, message in result.preemption.notes)
     # Preemption can only help a group that reached a scheduling cycle with somewhere to go:
     # not a gang still waiting for its pods (PreEnqueue), not one with no placement (no node
     # carries its topology key), not one that failed validation.

@@ -24,11 +24,11 @@ from tasplan.plan.result import GroupResult, PlanResult
 from tasplan.plugins.defaults import default_scheduler_config, gated_profile
 from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.plugins.registry import in_tree_registry
-from tasplan.preemption.budgets import disruption_budgets
+from tasplan.preemption.budgets import STATUS, disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
-from tasplan.preemption.victims import atomic_ancestors
+from tasplan.preemption.victims import Hierarchy
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
@@ -151,6 +151,7 @@ def plan(
     composite_pod_groups: bool | None = None,
     target: Target | None = None,
     preempt: bool = True,
+    pdb_allowance: str = STATUS,
 ) -> PlanResult:
     """Groups from workload inputs are planned by priority (highest first), then input
     order; each group's selected assignments are assumed before the next group.
@@ -173,7 +174,8 @@ def plan(
     plugins off in every profile. A standalone group that does not fit goes through
     workload-aware preemption where the release runs it (unless ``preempt`` is False): its
     victims are evicted and its pods assumed on their nominated nodes for the groups after
-    it."""
+    it. ``pdb_allowance``: how PodDisruptionBudgets without a status count
+    (``preemption.budgets``)."""
     registry = registry or in_tree_registry()
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
@@ -204,10 +206,9 @@ def plan(
     units: list = [g for g in snapshot.groups if g.planned and g.key not in in_trees]
     units += [t for t in trees if t.planned]
     priorities = {g.key: group_priority(g, by_group.get(g.key, [])) for g in snapshot.groups}
-    # Preemption units bounded by composites with disruptionMode all (trees only exist with
-    # the CompositePodGroup gate).
-    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) \
-        if composite_pod_groups else {}
+    # Victims' groups as the scheduler sees them (composites only with their gate).
+    hierarchy = Hierarchy(snapshot.group_index,
+                          snapshot.composites if composite_pod_groups else ())
     units.sort(key=lambda u: (-u.priority, u.order) if not isinstance(u, PodGroup)
                else (-priorities[u.key], u.order))
     results: list[GroupResult] = []
@@ -276,9 +277,9 @@ def plan(
                 return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
             return result
         if budgets is None:
-            budgets = disruption_budgets(snapshot)
+            budgets = disruption_budgets(snapshot, pdb_allowance)
         attempt = preempt_group(
-            fw, ctx, infos, victim_units(infos, snapshot.group_index, priorities, atomic),
+            fw, ctx, infos, victim_units(infos, hierarchy),
             priorities[group.key], budgets, never=preemption_never(group, pending, target),
             schedule=schedule_group)
         if attempt.result is not None:
@@ -302,9 +303,9 @@ def plan(
         if not preemption_enabled(fw, target, None):
             return outcome
         if budgets is None:
-            budgets = disruption_budgets(snapshot)
+            budgets = disruption_budgets(snapshot, pdb_allowance)
         tried = preempt_tree(
-            fw, infos, victim_units(infos, snapshot.group_index, priorities, atomic), unit.priority,
+            fw, infos, victim_units(infos, hierarchy), unit.priority,
             budgets, pending, never=tree_preemption_never(
                 root.composite, pending.values(),
                 group_policy=target.enabled(POD_GROUP_PREEMPTION_POLICY)),

@@ -9,6 +9,8 @@
    passes the filters: node-local filters on the nodes the unit occupies, in placement
    order with the earlier pods of that node assumed (phase 1), then the cross-node filters
    (PodTopologySpread, InterPodAffinity) over all placed pods in order (phase 2).
+   1.36 instead re-runs the group's whole cycle with the candidate back and keeps it if
+   the group still fits (``Rules.rerun_each``, PR kubernetes#137606 as released).
 5. The units that could not be put back are the victims; every placed pod is nominated
    to its node.
 """
@@ -28,12 +30,38 @@ from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
 from tasplan.preemption.result import PreemptionResult, Victim
 from tasplan.preemption.victims import Unit, reprieve_order
+from tasplan.target import Target
 
 NEVER = "not eligible due to preemptionPolicy=Never."
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
 NOT_ENOUGH = "the group does not fit even with every lower-priority pod evicted"
 
 Schedule = Callable[..., GroupResult]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What differs between releases in choosing victims (kubernetes/kubernetes
+    ``pkg/scheduler/framework/preemption``):
+
+    - ``uid_tiebreak``: victims equal in priority, rank, size and start are ordered by
+      UID (PR #140999, 1.38); before, arbitrarily.
+    - ``legacy_selectors``: unlabelled pods and budgets with an empty selector are skipped
+      when budgets are spent (fixed by PR #141785, 1.38).
+    - ``rerun_each``: each candidate is reprieved by re-running the group's cycle (1.36)
+      rather than by checking the placed pods against the filters once (1.37+)."""
+
+    uid_tiebreak: bool = True
+    legacy_selectors: bool = False
+    rerun_each: bool = False
+
+    @classmethod
+    def of(cls, target: Target | None) -> Rules:
+        if target is None:
+            return cls()
+        release = target.release
+        return cls(release.victim_uid_tiebreak, release.pdb_legacy_selectors,
+                   release.reprieve_by_rerun)
 
 
 @dataclass(frozen=True)
@@ -82,7 +110,8 @@ def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
         index = {info.node.name: i for i, info in enumerate(work)}
         return chosen.name, [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
 
-    return select_victims(fw, infos, candidates, priority, budgets, never=never, rerun=rerun)
+    return select_victims(fw, infos, candidates, priority, budgets, never=never, rerun=rerun,
+                          rules=Rules.of(fw.target))
 
 
 # rerun(nodes without the candidates, trial statement) -> (placement name, [(pod, node
@@ -93,7 +122,7 @@ Rerun = Callable[[list[NodeInfo], Statement], "Placed | None"]
 
 def select_victims(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[Unit],
                    priority: int, budgets: Sequence[DisruptionBudget], *, never: bool,
-                   rerun: Rerun) -> Attempt:
+                   rerun: Rerun, rules: Rules = Rules()) -> Attempt:
     """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle,
     whose assumptions are undone."""
     if never:
@@ -114,28 +143,91 @@ def select_victims(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequenc
     for unit in potential:
         for pod, i in unit.pods:
             node(i).remove_pod(pod)
-    trial = _Undoable()
-    try:
-        placed = rerun(work, trial)
-    finally:
-        trial.undo()
+
+    def run() -> Placed | None:
+        trial = _Undoable()
+        try:
+            return rerun(work, trial)
+        finally:
+            trial.undo()
+
+    placed = run()
     if placed is None:
         return Attempt(None, NOT_ENOUGH)
 
-    name, assignments = placed
-    reprieve = _Reprieve(fw, work, node, assignments)
-    victims: list[Victim] = []
+    reprieve = _Reprieve(fw, work, node, placed[1]) if not rules.rerun_each else None
+    evicted: list[Unit] = []
     violations = 0
-    for unit, broken in reprieve_order(potential, budgets):
-        if not reprieve.try_back(unit):
+    order = reprieve_order(potential, budgets, legacy_selectors=rules.legacy_selectors)
+    for unit, broken in order:
+        if reprieve is not None:
+            kept = reprieve.try_back(unit)
+        else:
+            for pod, i in unit.pods:
+                node(i).add_pod(pod)
+            again = run()
+            kept = again is not None
+            if kept:
+                placed = again
+            else:
+                for pod, i in unit.pods:
+                    node(i).remove_pod(pod)
+        if not kept:
             violations += broken
-            victims.extend(Victim(p.key, infos[i].node.name, unit.priority, unit.group)
-                           for p, i in unit.pods)
-    victims.sort(key=lambda v: v.pod)
+            evicted.append(unit)
+    name, assignments = placed
+    victims = sorted((Victim(p.key, infos[i].node.name, unit.priority, p.group, unit.key,
+                             unit.kind if unit.key else None, len(unit.pods))
+                      for unit in evicted for p, i in unit.pods), key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
+    notes = _order_notes([u for u, _ in order], {id(u) for u in evicted}, rules)
+    notes += _budget_notes(budgets, potential)
     return Attempt(PreemptionResult(name, tuple(victims),
                                     {p.key: work[i].node.name for p, i in assignments},
-                                    message, violations), message)
+                                    message, violations, notes), message)
+
+
+def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
+                 ) -> tuple[tuple[str, str], ...]:
+    """Units upstream orders arbitrarily among themselves (``Unit.decided``) of which some
+    were evicted and some kept: upstream may have evicted others of them."""
+    classes: dict[tuple, list[Unit]] = {}
+    for unit in ordered:
+        classes.setdefault(unit.decided(rules.uid_tiebreak), []).append(unit)
+    mixed = [units for units in classes.values()
+             if len({id(u) in evicted for u in units}) == 2]
+    if not mixed:
+        return ()
+    units = mixed[0]
+    gone = next(u for u in units if id(u) in evicted)
+    kept = next(u for u in units if id(u) not in evicted)
+    return (("victim-order", f"{_name(gone)} and {_name(kept)} are equally important as "
+             "victims (priority, rank, pods, start time"
+             + (", UID" if rules.uid_tiebreak else "") + "): upstream orders them "
+             "arbitrarily, so it may evict the other; tasplan takes the smaller UID (then "
+             "name) as more important"),)
+
+
+def _name(unit: Unit) -> str:
+    return f"{unit.kind} {unit.key}" if unit.key else f"pod {unit.pods[0][0].key}"
+
+
+def _budget_notes(budgets: Sequence[DisruptionBudget], candidates: Sequence[Unit]
+                  ) -> tuple[tuple[str, str], ...]:
+    """Budgets without a status that cover a candidate: say what was assumed."""
+    blind = [b for b in budgets if not b.status
+             and any(b.covers(p) for u in candidates for p, _ in u.pods)]
+    if not blind:
+        return ()
+    names = ", ".join(b.key for b in blind[:3]) + (f" and {len(blind) - 3} more"
+                                                   if len(blind) > 3 else "")
+    if any(b.computed for b in blind):
+        return (("pdb-status", f"PodDisruptionBudget {names} has no status: its allowance "
+                 "was computed from its spec (--pdb-allowance computed), as the disruption "
+                 "controller will; until it does, kube-scheduler reads 0"),)
+    return (("pdb-status", f"PodDisruptionBudget {names} has no status: kube-scheduler "
+             "reads it as allowing no disruption until the disruption controller computes "
+             "it, and so does the plan (--pdb-allowance computed: from its spec)"),)
 
 
 class _Reprieve:

@@ -30,7 +30,7 @@ from tasplan.framework.statement import Statement
 from tasplan.model.pod import Pod
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.evaluator import Attempt, Placed, select_victims
+from tasplan.preemption.evaluator import Attempt, Placed, Rules, select_victims
 from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.victims import Unit
 
@@ -69,7 +69,7 @@ def preempt_tree(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[
                                is not None for k, name in chosen.assignments.items()]
 
     attempt = select_victims(fw, infos, candidates, priority, budgets, never=never,
-                             rerun=rerun)
+                             rerun=rerun, rules=Rules.of(fw.target))
     return TreeAttempt(attempt, replanned[0] if replanned and attempt.result else None)
 
 

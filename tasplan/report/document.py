@@ -130,8 +130,7 @@ def _preemption(p: PreemptionResult | None) -> dict[str, Any] | None:
         return None
     return {
         "placement": p.placement,
-        "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority, "group": v.group}
-                    for v in p.victims],
+        "victims": [v.document() for v in p.victims],
         "nominated": dict(sorted(p.nominated.items())),
         "pdbViolations": p.pdb_violations,
     }

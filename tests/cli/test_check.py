@@ -482,9 +482,9 @@ def test_preemption_in_json_table_and_exit_status() -> None:
     assert group["preemption"] == {
         "placement": "rack-a2",
         "victims": [{"pod": "research/rl-sweep-0-6vnvt", "node": "gpu-a2-0", "priority": 1000,
-                     "group": None},
+                     "group": None, "unit": None},
                     {"pod": "research/rl-sweep-1-dbrz7", "node": "gpu-a2-1", "priority": 1000,
-                     "group": None}],
+                     "group": None, "unit": None}],
         "nominated": {"ml/urgent-0": "gpu-a2-0", "ml/urgent-1": "gpu-a2-1",
                       "ml/urgent-2": "gpu-a2-2", "ml/urgent-3": "gpu-a2-3"},
         "pdbViolations": 0}
