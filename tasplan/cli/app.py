@@ -62,6 +62,11 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
+class PdbAllowance(StrEnum):
+    status = "status"
+    computed = "computed"
+
+
 def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     """Run a command body; bad input is one line on stderr and exit 2, never a traceback."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -113,6 +118,10 @@ FeatureGatesOpt = Annotated[str | None, typer.Option(
     "assumed on unless set here.")]
 NoPreemptOpt = Annotated[bool, typer.Option(
     "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
+PdbAllowanceOpt = Annotated[PdbAllowance, typer.Option(
+    "--pdb-allowance", help="PodDisruptionBudgets without a status: 'status' counts them as "
+    "allowing no disruption, as kube-scheduler does until the disruption controller writes "
+    "one; 'computed' uses what the controller will compute from the spec.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
                                             hidden=True)]
 TracebackOpt = Annotated[bool, typer.Option(
@@ -147,6 +156,7 @@ def check(
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
     no_preempt: NoPreemptOpt = False,
+    pdb_allowance: PdbAllowanceOpt = PdbAllowance.status,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
     remove: RemoveOpt = [],  # noqa: B006
@@ -173,7 +183,7 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, pdb_allowance.value)
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
@@ -230,6 +240,7 @@ def explain(
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
     no_preempt: NoPreemptOpt = False,
+    pdb_allowance: PdbAllowanceOpt = PdbAllowance.status,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
     remove: RemoveOpt = [],  # noqa: B006
@@ -257,7 +268,7 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, pdb_allowance.value)
 
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))

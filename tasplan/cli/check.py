@@ -58,7 +58,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
         result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
-                      target=release.target(snapshot), preempt=release.preempt)
+                      target=release.target(snapshot), preempt=release.preempt,
+                      pdb_allowance=release.pdb_allowance)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)

@@ -73,7 +73,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config, target=release.target(snapshot),
-                         preempt=release.preempt)
+                         preempt=release.preempt, pdb_allowance=release.pdb_allowance)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied,
                                  trees=result.trees)

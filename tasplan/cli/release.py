@@ -1,4 +1,5 @@
-"""--kube-version, --feature-gates and --no-preempt, shared by check and explain."""
+"""--kube-version, --feature-gates, --no-preempt and --pdb-allowance, shared by check and
+explain."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ class ReleaseOptions:
     kube_version: str | None = None
     feature_gates: str | None = None
     preempt: bool = True
+    pdb_allowance: str = "status"
 
     def target(self, snapshot: ClusterSnapshot) -> Target:
         from tasplan.plan.planner import target_for

@@ -337,7 +337,8 @@ def plan(
         results.append(finish(prepared, preempt_for(fw, ctx, result)))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(warnings) + config.warnings,
-                      composites=tuple(composites), target=target)
+                      composites=tuple(composites), target=target,
+                      pdb_allowance=pdb_allowance)
 
 
 CONSTRAINED_NOT_SUPPORTED = ("workload aware preemption is not supported for pod groups "

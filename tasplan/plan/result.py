@@ -108,6 +108,8 @@ class PlanResult:
 
     # The release planned for and its gates.
     target: Target | None = None
+    # How PodDisruptionBudgets without a status were counted (preemption.budgets).
+    pdb_allowance: str = "status"
 
     @property
     def schedulable(self) -> bool:

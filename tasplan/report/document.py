@@ -57,6 +57,7 @@ def plan_document(result: PlanResult,
             "featureGates": dict(sorted(result.target.gates.items())) if result.target
             else {},
             "targetNotes": list(result.target.all_notes) if result.target else [],
+            "pdbAllowance": result.pdb_allowance,
             "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
