@@ -18,34 +18,56 @@ from collections.abc import Sequence
 _DATE = (r"\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])"
          r"|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-9]))")
 _TIME = r"T(?:[01]?\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
-_ONE = re.compile(_DATE + _TIME)
-# One pattern over a whole column joined by newlines: checked in one pass (snapshot tables).
-_COLUMN = re.compile(rf"(?:(?:{_DATE}{_TIME})?\n)*(?:{_DATE}{_TIME})?")
+_ONE = re.compile(_DATE + _TIME, re.ASCII)
 _PARTS = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d?):(\d\d):(\d\d)(?:[.,](\d+))?"
-                    r"(?:Z|([+-])(\d\d):(\d\d))")
+                    r"(?:Z|([+-])(\d\d):(\d\d))", re.ASCII)
 _EPOCH = dt.date(1970, 1, 1).toordinal()
+# What the API server writes (UTC, whole seconds): checked by shape and by the C parser,
+# ~15x faster than the general pattern; anything else takes the general path.
+_CANONICAL = b"0000-00-00T00:00:00Z"
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+_parse = dt.datetime.fromisoformat
 
 
 def _leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
-def _feb29_ok(text: str) -> bool:
-    """The pattern lets 02-29 through in every year; Go refuses it outside leap years."""
-    return text[5:10] != "02-29" or _leap(int(text[:4]))
+def _canonical(text: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SSZ`` with every field in range (the shape is checked first:
+    ``fromisoformat`` alone also reads ISO week dates and other forms Go refuses)."""
+    if (len(text) != 20 or text[4] != "-" or text[7] != "-" or text[10] != "T"
+            or text[13] != ":" or text[16] != ":" or text[19] != "Z"):
+        return False
+    try:
+        _parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def valid(text: str) -> bool:
-    return _ONE.fullmatch(text) is not None and _feb29_ok(text)
+    if _canonical(text):
+        return True
+    return (_ONE.fullmatch(text) is not None
+            and (text[5:10] != "02-29" or _leap(int(text[:4]))))
 
 
 def first_invalid(column: Sequence[str]) -> int | None:
     """Index of the first entry that is neither "" (unset) nor a valid timestamp; the
-    column must hold strings. One regular-expression pass over the joined column."""
-    if _COLUMN.fullmatch("\n".join(column)) is not None:
-        return next((i for i, t in enumerate(column) if "-02-29T" in t and not _feb29_ok(t)),
-                    None)
-    return next(i for i, t in enumerate(column) if t and not valid(t))
+    column must hold strings. A column of canonical timestamps is checked in bulk."""
+    try:
+        shapes = set("\n".join(column).encode("ascii").translate(_DIGITS).split(b"\n"))
+    except UnicodeEncodeError:
+        shapes = set()
+    if shapes <= {b"", _CANONICAL}:
+        try:
+            for _ in map(_parse, filter(None, column)):
+                pass
+            return None
+        except ValueError:
+            pass
+    return next((i for i, t in enumerate(column) if t and not valid(t)), None)
 
 
 def from_yaml(value: object) -> str | None:
