@@ -43,6 +43,7 @@ from tasplan.cli.whatif import (
     WhatIfOptions,
 )
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.schedulers.registry import names as scheduler_names
 from tasplan.stdio import OutputError, run_exit_hooks
 
 app = typer.Typer(
@@ -116,6 +117,10 @@ FeatureGatesOpt = Annotated[str | None, typer.Option(
     help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
     "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
     "assumed on unless set here.")]
+SchedulerOpt = Annotated[str, typer.Option(
+    "--scheduler", metavar="|".join(scheduler_names()),
+    help="The scheduler to plan for. auto: each group's, from what it asks for (e.g. pods' "
+    "schedulerName or a scheduler's labels), else kube-scheduler.")]
 NoPreemptOpt = Annotated[bool, typer.Option(
     "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
 PdbAllowanceOpt = Annotated[PdbAllowance, typer.Option(
@@ -155,6 +160,7 @@ def check(
     scheduler_config: SchedulerConfigOpt = None,
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
+    scheduler: SchedulerOpt = "auto",
     no_preempt: NoPreemptOpt = False,
     pdb_allowance: PdbAllowanceOpt = PdbAllowance.status,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
@@ -183,7 +189,8 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, pdb_allowance.value)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler,
+                             pdb_allowance.value)
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
@@ -239,6 +246,7 @@ def explain(
     scheduler_config: SchedulerConfigOpt = None,
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
+    scheduler: SchedulerOpt = "auto",
     no_preempt: NoPreemptOpt = False,
     pdb_allowance: PdbAllowanceOpt = PdbAllowance.status,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
@@ -268,7 +276,8 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, pdb_allowance.value)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler,
+                             pdb_allowance.value)
 
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
@@ -315,10 +324,10 @@ def capacity(
         help="Levels drawn in the tree. Default: all but the hostname.")] = None,
     output: Annotated[str, typer.Option(
         "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
-    svg: Annotated[Path | None, typer.Option(
+    svg: Annotated[str | None, typer.Option(
         "--svg", metavar="FILE", show_default=False,
         help="Also write the tree as an SVG picture.")] = None,
-    html: Annotated[Path | None, typer.Option(
+    html: Annotated[str | None, typer.Option(
         "--html", metavar="FILE", show_default=False,
         help="Also write the tree as an HTML page.")] = None,
     width: WidthOpt = None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -17,6 +16,7 @@ from tasplan.cli.output import render, stdout_width, warn
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import InputError, UsageError
 from tasplan.load.loader import load_inputs
+from tasplan.output_file import check_output_file, write_output_file
 from tasplan.report.capacity_document import capacity_document
 from tasplan.report.capacity_tree import render_capacity
 from tasplan.report.serialize import to_json, to_yaml
@@ -28,7 +28,7 @@ EXPORT_WIDTH = 160  # columns of --svg / --html pictures
 
 def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                  tolerate: list[str], levels: str | None, depth: int | None, output: str,
-                 svg: Path | None, html: Path | None, width: int | None = None,
+                 svg: str | None, html: str | None, width: int | None = None,
                  source: LiveOptions | None = None, what_if: WhatIfOptions | None = None
                  ) -> int:
     tolerations = tuple(parse_toleration(t) for t in tolerate)
@@ -40,6 +40,9 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
     keys = [k.strip() for k in levels.split(",")] if levels else None
     if keys is not None and (not all(keys) or len(set(keys)) != len(keys)):
         raise UsageError(f"--levels {levels!r}: expected distinct label keys, comma-separated")
+    for path, kind in ((svg, "svg"), (html, "html")):
+        if path is not None:  # before any work: a bad target costs no load
+            check_output_file(path, option=f"--{kind}", stdout=False)
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
     live = cluster_source(source)
@@ -77,7 +80,7 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
     return ExitStatus.OK
 
 
-def _export(path: Path, kind: str, renderables: list) -> None:
+def _export(path: str, kind: str, renderables: list) -> None:
     """Rich's own SVG / HTML export of the tree: readable without a terminal."""
     console = Console(record=True, width=EXPORT_WIDTH, file=_Discard(), force_terminal=True,
                       color_system="truecolor", highlight=False)
@@ -85,13 +88,7 @@ def _export(path: Path, kind: str, renderables: list) -> None:
         console.print(renderable)
     text = (console.export_svg(title="tasplan capacity") if kind == "svg"
             else console.export_html(inline_styles=True))
-    partial = path.with_name(path.name + ".partial")
-    try:  # whole or not at all
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise UsageError(f"--{kind} {path}: cannot write: {exc.strerror}") from None
+    write_output_file(path, text, option=f"--{kind}", stdout=False)
 
 
 class _Discard:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tasplan.composite.explain import explain_trees
 from tasplan.explain.case import Case, TrialStatement, with_pods
+from tasplan.explain.composite import explain_trees
 from tasplan.explain.counterfactuals import (
     add_nodes,
     consolidation,
@@ -30,10 +30,12 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
-from tasplan.plan.planner import group_priority, plan, target_for
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import STATUS, disruption_budgets
 from tasplan.preemption.victims import Hierarchy
+from tasplan.schedulers.interface import AUTO
+from tasplan.schedulers.kube.scheduler import group_priority
+from tasplan.schedulers.planner import plan, target_for
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
@@ -43,7 +45,8 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
             scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
-            preempt: bool = True, pdb_allowance: str = STATUS) -> ExplainResult:
+            preempt: bool = True, scheduler: str = AUTO,
+            pdb_allowance: str = STATUS) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot, pdb_allowance)
@@ -73,10 +76,11 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
-                  preempt=preempt, pdb_allowance=pdb_allowance)
+                  preempt=preempt, scheduler=scheduler, pdb_allowance=pdb_allowance)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
-        preempt=preempt, pdb_allowance=pdb_allowance)) if result.composites else {}
+        preempt=preempt, scheduler=scheduler, pdb_allowance=pdb_allowance)
+        ) if result.composites else {}
     return ExplainResult(result, explanations, trees)
 
 

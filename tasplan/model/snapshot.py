@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
+from tasplan.model.dra import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
 
@@ -100,7 +101,7 @@ class ClusterSnapshot:
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
     nominated: tuple[Pod, ...] = ()
     disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
-    # CompositePodGroups (tasplan.composite.model.CompositePodGroup) in input order.
+    # CompositePodGroups (tasplan.model.composite.CompositePodGroup) in input order.
     composites: tuple = ()
     # The Kubernetes version a live read or tasplan snapshot recorded ("" for kubectl dumps).
     server_version: str = ""
@@ -110,6 +111,8 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
+    kueue: KueueInputs = NO_KUEUE
 
     def __post_init__(self) -> None:
         if self.usage is None:

@@ -10,7 +10,7 @@ from tasplan.framework.sampling import NodeSampling
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import DEFAULT_SCHEDULER
 from tasplan.plan.fidelity import Note
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.target import Target
 
 
@@ -77,6 +77,9 @@ class GroupResult:
     # What preemption said when it was tried (upstream's PodGroupPostFilter status), "" if
     # it was not.
     preemption_message: str = ""
+    # The scheduler that planned the group (``tasplan.schedulers``: kube-scheduler, kueue,
+    # ...), set by the planning run.
+    scheduler: str = ""
 
     @property
     def selected_placement(self) -> PlacementResult | None:
@@ -103,11 +106,14 @@ class PlanResult:
     nodes: int
     pods: int
     warnings: tuple[str, ...] = ()
-    # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
+    # CompositePodGroup results (tasplan.plan.tree_result.CompositeResult), tree by tree.
     composites: tuple = ()
 
     # The release planned for and its gates.
     target: Target | None = None
+    # What --scheduler asked for: a scheduler's name, or "auto" (each group's own is
+    # ``GroupResult.scheduler``).
+    scheduler: str = "auto"
     # How PodDisruptionBudgets without a status were counted (preemption.budgets).
     pdb_allowance: str = "status"
 

@@ -26,9 +26,9 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
 from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.result import PreemptionResult, Victim
 from tasplan.preemption.victims import Unit, reprieve_order
 from tasplan.target import Target
 

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from tasplan.composite.model import CompositePodGroup
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model import timestamp
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.preemption.budgets import DisruptionBudget

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasplan.composite.explain import explanation_document as tree_explanation
-from tasplan.composite.result import CompositeResult
+from tasplan.explain.composite import explanation_document as tree_explanation
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.explain_document import explanation_document
 from tasplan.report.tree_order import report_order
 from tasplan.whatif.edits import AppliedEdit
@@ -53,6 +53,7 @@ def plan_document(result: PlanResult,
             "groups": len(result.groups) + len(result.composites),
             "schedulable": sum(1 for g in result.groups if g.schedulable)
             + sum(1 for c in result.composites if c.schedulable),
+            "scheduler": result.scheduler,
             "kubeVersion": result.target.version if result.target else None,
             "featureGates": dict(sorted(result.target.gates.items())) if result.target
             else {},
@@ -71,6 +72,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "kind": g.group.kind,
         "policy": g.group.policy.value,
         "minCount": g.group.min_count,
+        "scheduler": g.scheduler,
         "schedulerName": g.scheduler_name,
         "topologyKey": g.group.topology_key,
         "pendingPods": g.pending,
@@ -100,6 +102,7 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
         "kind": cpg.kind,
         "policy": cpg.policy.value,
         "minGroupCount": cpg.min_group_count,
+        "scheduler": c.scheduler,
         "schedulerName": c.scheduler_name,
         "topologyKey": cpg.topology_key,
         "schedulable": c.schedulable,

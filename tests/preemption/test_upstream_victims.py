@@ -18,8 +18,8 @@ from dataclasses import replace
 
 import pytest
 
-from tasplan.composite.model import CompositePodGroup
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement

@@ -17,7 +17,7 @@ from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import CLUSTER, gang_pods, make_group, make_node, make_pod, release, snapshot
 
 OLD, NEW = "2026-03-01T08:00:00Z", "2026-03-01T09:00:00Z"

@@ -13,7 +13,7 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Taint
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tasplan.whatif import Edit, apply_edits
 from tasplan.whatif.ops.add_nodes import NODE_COPIERS
 from tests.builders import CLUSTER, gang_pods, make_group, make_node, make_pod
@@ -232,7 +232,7 @@ def test_add_nodes_copies_node_local_resource_slices() -> None:
     """Three pods each claim one GPU device (a claim template); n1's node-local slice has
     two devices, so one pod is left over. A copy of n1 gets its own slice (pool named after
     the copy) and the third pod its device there."""
-    from tasplan.dra.model import PodClaim
+    from tasplan.model.dra import PodClaim
     from tests.dra.builders import DRIVER_A, device, inputs, local_slice
     from tests.dra.test_plugin import CLASSES, ONE_GPU, with_claims
 

@@ -1,0 +1,583 @@
+"""Upstream's composite pod-group algorithms (``algorithm_podgroup.go``), driving the
+ordinary pod-group cycle (``schedule_group``) for every leaf.
+
+For a composite: generate its placements inside the parent's domain (its own topology
+constraint, if any); in each, plan its children one after another in order, each seeing
+the ones before it, with PlacementFeasible (minGroupCount) after every child, stopping as
+soon as minGroupCount can no longer be met (``compositePodGroupSchedulingDefaultAlgorithm``);
+roll the placement back; score the placements where the composite succeeded by the
+assignments of its successful leaves and assume the best one again
+(``compositePodGroupSchedulingPlacementAlgorithm``). A leaf evaluates every placement of
+its own inside its parent's domain (no nominated fast path). The root commits the whole
+tree or nothing; a root that succeeds without placing a pod is unschedulable. Children are
+never revisited (no backtracking), as upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.runtime import Framework
+from tasplan.framework.statement import Statement
+from tasplan.framework.status import Code
+from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
+from tasplan.model.composite import CompositePodGroup
+from tasplan.model.group import PodGroup
+from tasplan.model.pod import Pod
+from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse, schedule_group
+from tasplan.plan.pod_cycle import GroupCache, PluginError
+from tasplan.plan.result import GroupResult
+from tasplan.plan.tree import Member, Tree
+from tasplan.plan.tree_result import CompositePlacement, CompositeResult
+
+# prepare(group) -> (framework, context) to plan the leaf with, or the result it gets
+# without planning (no profile for its scheduler, invalid group).
+Prepare = Callable[[PodGroup], "tuple[Framework, GroupContext] | GroupResult"]
+
+
+@dataclass(frozen=True)
+class _Level:
+    """A composite's outcome in one placement of its parent."""
+
+    success: bool
+    message: str
+    scheduled: int
+    evaluated: int
+    error: bool = False
+
+
+class _Reuse:
+    """A composite's evaluation in one placement, kept for equivalent composites:
+    ``sub`` holds the results below ``composite`` (by its members' keys); ``proposals``
+    what the placement scorers see, computed on first use."""
+
+    __slots__ = ("composite", "level", "proposals", "sub")
+
+    def __init__(self, composite: CompositePodGroup, level: _Level, sub: dict) -> None:
+        self.composite, self.level, self.sub = composite, level, sub
+        self.proposals: list[ProposedAssignment] | None = None
+
+
+class _Error(Exception):
+    """A child failed with an error: the whole tree stops (upstream returns the error)."""
+
+
+def as_group(c: CompositePodGroup) -> PodGroup:
+    """The composite as the placement plugins see a group: GangScheduling's minCount is the
+    composite's minGroupCount (1 for basic), TopologyPlacement's key its constraint."""
+    return PodGroup(c.key, c.namespace, c.policy, c.min_group_count, c.topology_key,
+                    c.kind, c.api_version, c.source, c.order, c.priority,
+                    c.priority_class_name, planned=True, parent=c.parent)
+
+
+@dataclass(frozen=True)
+class TreeOutcome:
+    """``leaves``: final results in tree order; ``composites`` in tree order (root first)."""
+
+    leaves: tuple[GroupResult, ...]
+    composites: tuple[CompositeResult, ...]
+
+
+def plan_tree(
+    fw: Framework,
+    tree: Tree,
+    nodes: Sequence[NodeInfo],
+    statement: Statement,
+    pods_by_group: Mapping[str, list[Pod]],
+    prepare: Prepare,
+    *,
+    all_assignments: bool = False,
+) -> TreeOutcome:
+    """Plan one valid tree from the current state; commit it when the root succeeds."""
+    run = _Run(fw, tree, nodes, statement, pods_by_group, prepare, all_assignments)
+    root = tree.root
+    assert root is not None and tree.problem is None
+    if not run.ready(root):
+        return run.everywhere(False, f"waiting for composite pod group {root.name!r} tree to "
+                              "meet quorum (a child group still lacks pods)")
+    checkpoint = statement.checkpoint()
+    out: dict[str, object] = {}
+    try:
+        level = run.composite(root, Placement(UNCONSTRAINED, tuple(range(len(nodes)))), out)
+    except _Error as exc:
+        statement.rollback(checkpoint)
+        return run.everywhere(False, f"error in the tree: {exc}", error=True)
+    if level.success and not run.any_scheduled(root, out):
+        level = replace(level, success=False, message=NO_POD_SCHEDULED)
+        out[root.key] = replace(out[root.key], schedulable=False, message=NO_POD_SCHEDULED)
+    if level.success:
+        statement.commit()
+    else:
+        statement.rollback(checkpoint)
+    return run.outcome(out)
+
+
+# Reuse a leaf's outcome for an equivalent leaf in the same state (see ``_Run.memo_key``);
+# tests turn it off to check that it changes nothing.
+MEMO = True
+
+
+class _Run:
+    def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
+                 statement: Statement, pods_by_group: Mapping[str, list[Pod]],
+                 prepare: Prepare, all_assignments: bool) -> None:
+        self.fw, self.tree, self.nodes, self.statement = fw, tree, nodes, statement
+        self.pods_by_group = pods_by_group
+        self.all_assignments = all_assignments
+        self.prepared = {g.key: prepare(g) for g in tree.leaves}
+        self.node_index = {info.node.name: i for i, info in enumerate(nodes)}
+        self._contexts: dict[str, GroupContext] = {}
+        self._memo: dict[tuple, tuple[GroupResult, list[str]]] | None = (
+            {} if MEMO and self._local_only() else None)
+        # Pod class ids of the tree's pending pods (the only pods a tree assumes), and each
+        # leaf's classes in order.
+        self._class_of: dict[int, int] = {}
+        self._shape: dict[str, tuple] = {}
+        self._base: list[int] = []
+        # Reused evaluations of composites (see ``composite_key``) and subtree shapes.
+        self._composite_memo: dict[tuple, _Reuse] = {}
+        self._shapes: dict[str, tuple | None] = {}
+        # Leaf key -> what its cycle shares with alike leaves (see ``_reuses``).
+        self._reuse: dict[str, Reuse] = {}
+        # Node index -> (generation, classes of the pods assumed on it during this tree).
+        self._assumed: dict[int, tuple[int, tuple[int, ...]]] = {}
+        if self._memo is not None:
+            # Placed pods' affinity terms may select the tree's pods by their labels: then
+            # labels are part of a pod's class (as in ``pod_signatures``). The tree's own
+            # pods add no terms (``_local_only``), so this holds for the whole tree.
+            self._labels = any(info.affinity_pods for info in nodes)
+            classes: dict[tuple, int] = {}
+            for key, prepared in self.prepared.items():
+                if isinstance(prepared, tuple):
+                    ids = tuple(self._class_of.setdefault(id(p), classes.setdefault(
+                        (p.signature(), tuple(sorted(p.labels.items())) if self._labels
+                         else None), len(classes)))
+                        for p in prepared[1].pending)
+                    g = prepared[1].group
+                    self._shape[key] = (g.policy, g.min_count, g.topology_key,
+                                        prepared[1].gated, ids)
+            self._base = [len(info.pods) for info in nodes]
+            self._reuse = self._reuses()
+
+    # -- reuse -----------------------------------------------------------------------------
+    def _local_only(self) -> bool:
+        """Whether a leaf's outcome in a domain depends only on its pods and on the pods on
+        that domain's nodes: no pending pod of the tree has pod (anti-)affinity, topology
+        spread (explicit or by default), resource claims or a nominated node. (Existing pods'
+        affinity terms and nominations are the same for every evaluation.)"""
+        return all(p.pod_affinity is None and not p.spread_constraints
+                   and p.default_spread_selector is None and not p.claims
+                   and not p.nominated_node_name
+                   for prepared in self.prepared.values() if isinstance(prepared, tuple)
+                   for p in prepared[1].pending)
+
+    def _reuses(self) -> dict[str, Reuse]:
+        """Leaves planned with the same profile whose pods of each class carry the same
+        labels share filter results, cluster summaries and counted placement outcomes
+        (``group_cycle.Reuse``). Made before anything of the tree is assumed: the caches'
+        base is the tree's start, below which the tree never rolls back."""
+        shared: dict[tuple, Reuse] = {}
+        out = {}
+        for key, prepared in self.prepared.items():
+            if not isinstance(prepared, tuple):
+                continue
+            fw, ctx = prepared
+            pairs = {(p.signature(), tuple(sorted(p.labels.items()))) for p in ctx.pending}
+            alike = len({sig for sig, _ in pairs}) == len(pairs)
+            ident = (id(fw), frozenset(pairs)) if alike else (id(fw), key)
+            reuse = shared.get(ident)
+            if reuse is None:
+                reuse = shared[ident] = Reuse(GroupCache(self.nodes, self.statement),
+                                              self._labels, self.counted_key)
+            out[key] = reuse
+        return out
+
+    def counted_key(self, placement: Placement, ctx: GroupContext) -> tuple | None:
+        """A leaf's counted outcome in one placement (its own domain, e.g. a rack) depends
+        on its shape and on that placement's nodes alone (``_local_only``)."""
+        if ctx.scheduled:
+            return None
+        return self._shape[ctx.group.key], placement, self._assumed_in(placement)
+
+    def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
+        """Leaves with the same policy, minCount, constraint and pod classes (in order), in
+        the same domain holding the same classes of pods assumed during this tree, get the
+        same outcome: the cycle chooses nodes by pod class, never by pod name. Pods are
+        then mapped by position."""
+        if self._memo is None or ctx.scheduled:
+            return None
+        return self._shape[g.key], placement, self._assumed_in(placement)
+
+    def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
+               ) -> GroupResult:
+        """An equivalent leaf's outcome for ``g``, its winner assumed as the cycle would."""
+        template, keys = hit
+        result = _renamed(template, g, keys, [p.key for p in ctx.pending])
+        if result.schedulable:
+            self.assume(result)
+        return result
+
+    def composite_key(self, c: CompositePodGroup, placement: Placement) -> tuple | None:
+        """Composites whose subtrees have the same shape (policies, counts, constraints,
+        leaves' pod classes, in order), in the same domain holding the same classes of pods
+        assumed during this tree, reach the same outcome there: everything below a
+        composite happens inside its domain, and with ``_local_only`` nothing there reads
+        pods outside it. The root (one evaluation per domain) is not kept."""
+        if self._memo is None or c.parent is None:
+            return None
+        shape = self.subtree_shape(c)
+        if shape is None:
+            return None
+        return shape, placement, self._assumed_in(placement)
+
+    def subtree_shape(self, m: Member) -> tuple | None:
+        """None when a leaf below cannot be reused (already scheduled pods, not planned)."""
+        if m.key in self._shapes:
+            return self._shapes[m.key]
+        if isinstance(m, PodGroup):
+            prepared = self.prepared[m.key]
+            shape = None if (not isinstance(prepared, tuple) or prepared[1].scheduled) else (
+                id(prepared[0]), self._shape[m.key])
+        else:
+            kids = tuple(self.subtree_shape(k) for k in self.tree.children.get(m.key, ()))
+            shape = None if None in kids else (m.policy, m.min_group_count, m.topology_key,
+                                               kids)
+        self._shapes[m.key] = shape
+        return shape
+
+    def _assumed_in(self, placement: Placement) -> tuple:
+        """The classes of the pods assumed during this tree on the domain's nodes."""
+        nodes, base, cls, known = self.nodes, self._base, self._class_of, self._assumed
+        out = []
+        for i in placement.nodes:
+            info = nodes[i]
+            if len(info.pods) > base[i]:
+                # A node's generation grows on every change: an equal one, equal pods.
+                seen = known.get(i)
+                if seen is None or seen[0] != info.generation:
+                    seen = known[i] = (info.generation,
+                                       tuple(cls[id(p)] for p in info.pods[base[i]:]))
+                out.append((i, seen[1]))
+        return tuple(out)
+
+    def sub_of(self, c: CompositePodGroup, sub: dict | _Reuse) -> dict:
+        """The results below ``c`` in one placement; a reused evaluation of an equivalent
+        composite is renamed member by member (the subtrees have the same shape)."""
+        if isinstance(sub, dict):
+            return sub
+        if sub.composite is c:
+            return sub.sub
+        out: dict[str, object] = {}
+        for t, m in zip(self.members_under(sub.composite), self.members_under(c), strict=True):
+            value = sub.sub.get(t.key)
+            if value is None:
+                continue
+            if isinstance(value, GroupResult):
+                value = _renamed(value, m, [p.key for p in self.prepared[t.key][1].pending],
+                                 [p.key for p in self.prepared[m.key][1].pending])
+            elif isinstance(value, CompositeResult):
+                value = replace(value, composite=m, children=tuple(
+                    (k.kind, k.key) for k in self.tree.children.get(m.key, ())))
+            out[m.key] = value
+        return out
+
+    def members_under(self, c: CompositePodGroup) -> Iterator[Member]:
+        """``c`` and its subtree in pre-order."""
+        yield c
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, PodGroup):
+                yield child
+            else:
+                yield from self.members_under(child)
+
+    def proposals(self, c: CompositePodGroup, sub: dict | _Reuse
+                  ) -> Sequence[ProposedAssignment]:
+        """What the placement scorers see of ``c`` in one placement. Of a reused evaluation,
+        the equivalent composite's pods (the same classes on the same nodes), counted per
+        class and node, computed once."""
+        if isinstance(sub, dict):
+            return self.proposed(c, sub)
+        if sub.proposals is None:
+            counts: dict[tuple[int, int], list] = {}
+            for a in self.proposed(sub.composite, sub.sub):
+                entry = counts.setdefault((self._class_of[id(a.pod)], a.node.index),
+                                          [a.pod, a.node, 0])
+                entry[2] += a.count
+            sub.proposals = [ProposedAssignment(pod, node, n) for pod, node, n in
+                             counts.values()]
+        return sub.proposals
+
+    # -- gating -------------------------------------------------------------------------
+    def ready(self, member: Member) -> bool:
+        """GangScheduling PreEnqueue for a tree: a leaf is admissible when it has minCount
+        pods (basic: 1); a composite when minGroupCount children are (upstream
+        ``isCPGTreeReady``)."""
+        if isinstance(member, PodGroup):
+            pods = [p for p in self.pods_by_group.get(member.key, []) if not p.terminal]
+            return len(pods) >= member.min_count
+        kids = self.tree.children.get(member.key, ())
+        return sum(1 for k in kids if self.ready(k)) >= member.min_group_count
+
+    # -- the algorithms ----------------------------------------------------------------
+    def context(self, c: CompositePodGroup) -> GroupContext:
+        """The composite as placement plugins see it: its subtree's pods."""
+        ctx = self._contexts.get(c.key)
+        if ctx is None:
+            pending: list[Pod] = []
+            scheduled: list[tuple[Pod, str]] = []
+            for leaf in self.leaves_under(c):
+                prepared = self.prepared[leaf.key]
+                if isinstance(prepared, tuple):
+                    pending += prepared[1].pending
+                    scheduled += prepared[1].scheduled
+            ctx = self._contexts[c.key] = GroupContext(as_group(c), tuple(pending),
+                                                       tuple(scheduled))
+        return ctx
+
+    def leaves_under(self, c: CompositePodGroup) -> Iterator[PodGroup]:
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, PodGroup):
+                yield child
+            else:
+                yield from self.leaves_under(child)
+
+    def composite(self, c: CompositePodGroup, parent: Placement, out: dict) -> _Level:
+        """``compositePodGroupSchedulingPlacementAlgorithm``: leaves the chosen subtree
+        assumed (not committed) on success, nothing on failure."""
+        ctx = self.context(c)
+        kids = self.tree.children.get(c.key, ())
+        placements, status = self.fw.run_placement_generate(ctx, parent, self.nodes)
+        if status is not None:
+            raise _Error(f"{c.kind} {c.key}: {status.plugin}: {status.message}")
+        if not placements:
+            return self._record(c, out, _Level(
+                False, f"{NO_PLACEMENTS}: no node carries the label {c.topology_key}", 0, 0))
+        evaluations: list[tuple[Placement, _Level, dict | _Reuse]] = []
+        for placement in placements:
+            key = self.composite_key(c, placement)
+            reuse = self._composite_memo.get(key) if key is not None else None
+            if reuse is None:
+                checkpoint = self.statement.checkpoint()
+                sub: dict[str, object] = {}
+                level = self.default(c, placement, sub)
+                self.statement.rollback(checkpoint)
+                if key is not None:
+                    reuse = self._composite_memo[key] = _Reuse(c, level, sub)
+            evaluations.append((placement, level, sub) if reuse is None else
+                               (placement, reuse.level, reuse))
+        feasible = [e for e in evaluations if e[1].success]
+        rows = {e[0].name: e for e in evaluations}
+        if not feasible:
+            first = evaluations[0]
+            out.update(self.sub_of(c, first[2]))
+            message = (f"0/{len(evaluations)} placements are available, first placement "
+                       f"status: {first[1].message}")
+            return self._record(c, out, replace(first[1], success=False, message=message),
+                                placements=[_row(e, len(kids)) for e in
+                                            sorted(evaluations, key=_infeasible_rank)])
+        if len(feasible) == 1:
+            parts, totals = [{}], [None]
+        else:
+            candidates = [(p, self.proposals(c, sub)) for p, _, sub in feasible]
+            try:
+                parts = self.fw.run_placement_score(ctx, candidates, self.nodes)
+            except PluginError as exc:
+                raise _Error(f"{exc.status.plugin}: {exc.status.message}") from exc
+            totals = [sum(p.values()) for p in parts]
+        order = sorted(range(len(feasible)),
+                       key=lambda i: (-(totals[i] or 0), feasible[i][0].name))
+        best = order[0]
+        tied = tuple(feasible[i][0].name for i in order[1:] if totals[i] == totals[best])
+        placement, level, sub = feasible[best]
+        sub = self.sub_of(c, sub)
+        for leaf in self.successful_leaves(c, sub):
+            self.assume(leaf)
+        out.update(sub)
+        ranked = [_row(feasible[i], len(kids), score=totals[i], scores=parts[i],
+                       tied=bool(tied) and totals[i] == totals[best]) for i in order]
+        ranked += [_row(rows[name], len(kids)) for name in sorted(
+            rows, key=lambda n: _infeasible_rank(rows[n])) if not rows[name][1].success]
+        message = (f"{level.scheduled}/{len(kids)} child group(s) scheduled in placement "
+                   f"{placement.name!r} ({len(feasible)}/{len(evaluations)} placements "
+                   "feasible)")
+        return self._record(c, out, replace(level, message=message), placements=ranked,
+                            selected=placement.name, tied=tied)
+
+    def default(self, c: CompositePodGroup, placement: Placement, sub: dict) -> _Level:
+        """``compositePodGroupSchedulingDefaultAlgorithm`` inside one placement."""
+        ctx = self.context(c)
+        kids = self.tree.children.get(c.key, ())
+        remaining, scheduled, evaluated = len(kids), 0, 0
+        status = self.fw.run_placement_feasible(ctx, remaining, scheduled)
+        checkpoint = self.statement.checkpoint()
+        for child in kids:
+            if status.code == Code.UNSCHEDULABLE:
+                break
+            if isinstance(child, CompositePodGroup):
+                ok = self.composite(child, placement, sub).success
+            else:
+                ok = self.leaf(child, placement, sub)
+            evaluated += 1
+            remaining -= 1
+            scheduled += ok
+            status = self.fw.run_placement_feasible(ctx, remaining, scheduled)
+        if status.code == Code.WAIT:
+            status = replace(status, code=Code.UNSCHEDULABLE)
+        if not status.success:
+            self.statement.rollback(checkpoint)
+        message = status.message if not status.success else (
+            f"{scheduled}/{len(kids)} child group(s) scheduled")
+        level = _Level(status.success, message, scheduled, evaluated)
+        sub[c.key] = level
+        return level
+
+    def leaf(self, g: PodGroup, placement: Placement, sub: dict) -> bool:
+        prepared = self.prepared[g.key]
+        if isinstance(prepared, GroupResult):
+            if prepared.error:
+                raise _Error(f"PodGroup {g.key}: {prepared.message}")
+            sub[g.key] = prepared
+            return prepared.schedulable
+        fw, ctx = prepared
+        key = self.memo_key(g, ctx, placement)
+        hit = self._memo.get(key) if key is not None else None
+        if hit is not None:
+            result = self.replay(hit, g, ctx)
+        else:
+            result = schedule_group(fw, ctx, self.nodes, self.statement,
+                                    all_assignments=self.all_assignments, parent=placement,
+                                    reuse=self._reuse.get(g.key))
+            if key is not None and not result.error:
+                self._memo[key] = (result, [p.key for p in ctx.pending])
+        if result.error:
+            raise _Error(f"PodGroup {g.key}: {result.message}")
+        sub[g.key] = result
+        return result.schedulable
+
+    # -- assumption -------------------------------------------------------------------
+    def successful_leaves(self, c: CompositePodGroup, sub: Mapping) -> Iterator[GroupResult]:
+        """Leaves that succeeded under ancestors that all succeeded (upstream
+        ``successfulLeafResults``)."""
+        level = sub.get(c.key)
+        if level is None or not _success(level):
+            return
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, CompositePodGroup):
+                yield from self.successful_leaves(child, sub)
+            else:
+                result = sub.get(child.key)
+                if isinstance(result, GroupResult) and result.schedulable:
+                    yield result
+
+    def assignments(self, result: GroupResult) -> Iterator[tuple[Pod, NodeInfo]]:
+        placement = result.selected_placement
+        prepared = self.prepared[result.group.key]
+        if placement is None or not isinstance(prepared, tuple):
+            return
+        pods = {p.key: p for p in prepared[1].pending}
+        for pod_key, node in placement.assignments.items():
+            yield pods[pod_key], self.nodes[self.node_index[node]]
+
+    def assume(self, result: GroupResult) -> None:
+        for pod, node in self.assignments(result):
+            self.statement.assume(pod, node)
+
+    def proposed(self, c: CompositePodGroup, sub: Mapping) -> list[ProposedAssignment]:
+        return [ProposedAssignment(pod, node) for leaf in self.successful_leaves(c, sub)
+                for pod, node in self.assignments(leaf)]
+
+    def any_scheduled(self, root: CompositePodGroup, out: Mapping) -> bool:
+        return any(r.selected_placement is not None and r.selected_placement.assignments
+                   for r in self.successful_leaves(root, out))
+
+    # -- results ----------------------------------------------------------------------
+    def _record(self, c: CompositePodGroup, out: dict, level: _Level, *,
+                placements: Sequence[CompositePlacement] = (), selected: str | None = None,
+                tied: tuple[str, ...] = ()) -> _Level:
+        kids = self.tree.children.get(c.key, ())
+        out[c.key] = CompositeResult(
+            c, tuple((k.kind, k.key) for k in kids), level.success, level.message,
+            tuple(placements), selected if level.success else None, tied, level.error)
+        return level
+
+    def everywhere(self, schedulable: bool, message: str, *, error: bool = False
+                   ) -> TreeOutcome:
+        """Every group of the tree gets the same verdict (gating, errors)."""
+        out: dict[str, object] = {}
+        for c in self.tree.composites:
+            self._record(c, out, _Level(schedulable, message, 0, 0, error))
+        for g in self.tree.leaves:
+            prepared = self.prepared[g.key]
+            if isinstance(prepared, GroupResult):
+                out[g.key] = prepared
+            else:
+                ctx = prepared[1]
+                out[g.key] = GroupResult(g, len(ctx.pending), len(ctx.scheduled), schedulable,
+                                         message, error=error)
+        return self.outcome(out)
+
+    def outcome(self, out: Mapping) -> TreeOutcome:
+        """Leaves and composites in tree order; a leaf is schedulable only when every
+        ancestor is too (otherwise nothing of it is bound); leaves never reached get why."""
+        leaves: list[GroupResult] = []
+        composites: list[CompositeResult] = []
+
+        def walk(c: CompositePodGroup, blocked: str | None) -> None:
+            result = out.get(c.key)
+            if not isinstance(result, CompositeResult):
+                result = CompositeResult(c, tuple((k.kind, k.key) for k in
+                                                  self.tree.children.get(c.key, ())),
+                                         False, f"not attempted: {blocked}")
+            elif blocked and result.schedulable:
+                result = replace(result, schedulable=False,
+                                 message=f"{result.message}; not bound: {blocked}")
+            composites.append(result)
+            if not result.schedulable and blocked is None:
+                blocked = f"{c.kind} {c.key} is unschedulable"
+            for child in self.tree.children.get(c.key, ()):
+                if isinstance(child, CompositePodGroup):
+                    walk(child, blocked)
+                    continue
+                leaf = out.get(child.key)
+                if not isinstance(leaf, GroupResult):
+                    prepared = self.prepared[child.key]
+                    pending = len(prepared[1].pending) if isinstance(prepared, tuple) else 0
+                    leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
+                elif blocked and leaf.schedulable:
+                    leaf = replace(leaf, schedulable=False,
+                                   message=f"{leaf.message}; not bound: {blocked}")
+                leaves.append(leaf)
+
+        assert self.tree.root is not None
+        walk(self.tree.root, None)
+        return TreeOutcome(tuple(leaves), tuple(composites))
+
+
+def _success(level: object) -> bool:
+    return level.success if isinstance(level, _Level) else bool(
+        getattr(level, "schedulable", False))
+
+
+def _infeasible_rank(e: tuple[Placement, _Level, dict]) -> tuple[int, str]:
+    return -e[1].scheduled, e[0].name
+
+
+def _row(e: tuple[Placement, _Level, dict], children: int, *, score: int | None = None,
+         scores: Mapping[str, int] | None = None, tied: bool = False) -> CompositePlacement:
+    placement, level, _ = e
+    return CompositePlacement(placement.name, len(placement.nodes), level.success,
+                              level.message, level.scheduled, level.evaluated, children,
+                              score, scores or {}, tied)
+
+
+def _renamed(template: GroupResult, g: PodGroup, keys: Sequence[str], to: Sequence[str]
+             ) -> GroupResult:
+    """An equivalent leaf's result for ``g``: pods mapped by position."""
+    rename = dict(zip(keys, to, strict=True))
+    return replace(template, group=g, placements=tuple(
+        replace(p, assignments={rename[k]: n for k, n in p.assignments.items()},
+                unplaced={rename[k]: r for k, r in p.unplaced.items()},
+                diagnoses={rename[k]: d for k, d in p.diagnoses.items()})
+        for p in template.placements))
