@@ -60,6 +60,9 @@ class Release:
     reprieve_by_rerun: bool = False
     victim_uid_tiebreak: bool = True
     pdb_legacy_selectors: bool = False
+    # 1.36's group cycle: feasible once some pod's Permit succeeds (no PlacementFeasible),
+    # so a placement where no pending pod fits is infeasible even without GangScheduling.
+    permit_feasibility: bool = False
 
 
 RELEASES: Mapping[str, Release] = {
@@ -70,7 +73,7 @@ RELEASES: Mapping[str, Release] = {
                      WORKLOAD_AWARE_PREEMPTION: False, DRA_WORKLOAD_CLAIMS: False},
                     Preemption.UNCONSTRAINED, preemption_gate=WORKLOAD_AWARE_PREEMPTION,
                     reprieve_by_rerun=True, victim_uid_tiebreak=False,
-                    pdb_legacy_selectors=True),
+                    pdb_legacy_selectors=True, permit_feasibility=True),
     # 1.37 merged GangScheduling and WorkloadAwarePreemption into GenericWorkload.
     "1.37": Release("1.37", (f"{SCHEDULING}/v1alpha3", f"{SCHEDULING}/v1beta1"),
                     {GENERIC_WORKLOAD: False, TOPOLOGY_AWARE: False,
