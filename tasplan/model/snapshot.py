@@ -12,6 +12,7 @@ from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
+from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,8 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Volcano's HyperNodes and PodGroups (--scheduler volcano).
+    volcano: VolcanoInputs = NO_VOLCANO
 
     def __post_init__(self) -> None:
         if self.usage is None:

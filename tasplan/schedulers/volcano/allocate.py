@@ -23,16 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tasplan.model.volcano import HARD, SOFT, NetworkTopology
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree
 from tasplan.schedulers.volcano.job import (
     ALLOCATED,
     ALLOCATED_STATUSES,
-    HARD,
     PENDING,
     PIPELINED,
-    SOFT,
     Job,
-    NetworkTopology,
     SubJob,
     Task,
     task_key,

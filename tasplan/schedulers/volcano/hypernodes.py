@@ -14,80 +14,13 @@ HyperNodes by name so that every walk over the tree is deterministic.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tasplan.model.pod_affinity import LabelSelector
+from tasplan.load.go_regex import RegexError, compile_go_regex
+from tasplan.model.volcano import MEMBER_HYPERNODE, MEMBER_NODE, HyperNode, Member
 
 ROOT = "<cluster-top-hypernode>"
-MEMBER_NODE = "Node"
-MEMBER_HYPERNODE = "HyperNode"
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One ``spec.members[]`` entry: exactly one of ``exact``, ``regex`` or ``labels``."""
-
-    type: str
-    exact: str | None = None
-    regex: str | None = None
-    labels: LabelSelector | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HyperNode:
-    name: str
-    tier: int
-    members: tuple[Member, ...]
-    tier_name: str = ""
-
-
-class RegexError(ValueError):
-    """A pattern Go's ``regexp.Compile`` would reject, or one tasplan cannot translate."""
-
-
-# Constructs Python's ``re`` accepts and RE2 (Go regexp) rejects.
-_PYTHON_ONLY = (
-    (re.compile(r"\(\?[=!]"), "lookahead"),
-    (re.compile(r"\(\?<[=!]"), "lookbehind"),
-    (re.compile(r"\(\?>"), "atomic group"),
-    (re.compile(r"\(\?\("), "conditional"),
-    (re.compile(r"\\[1-9]"), "backreference"),
-    (re.compile(r"[*+?}]\+"), "possessive quantifier"),
-)
-_POSIX = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7F", "blank": "\\t ",
-    "cntrl": "\\x00-\\x1F\\x7F", "digit": "0-9", "graph": "!-~", "lower": "a-z",
-    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ",
-    "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
-}
-_POSIX_CLASS = re.compile(r"\[:(\^?)([a-z]+):\]")
-
-
-def compile_go_regex(pattern: str) -> re.Pattern[str]:
-    """A Python pattern that matches what Go's ``regexp.MatchString`` matches (unanchored
-    search, RE2 syntax), or RegexError with the reason."""
-    stripped = re.sub(r"\\\\", "", pattern)
-    for probe, what in _PYTHON_ONLY:
-        if probe.search(stripped):
-            raise RegexError(f"RE2 does not support {what}")
-    if re.search(r"\\[pP]", stripped):
-        raise RegexError("Unicode classes (\\p) are not supported by tasplan")
-
-    def posix(m: re.Match[str]) -> str:
-        if m.group(2) not in _POSIX:
-            raise RegexError(f"invalid character class range: [:{m.group(2)}:]")
-        if m.group(1):
-            raise RegexError("negated POSIX classes are not supported by tasplan")
-        return _POSIX[m.group(2)]
-
-    translated = _POSIX_CLASS.sub(posix, pattern).replace("\\z", "\\Z")
-    translated = re.sub(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P<\1>", translated)
-    try:
-        return re.compile(translated)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise RegexError(str(exc)) from None
 
 
 def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]]) -> set[str]:

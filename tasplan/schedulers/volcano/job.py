@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
 
-from tasplan.model.pod_affinity import LabelSelector
-
-HARD = "hard"
-SOFT = "soft"
+from tasplan.model.volcano import HARD, NetworkTopology, SubGroupPolicy
 
 PENDING = "Pending"
 ALLOCATED = "Allocated"
@@ -31,30 +28,6 @@ FAILED = "Failed"
 ALLOCATED_STATUSES = frozenset({ALLOCATED, RUNNING, "Bound", "Binding"})
 # ReadyTaskNum counts these.
 READY_STATUSES = ALLOCATED_STATUSES | {SUCCEEDED}
-
-TASK_SPEC_KEY = "volcano.sh/task-spec"
-PARTITION_ID_KEY = "volcano.sh/partition-id"
-
-
-@dataclass(frozen=True, slots=True)
-class NetworkTopology:
-    """``networkTopology`` of a PodGroup, vcjob or partition/sub-group policy."""
-
-    mode: str
-    highest_tier_allowed: int | None = None
-    highest_tier_name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SubGroupPolicy:
-    """``spec.subGroupPolicy[]`` of a PodGroup (a vcjob's ``partitionPolicy`` becomes one)."""
-
-    name: str
-    sub_group_size: int | None = None
-    min_sub_groups: int | None = None
-    label_selector: LabelSelector | None = None
-    match_label_keys: tuple[str, ...] = ()
-    network_topology: NetworkTopology | None = None
 
 
 @dataclass(eq=False)

@@ -18,16 +18,10 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from tasplan.model.quantity import parse_milli, parse_value
+from tasplan.model.volcano import TASK_SPEC_KEY, NetworkTopology, SubGroupPolicy
 from tasplan.schedulers.volcano.allocate import Plugins, Session
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree, leaf_index
-from tasplan.schedulers.volcano.job import (
-    RUNNING,
-    TASK_SPEC_KEY,
-    Job,
-    NetworkTopology,
-    SubGroupPolicy,
-    Task,
-)
+from tasplan.schedulers.volcano.job import RUNNING, Job, Task
 from tasplan.schedulers.volcano.scoring import binpack_node_score
 from tests.schedulers.volcano.allocate_cases import CASES
 

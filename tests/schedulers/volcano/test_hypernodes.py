@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from tasplan.load.go_regex import RegexError, compile_go_regex
 from tasplan.model.pod_affinity import LabelSelector, Requirement
-from tasplan.schedulers.volcano.hypernodes import (
-    MEMBER_HYPERNODE,
-    MEMBER_NODE,
-    ROOT,
-    HyperNode,
-    Member,
-    RegexError,
-    build_tree,
-    compile_go_regex,
-)
+from tasplan.model.volcano import MEMBER_HYPERNODE, MEMBER_NODE, HyperNode, Member
+from tasplan.schedulers.volcano.hypernodes import ROOT, build_tree
 
 NODES = [(f"node-{i}", {"rack": f"r{i // 2}"}) for i in range(6)] + [("gpu-a", {})]
 
