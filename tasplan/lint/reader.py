@@ -30,6 +30,7 @@ from tasplan.load.documents import (
     needs_guarded_loader,
     read_limited,
 )
+from tasplan.load.nesting import check_depth, may_nest_deeper
 from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
@@ -221,7 +222,13 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         return [], ParseProblem(
             f"not UTF-8 text (invalid byte at offset {exc.start})", _line(data, exc.start))
     file = ManifestFile(label, text)
-    if label.lower().endswith(".json"):
+    is_json = label.lower().endswith(".json")
+    if may_nest_deeper(data, block=not is_json):
+        try:
+            check_depth(text)
+        except StrictError as exc:
+            return [], ParseProblem(f"{exc.field}: {exc}" if exc.field else str(exc), exc.line)
+    if is_json:
         try:
             roots = [orjson.loads(text)]
             check_strings(data, roots)

@@ -17,7 +17,6 @@ import re
 import stat
 import zlib
 from collections.abc import Iterable, Iterator
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -26,6 +25,7 @@ import yaml
 
 from tasplan.errors import InputError
 from tasplan.limits import MAX_INPUT_BYTES, MAX_LOCATE_BYTES
+from tasplan.load.nesting import check_depth, may_nest_deeper, too_deep
 from tasplan.load.strict import (
     KubeFastLoader,
     KubeSafeLoader,
@@ -51,25 +51,10 @@ _ANCHOR = re.compile(rb"(?:^|[\[{,]|[-:?,\[{][ \t]|![^\s]*[ \t])[ \t]*&[^\s\[\]{
                      re.M)
 
 
-# libyaml composes nested collections recursively in C: input nested tens of thousands
-# deep overflows the C stack and kills the process. Deeper than this goes to the guarded
-# pure-Python loader, where the interpreter's recursion limit turns it into an error.
-MAX_FAST_DEPTH = 10_000  # libyaml handled 20,000 levels here and crashed at 50,000
-_BRACKETS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[{]}"))
-_BLOCK_PREFIX = re.compile(rb"^[ \t?:-]{%d,}" % MAX_FAST_DEPTH, re.M)
-
-
 def needs_guarded_loader(data: bytes) -> bool:
-    """True when the YAML defines anchors (alias bombs) or may nest deeper than libyaml
-    can take. The depth test is an upper bound: flow brackets (quoted ones included)
-    and block indentation; it costs a fraction of parsing."""
-    if _ANCHOR.search(data) or _BLOCK_PREFIX.search(data):
-        return True
-    brackets = data.translate(_BRACKETS, _NOT_BRACKETS)
-    if len(brackets) <= MAX_FAST_DEPTH:
-        return False
-    return any(depth > MAX_FAST_DEPTH for depth in accumulate(b - 1 for b in brackets))
+    """True when the YAML defines anchors (alias bombs). Nesting is checked before any
+    loader runs (``load/nesting.py``): libyaml's composer recurses in C."""
+    return _ANCHOR.search(data) is not None
 
 
 def max_input_bytes() -> int:
@@ -312,20 +297,30 @@ def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
         try:
             obj = orjson.loads(data.removeprefix(_BOM))
         except orjson.JSONDecodeError as exc:
+            if "depth" in exc.msg or "recursion" in exc.msg.lower():
+                deep = too_deep(data)
+                raise InputError(label, str(deep), line=deep.line, field=deep.field) from None
             if suffix == ".json":
                 raise InputError(label, f"invalid JSON: {exc.msg} (column {exc.colno})",
                                  line=exc.lineno) from None
         else:
             try:
+                if may_nest_deeper(data, block=False):
+                    check_depth(data.decode("utf-8", "replace"))
                 check_strings(data, obj)
                 check_json_keys(data, obj)
             except StrictError as exc:
-                raise InputError(label, str(exc), line=exc.line) from None
+                raise InputError(label, str(exc), line=exc.line, field=exc.field) from None
             return [obj]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(label, f"not UTF-8 text (byte {exc.start})") from None
+    if may_nest_deeper(data):
+        try:
+            check_depth(text)
+        except StrictError as exc:
+            raise InputError(label, str(exc), line=exc.line, field=exc.field) from None
     from tasplan.load import yaml_fast  # imports this module
 
     docs = yaml_fast.documents(data)

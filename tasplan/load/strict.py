@@ -32,9 +32,10 @@ MAX_DIGITS = 4300  # Python's default int-conversion limit; no Kubernetes number
 
 
 class StrictError(ValueError):
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, field: str = "") -> None:
         super().__init__(message)
         self.line = line
+        self.field = field
 
 
 # ---------------------------------------------------------------------------- encodings
@@ -219,7 +220,13 @@ def check_json_keys(data: bytes, obj: Any) -> None:
     colon and any in its value) or the input escapes a colon (``\\u003a``). Only then is the
     input decoded again, slowly, to name the key and its line. Two C-speed byte counts and
     one re-encoding: a fraction of the parse."""
-    if (data.count(b":") == orjson.dumps(obj).count(b":") and b"\\u003a" not in data
+    try:
+        encoded = orjson.dumps(obj)
+    except TypeError:  # "Recursion limit reached": deeper than orjson encodes
+        from tasplan.load.nesting import too_deep  # imports this module
+
+        raise too_deep(data) from None
+    if (data.count(b":") == encoded.count(b":") and b"\\u003a" not in data
             and b"\\u003A" not in data):
         return
     _find_duplicate(data)

@@ -48,7 +48,7 @@ def documents(data: bytes) -> list[Any] | None:
         try:
             obj = orjson.loads(json)
             check_json_keys(bytes(json), obj)
-        except (orjson.JSONDecodeError, StrictError):
+        except (orjson.JSONDecodeError, StrictError):  # a too-deep one too: libyaml names it
             return None
         roots.append(obj)
     return roots

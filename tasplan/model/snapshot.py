@@ -10,6 +10,7 @@ from functools import cached_property
 from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
 from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
@@ -111,6 +112,8 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
+    kueue: KueueInputs = NO_KUEUE
     # Volcano's HyperNodes and PodGroups (--scheduler volcano).
     volcano: VolcanoInputs = NO_VOLCANO
 
