@@ -15,7 +15,7 @@ Read at volcano commit ed72c7c815a9fd547a787134676f73d42e9d049c.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
@@ -331,28 +331,23 @@ def validate_hypernode(hn: HyperNode) -> list[str]:
 
 
 
-def vcjob_producer(source: Source, obj: Mapping[str, Any], overrides: object) -> Producer:
-    """The loader's producer hook (``--gang`` does not apply: a vcjob is a gang)."""
-    return decode_vcjob(source, obj)[0]
 
-
-def volcano_inputs(by_kind: Mapping[str, list], positions: Mapping[Source, int],
-                   groups: list[PodGroup], unique, warnings: list[str]) -> VolcanoInputs:
-    """HyperNodes and Volcano PodGroups of the inputs; the PodGroups join ``groups`` as
-    gangs (a vcjob's own group comes from its expansion). ``unique`` is the loader's
-    duplicate check (the later definition wins, with a warning)."""
-    hypernodes = unique("HyperNode", [
-        ((h.name,), h, d.source) for d in by_kind["HyperNode"]
-        for h in [decode_hypernode(d.source, d.obj)]], warnings)
+def volcano_inputs(docs: Iterable[tuple[Source, Mapping[str, Any]]]) -> VolcanoInputs:
+    """HyperNodes and Volcano PodGroups (a vcjob's own included) of ``docs``. Not yet read
+    by the loader: the objects stay "skipped" in reports until ``--scheduler volcano``
+    plans with them, so that no input is consumed without effect."""
+    hypernodes: dict[str, HyperNode] = {}
     podgroups: dict[str, VolcanoPodGroup] = {}
-    decoded = unique("PodGroup", [
-        ((g.key,), (g, v), d.source) for d in by_kind["VolcanoPodGroup"]
-        for g, v in [decode_podgroup(d.source, d.obj, positions[d.source])]], warnings)
-    for group, volcano in decoded.values():
-        groups.append(group)
-        podgroups[group.key] = volcano
-    for d in by_kind["VolcanoJob"]:
-        if d.source.workload:
-            volcano = decode_vcjob(d.source, d.obj)[1]
+    for order, (source, obj) in enumerate(docs):
+        key = (obj.get("apiVersion"), obj.get("kind"))
+        kind = KINDS.get(key) if all(isinstance(k, str) for k in key) else None
+        if kind == "HyperNode":
+            hn = decode_hypernode(source, obj)
+            hypernodes[hn.name] = hn
+        elif kind == "VolcanoPodGroup":
+            volcano = decode_podgroup(source, obj, order)[1]
             podgroups[volcano.key] = volcano
-    return VolcanoInputs({h.name: h for h in hypernodes.values()}, podgroups)
+        elif kind == "VolcanoJob":
+            volcano = decode_vcjob(source, obj)[1]
+            podgroups[volcano.key] = volcano
+    return VolcanoInputs(hypernodes, podgroups)

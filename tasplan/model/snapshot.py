@@ -13,7 +13,6 @@ from tasplan.model.group import PodGroup
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
-from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +113,6 @@ class ClusterSnapshot:
     dra: DraInputs = NO_DRA
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
-    # Volcano's HyperNodes and PodGroups (--scheduler volcano).
-    volcano: VolcanoInputs = NO_VOLCANO
 
     def __post_init__(self) -> None:
         if self.usage is None:

@@ -9,36 +9,49 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tasplan.errors import InputError
-from tasplan.load.loader import load_inputs
-from tasplan.load.volcano import validate_hypernode
+from tasplan.load.volcano import decode_podgroup, decode_vcjob, validate_hypernode, volcano_inputs
+from tasplan.model.source import Source
 from tasplan.model.volcano import NetworkTopology
 
 SAMPLES = Path(__file__).parents[3] / "samples"
 
 
+def docs(path: Path) -> list[tuple[Source, dict]]:
+    return [(Source(str(path), document=i, workload=True), obj)
+            for i, obj in enumerate(yaml.safe_load_all(path.read_text())) if obj]
+
+
 def load(tmp_path: Path, text: str):
     path = tmp_path / "in.yaml"
     path.write_text(textwrap.dedent(text))
-    return load_inputs([path], [SAMPLES / "cluster"])
+    return volcano_inputs(docs(path))
+
+
+def pods(source: Source, obj: dict) -> dict[str, dict]:
+    producer = decode_vcjob(source, obj)[0]
+    return {name: labels for b in producer.batches for i in range(b.count)
+            for name, labels in [b.pod(i)]}
 
 
 def test_sample_vcjob_and_hypernodes() -> None:
-    s = load_inputs([SAMPLES / "volcano" / "train-vcjob.yaml"],
-                    [SAMPLES / "cluster", SAMPLES / "volcano" / "hypernodes.yaml"])
-    assert len(s.volcano.hypernodes) == 8 and s.volcano.hypernodes["block-a"].tier == 2
-    pg = s.volcano.podgroups["ml/llm-train"]
+    job = docs(SAMPLES / "volcano" / "train-vcjob.yaml")
+    s = volcano_inputs([*docs(SAMPLES / "volcano" / "hypernodes.yaml"), *job])
+    assert len(s.hypernodes) == 8 and s.hypernodes["block-a"].tier == 2
+    pg = s.podgroups["ml/llm-train"]
     assert pg.min_member == 4 and pg.network_topology == NetworkTopology("hard", 1)
     assert pg.min_resources["nvidia.com/gpu"] == 32
-    pods = [p for p in s.pods if p.group == "ml/llm-train"]
-    assert [p.name for p in pods] == [f"llm-train-worker-{i}" for i in range(4)]
-    assert pods[2].labels["volcano.sh/task-index"] == "2"
-    assert [g.min_count for g in s.groups if g.key == "ml/llm-train"] == [4]
+    made = pods(*job[0])
+    assert list(made) == [f"llm-train-worker-{i}" for i in range(4)]
+    assert made["llm-train-worker-2"]["volcano.sh/task-index"] == "2"
+    assert decode_vcjob(*job[0])[0].default.min_count == 4
 
 
 def test_vcjob_defaults_and_partitions(tmp_path: Path) -> None:
-    s = load(tmp_path, """
+    path = tmp_path / "j.yaml"
+    path.write_text(textwrap.dedent("""
         apiVersion: batch.volcano.sh/v1alpha1
         kind: Job
         metadata: {name: j}
@@ -51,21 +64,22 @@ def test_vcjob_defaults_and_partitions(tmp_path: Path) -> None:
           - name: ps
             replicas: 1
             template: {spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
-        """)
-    pg = s.volcano.podgroups["default/j"]
+        """))
+    (job,) = docs(path)
+    pg = decode_vcjob(*job)[1]
     # minAvailable defaults to Σ task minAvailable: 1 partition x 2 pods, plus 1 ps
     assert pg.min_member == 3 and dict(pg.min_task_member) == {"default0": 2, "ps": 1}
     assert pg.min_resources == {"cpu": 4000}
     (policy,) = pg.sub_group_policies
     assert policy.name == "default0" and policy.match_label_keys == ("volcano.sh/partition-id",)
-    parts = {p.name: p.labels.get("volcano.sh/partition-id") for p in s.pods
-             if p.group == "default/j"}
+    parts = {name: labels.get("volcano.sh/partition-id") for name, labels in pods(*job).items()}
     assert parts == {"j-default0-0": "0", "j-default0-1": "0", "j-default0-2": "1",
                      "j-default0-3": "1", "j-ps-0": None}
 
 
 def test_volcano_podgroup_is_a_gang(tmp_path: Path) -> None:
-    s = load(tmp_path, """
+    path = tmp_path / "pg.yaml"
+    path.write_text(textwrap.dedent("""
         apiVersion: scheduling.volcano.sh/v1beta1
         kind: PodGroup
         metadata: {name: pg, namespace: ml,
@@ -76,10 +90,9 @@ def test_volcano_podgroup_is_a_gang(tmp_path: Path) -> None:
           networkTopology: {mode: soft}
           subGroupPolicy:
           - {name: w, subGroupSize: 2, matchLabelKeys: [role]}
-        """)
-    (g,) = [g for g in s.groups if g.key == "ml/pg"]
+        """))
+    g, v = decode_podgroup(*docs(path)[0], order=0)
     assert g.min_count == 3 and g.api_version == "scheduling.volcano.sh/v1beta1"
-    v = s.volcano.podgroups["ml/pg"]
     assert v.min_resources == {"cpu": 3000, "nvidia.com/gpu": 24}
     assert v.network_topology == NetworkTopology("soft")
     assert v.allocated_hypernode == "rack-a1" and v.sub_group_policies[0].sub_group_size == 2
@@ -125,7 +138,7 @@ def test_hypernode_webhook_rules(tmp_path: Path) -> None:
           - {type: Node, selector: {regexMatch: {pattern: "(a"}}}
           - {type: HyperNode, selector: {regexMatch: {pattern: "x"}}}
         """)
-    problems = validate_hypernode(s.volcano.hypernodes["h"])
+    problems = validate_hypernode(s.hypernodes["h"])
     assert "regexMatch pattern is invalid" in problems[0]
     assert "exactMatch only" in problems[1]
     empty = load(tmp_path, """
@@ -134,5 +147,5 @@ def test_hypernode_webhook_rules(tmp_path: Path) -> None:
         metadata: {name: e}
         spec: {tier: 1}
         """)
-    assert validate_hypernode(empty.volcano.hypernodes["e"]) == [
+    assert validate_hypernode(empty.hypernodes["e"]) == [
         "spec.members: member must have at least one member"]
