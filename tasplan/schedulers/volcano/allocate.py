@@ -63,6 +63,11 @@ class Simulator(Protocol):
         """Node-order scores of the other enabled plugins (nodeorder, binpack, ...)."""
         ...
 
+    def task_class(self, task: Task) -> object | None:
+        """Tasks of one class get the same ``predicate`` answer on a node as long as only
+        other nodes change (None: no such promise, e.g. pods with inter-pod rules)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Plugins:
@@ -143,12 +148,14 @@ Op = tuple[Task, str, bool]  # task, node, pipelined
 def _le(request: Mapping[str, int], avail: Mapping[str, int]) -> list[str]:
     """Resources of ``request`` that ``avail`` lacks, cpu and memory first
     (``LessEqualWithResourcesName``)."""
-    short = []
-    for name in sorted(request, key=lambda r: (r not in ("cpu", "memory"), r != "cpu", r)):
-        value = request[name]
-        if value > 0 and value > avail.get(name, 0):
-            short.append(name)
-    return short
+    return [name for name, value in _ordered(request)
+            if value > 0 and value > avail.get(name, 0)]
+
+
+def _ordered(request: Mapping[str, int]) -> list[tuple[str, int]]:
+    """cpu, memory, then the others by name (the order Volcano reports shortages in)."""
+    return sorted(request.items(), key=lambda kv: (kv[0] not in ("cpu", "memory"),
+                                                   kv[0] != "cpu", kv[0]))
 
 
 def _sub(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
@@ -169,6 +176,10 @@ class Session:
         self.plugins = plugins or Plugins()
         self.node_names = list(nodes)
         self.ties: list[str] = []
+        # job uid -> pods whose node was chosen by name among nodes of equal score
+        self.node_ties: dict[str, int] = {}
+        # sub-job uid -> HyperNode -> tasks of the sub-job on its nodes (taskNum scores)
+        self.hn_tasks: dict[str, dict[str, int]] = {}
         self.sorted_nodes = {hn: sorted(members) for hn, members in tree.real_nodes.items()}
         self.node_hypernodes: dict[str, list[str]] = {}
         for hn, members in tree.real_nodes.items():
@@ -248,22 +259,32 @@ class Session:
     # -- statements ---------------------------------------------------------------------
 
     def _apply(self, task: Task, node: str, pipelined: bool) -> None:
-        task.status = PIPELINED if pipelined else ALLOCATED
-        task.node = node
+        task.owner.set_status(task, PIPELINED if pipelined else ALLOCATED, node)
         self.sim.assume(task, node)
-        for hn in self.node_hypernodes.get(node, ()):
-            used = self.hn_used[hn]
-            for k, v in task.request.items():
-                used[k] = used.get(k, 0) + v
+        self._account(task, node, 1)
 
     def _undo(self, task: Task, node: str) -> None:
         self.sim.forget(task, node)
-        task.status = PENDING
-        task.node = ""
+        task.owner.set_status(task, PENDING, "")
+        self._account(task, node, -1)
+
+    def _account(self, task: Task, node: str, sign: int) -> None:
+        counts = self.hn_tasks.get(task.owner.task_sub_job[task.uid])
         for hn in self.node_hypernodes.get(node, ()):
             used = self.hn_used[hn]
             for k, v in task.request.items():
-                used[k] = used.get(k, 0) - v
+                used[k] = used.get(k, 0) + sign * v
+            if counts is not None:
+                counts[hn] = counts.get(hn, 0) + sign
+
+    def _sub_counts(self, sub: SubJob) -> dict[str, int]:
+        counts = self.hn_tasks.get(sub.uid)
+        if counts is None:
+            counts = self.hn_tasks[sub.uid] = {}
+            for t in sub.tasks:
+                for hn in self.node_hypernodes.get(t.node, ()) if t.node else ():
+                    counts[hn] = counts.get(hn, 0) + 1
+        return counts
 
     def discard(self, ops: Sequence[Op]) -> None:
         for task, node, _ in reversed(ops):
@@ -594,15 +615,19 @@ class Session:
         ops: list[Op] = []
         allocated_hn = sub.allocated_hypernode
         with_topology = sub.network_topology is not None
+        cache: dict[object, dict[str, list[str]]] = {}
+        tasks.reverse()  # pop from the end: the queue's head is the list's tail
         while tasks:
-            task = tasks.pop(0)
+            task = tasks.pop()
             if task.gated:
                 continue
-            if task.role and task.role in job.failed_roles(sub.uid):
+            if task.role and job.fit_errors and task.role in job.failed_roles(sub.uid):
                 fe = FitErrors(err=ROLE_FAILED.format(task.name, task.role))
                 job.fit_errors[task.uid] = fe
                 continue
-            feasible, fe = self._predicate_nodes(task, nodes)
+            cls = self.sim.task_class(task)
+            known = cache.setdefault(cls, {}) if cls is not None else None
+            feasible, fits_idle, fe = self._predicate_nodes(task, nodes, known)
             if not feasible:
                 if hn != ROOT:
                     fe.hypernode = hn
@@ -610,54 +635,72 @@ class Session:
                 if job.need_continue_allocating(sub):
                     continue
                 break
-            best, pipelined = self._prioritize(task, feasible, sub,
+            best, pipelined = self._prioritize(task, feasible, fits_idle, sub,
                                                allocated_hn if with_topology else "")
             if best is None:
                 continue
             self._apply(task, best, pipelined)
             ops.append((task, best, pipelined))
+            for known in cache.values():
+                known.pop(best, None)
             if with_topology:
                 leaf = self.tree.leaf_of.get(best, "")
                 if leaf:
                     allocated_hn = self.tree.lca(leaf, allocated_hn)
             if self.sub_job_ready(job, sub):
                 break
+        tasks.reverse()
         if self.sub_job_ready(job, sub) or self.sub_job_pipelined(job, sub):
             return ops
         self.discard(ops)
         return None
 
-    def _predicate_nodes(self, task: Task, nodes: Sequence[str]
-                         ) -> tuple[list[str], FitErrors]:
+    def _predicate_nodes(self, task: Task, nodes: Sequence[str],
+                         known: dict[str, tuple[list[str], bool]] | None
+                         ) -> tuple[list[str], set[str], FitErrors]:
+        """Nodes that pass ``alloc.predicate`` (requests within the future idle resources,
+        then the predicates plugin), those of them whose idle resources already hold the
+        task, and the others' reasons. ``known`` holds earlier answers for the task's class
+        on nodes that did not change since."""
         fe = FitErrors()
         feasible = []
+        idle = set()
+        request = [(r, v) for r, v in _ordered(task.request) if v > 0]
+        sim = self.sim
         for node in nodes:
-            future = self._future_idle(node)
-            short = _le(task.request, future)
-            if short:
-                fe.nodes[node] = [INSUFFICIENT + short[0]]
-                continue
-            reasons = self.sim.predicate(task, node)
-            if reasons:
-                fe.nodes[node] = reasons
-                continue
-            feasible.append(node)
-        return feasible, fe
+            answer = known.get(node) if known is not None else None
+            if answer is None:
+                alloc, used, rel = sim.allocatable(node), sim.used(node), sim.releasing(node)
+                reasons: list[str] = []
+                fits_idle = True
+                for r, v in request:
+                    free = alloc.get(r, 0) - used.get(r, 0)
+                    if v > free + rel.get(r, 0):
+                        reasons = [INSUFFICIENT + r]
+                        break
+                    fits_idle = fits_idle and v <= free
+                if not reasons:
+                    reasons = sim.predicate(task, node)
+                answer = (reasons, fits_idle)
+                if known is not None:
+                    known[node] = answer
+            if answer[0]:
+                fe.nodes[node] = answer[0]
+            else:
+                feasible.append(node)
+                if answer[1]:
+                    idle.add(node)
+        return feasible, idle, fe
 
-    def _idle(self, node: str) -> dict[str, int]:
-        return _sub(self.sim.allocatable(node), self.sim.used(node))
-
-    def _future_idle(self, node: str) -> dict[str, int]:
-        idle = self._idle(node)
-        for k, v in self.sim.releasing(node).items():
-            idle[k] = idle.get(k, 0) + v
-        return idle
-
-    def _prioritize(self, task: Task, feasible: Sequence[str], sub: SubJob,
-                    allocated_hn: str) -> tuple[str | None, bool]:
-        idle = [n for n in feasible if not _le(task.request, self._idle(n))]
-        future = [n for n in feasible if n not in set(idle)] if len(idle) < len(feasible) \
-            else []
+    def _prioritize(self, task: Task, feasible: Sequence[str], fits_idle: set[str],
+                    sub: SubJob, allocated_hn: str) -> tuple[str | None, bool]:
+        """``prioritizeNodes``: nodes whose idle resources hold the task first, then those
+        that need releasing resources; the best score wins, ties by name."""
+        if len(fits_idle) == len(feasible):
+            idle, future = list(feasible), []
+        else:
+            idle = [n for n in feasible if n in fits_idle]
+            future = [n for n in feasible if n not in fits_idle]
         for group, pipelined in ((idle, False), (future, True)):
             if not group:
                 continue
@@ -669,12 +712,17 @@ class Session:
             if self.plugins.nta_node_order:
                 for node, s in self.node_scores(task, group, sub, allocated_hn).items():
                     scores[node] += s
-            top = max(scores.values())
-            tied = sorted(n for n in group if scores[n] == top)
-            if len(tied) > 1:
-                self.ties.append(f"task {task.uid}: nodes {', '.join(tied[:5])}"
-                                 f"{' ...' if len(tied) > 5 else ''} tie on score {top:g}")
-            return tied[0], pipelined
+            best, top, tied = group[0], scores[group[0]], 0
+            for node in group:  # sorted by name: the first of the best
+                score = scores[node]
+                if score > top:
+                    best, top, tied = node, score, 0
+                elif score == top:
+                    tied += 1
+            if tied:
+                uid = task.owner.uid if task.owner is not None else ""
+                self.node_ties[uid] = self.node_ties.get(uid, 0) + 1
+            return best, pipelined
         return None, False
 
     # -- network-topology-aware scores --------------------------------------------------
@@ -690,13 +738,23 @@ class Session:
             return self._normal_pod_scores(task, nodes)
         if not allocated_hn:
             return {}
-        scores = {n: self._closeness(self.tree.leaf_of.get(n, ""), allocated_hn)
-                  for n in nodes}
+        leaf_of = self.tree.leaf_of
+        closeness: dict[str, float] = {}
+        scores = {}
+        for n in nodes:
+            leaf = leaf_of.get(n, "")
+            if leaf not in closeness:
+                closeness[leaf] = self._closeness(leaf, allocated_hn)
+            scores[n] = closeness[leaf]
         top = max(scores.values())
         best = [n for n in nodes if scores[n] == top]
         if len(best) > 1:
+            per_leaf: dict[str, float] = {}
             for n in best:
-                scores[n] += self._task_num(self.tree.leaf_of.get(n, ""), sub)
+                leaf = leaf_of.get(n, "")
+                if leaf not in per_leaf:
+                    per_leaf[leaf] = self._task_num(leaf, sub)
+                scores[n] += per_leaf[leaf]
         return {n: self._scale(s) for n, s in scores.items()}
 
     def _closeness(self, hn: str, allocated: str) -> float:
@@ -718,10 +776,10 @@ class Session:
         return 0.0
 
     def _task_num(self, hn: str, sub: SubJob) -> float:
-        if not sub.tasks:
+        """``scoreWithTaskNum``: the share of the sub-job's tasks on ``hn``'s nodes."""
+        if not sub.tasks or not hn:
             return 0.0
-        members = self.tree.real_nodes.get(hn, frozenset())
-        return sum(1 for t in sub.tasks if t.node and t.node in members) / len(sub.tasks)
+        return self._sub_counts(sub).get(hn, 0) / len(sub.tasks)
 
     def _normal_pod_scores(self, task: Task, nodes: Sequence[str]) -> dict[str, float]:
         if not self.plugins.normal_pod_binpack:

@@ -23,10 +23,12 @@ from tasplan.model.volcano import MEMBER_HYPERNODE, MEMBER_NODE, HyperNode, Memb
 ROOT = "<cluster-top-hypernode>"
 
 
-def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]]) -> set[str]:
+def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]],
+               by_label: dict[tuple[str, str], set[str]] | None = None) -> set[str]:
     """Node names one ``Node`` member selects (``GetMembers``): an exact name whether or not
     such a node exists, every node whose name the regex finds, every node the label
-    selector matches (an empty selector selects nothing)."""
+    selector matches (an empty selector selects nothing). ``by_label`` (label pair ->
+    node names) answers plain ``matchLabels`` selectors without scanning every node."""
     if member.exact is not None:
         return {member.exact} if member.exact else set()
     if member.regex is not None:
@@ -35,9 +37,13 @@ def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]]) -
         except RegexError:
             return set()
         return {name for name, _ in nodes if pattern.search(name)}
-    if member.labels is not None and not member.labels.empty:
-        return {name for name, labels in nodes if member.labels.matches(labels)}
-    return set()
+    if member.labels is None or member.labels.empty:
+        return set()
+    reqs = member.labels.requirements
+    if by_label is not None and all(r.operator == "In" and len(r.values) == 1 for r in reqs):
+        found = [by_label.get((r.key, r.values[0]), set()) for r in reqs]
+        return set.intersection(*found) if found else set()
+    return {name for name, labels in nodes if member.labels.matches(labels)}
 
 
 @dataclass
@@ -113,6 +119,11 @@ def build_tree(hypernodes: Iterable[HyperNode],
             children[name].add(child)
     real: dict[str, frozenset[str]] = {}
     in_progress: set[str] = set()
+    by_label: dict[tuple[str, str], set[str]] = {}
+    if any(m.labels is not None for hn in specs.values() for m in hn.members):
+        for name, labels in nodes:
+            for pair in labels.items():
+                by_label.setdefault(pair, set()).add(name)
 
     def resolve(name: str) -> frozenset[str]:
         if name in real:
@@ -126,7 +137,7 @@ def build_tree(hypernodes: Iterable[HyperNode],
         spec = specs.get(name)
         for member in spec.members if spec else ():
             if member.type == MEMBER_NODE:
-                acc |= members_of(member, nodes)
+                acc |= members_of(member, nodes, by_label)
             elif member.exact and member.exact in specs:
                 acc |= resolve(member.exact)
         in_progress.discard(name)

@@ -82,6 +82,9 @@ class FixtureSim:
             used[k] -= v
         self.pods[node] -= 1
 
+    def task_class(self, task: Task) -> object:
+        return tuple(sorted(task.request.items())), tuple(sorted(task.payload.items()))
+
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         if not self.binpack:
             return {}
