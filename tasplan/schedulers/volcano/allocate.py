@@ -176,6 +176,8 @@ class Session:
         self.plugins = plugins or Plugins()
         self.node_names = list(nodes)
         self.ties: list[str] = []
+        # HyperNodes the last gradient left out for their idle resources, with the reason
+        self.skipped: list[tuple[str, str]] = []
         # job uid -> pods whose node was chosen by name among nodes of equal score
         self.node_ties: dict[str, int] = {}
         # sub-job uid -> HyperNode -> tasks of the sub-job on its nodes (taskNum scores)
@@ -450,6 +452,7 @@ class Session:
         """Eligible HyperNodes under ``start`` grouped by tier, lowest first; raises
         ValueError when a running job's HyperNode leaves no room under ``start``."""
         root = self._search_root(start, highest, allocated)
+        self.skipped = []
         by_tier: dict[int, list[str]] = {}
         queue = [root]
         seen = {root}
@@ -486,11 +489,19 @@ class Session:
 
     def _eligible(self, hn: str, highest: int, allocated: str,
                   min_res: Mapping[str, int]) -> bool:
+        """``isEligibleHyperNode``; HyperNodes left out for their idle resources are kept
+        in ``skipped`` with tasplan's words for the shortfall."""
         if self.tree.tiers[hn] > highest:
             return False
         if allocated or hn not in self.hn_idle:
             return True
-        return not _le(min_res, self.hn_idle[hn]) or not _le(min_res, self.hn_future[hn])
+        short = _le(min_res, self.hn_future[hn])
+        if not _le(min_res, self.hn_idle[hn]) or not short:
+            return True
+        r = short[0]
+        self.skipped.append((hn, f"not tried: its idle {r} ({self.hn_future[hn].get(r, 0)}) "
+                                 f"is below the minResources {r} ({min_res[r]})"))
+        return False
 
     def _job_gradient(self, job: Job, start: str) -> list[list[str]]:
         hard, tier = job.hard()
@@ -516,6 +527,9 @@ class Session:
         except ValueError as exc:
             out.error = str(exc)
             return None, ""
+        out.attempts.extend(Attempt(hn, self.tree.tiers[hn], -1, 0, False, reason=reason)
+                            for hn, reason in self.skipped)
+        self.skipped = []
         snapshot = {s.uid: s.allocated_hypernode for s in job.sub_jobs.values()}
         for level, hypernodes in enumerate(gradients):
             solutions: dict[str, tuple[list[Op], Worksheet, float]] = {}
