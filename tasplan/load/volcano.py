@@ -333,9 +333,7 @@ def validate_hypernode(hn: HyperNode) -> list[str]:
 
 
 def volcano_inputs(docs: Iterable[tuple[Source, Mapping[str, Any]]]) -> VolcanoInputs:
-    """HyperNodes and Volcano PodGroups (a vcjob's own included) of ``docs``. Not yet read
-    by the loader: the objects stay "skipped" in reports until ``--scheduler volcano``
-    plans with them, so that no input is consumed without effect."""
+    """HyperNodes and Volcano PodGroups (a vcjob's own included) of ``docs``."""
     hypernodes: dict[str, HyperNode] = {}
     podgroups: dict[str, VolcanoPodGroup] = {}
     for order, (source, obj) in enumerate(docs):
@@ -351,3 +349,30 @@ def volcano_inputs(docs: Iterable[tuple[Source, Mapping[str, Any]]]) -> VolcanoI
             volcano = decode_vcjob(source, obj)[1]
             podgroups[volcano.key] = volcano
     return VolcanoInputs(hypernodes, podgroups)
+
+
+def vcjob_producer(source: Source, obj: Mapping[str, Any], overrides: object) -> Producer:
+    """The loader's producer hook (``--gang`` does not apply: a vcjob is a gang)."""
+    return decode_vcjob(source, obj)[0]
+
+
+def load_volcano(by_kind: Mapping[str, list], positions: Mapping[Source, int],
+                 groups: list[PodGroup], unique, warnings: list[str]) -> VolcanoInputs:
+    """The loader's part: HyperNodes and Volcano PodGroups of the inputs; the PodGroups join
+    ``groups`` as gangs (a vcjob's own group comes from its expansion). ``unique`` is the
+    loader's duplicate check (the workload definition wins, with a warning)."""
+    hypernodes = unique("HyperNode", [
+        ((h.name,), h, d.source) for d in by_kind["HyperNode"]
+        for h in [decode_hypernode(d.source, d.obj)]], warnings)
+    decoded = unique("PodGroup", [
+        ((g.key,), (g, v), d.source) for d in by_kind["VolcanoPodGroup"]
+        for g, v in [decode_podgroup(d.source, d.obj, positions[d.source])]], warnings)
+    podgroups: dict[str, VolcanoPodGroup] = {}
+    for group, volcano in decoded.values():
+        groups.append(group)
+        podgroups[group.key] = volcano
+    for d in by_kind["VolcanoJob"]:
+        if d.source.workload:
+            volcano = decode_vcjob(d.source, d.obj)[1]
+            podgroups[volcano.key] = volcano
+    return VolcanoInputs({h.name: h for h in hypernodes.values()}, podgroups)

@@ -38,6 +38,9 @@ from tasplan.schedulers.volcano.job import (
 
 MAX_NODE_SCORE = 100
 INSUFFICIENT = "Insufficient "
+BEST_EFFORT = ("its pending pods request no resources (BestEffort): Volcano's allocate "
+               "action skips them and its backfill action, which tasplan does not model, "
+               "places them")
 ROLE_FAILED = "Task {} with role spec {} has already predicated failed, skip"
 
 
@@ -331,6 +334,8 @@ class Session:
                 continue
             sheet = self._worksheet(job)
             if sheet.empty():
+                if any(t.status == PENDING and t.best_effort for t in job.tasks):
+                    outcomes[job.uid].skipped = BEST_EFFORT
                 continue
             sheets[job.uid] = sheet
             queue.append(job)
@@ -564,7 +569,7 @@ class Session:
             tied = sorted(hn for hn, (_, _, s) in solutions.items() if s == top)
             if len(tied) > 1:
                 self.ties.append(f"job {job.uid}: HyperNodes {', '.join(tied)} tie on "
-                                 f"score {top:g}")
+                                 f"score {top:.4g}")
             best = tied[0]
             ops, copy, _ = solutions[best]
             self.recover(ops)
@@ -603,7 +608,7 @@ class Session:
             tied = sorted(hn for hn, s in scores.items() if s == top)
             if len(tied) > 1:
                 self.ties.append(f"sub-job {sub.uid}: HyperNodes {', '.join(tied)} tie on "
-                                 f"score {top:g}")
+                                 f"score {top:.4g}")
             best = tied[0]
             ops, copy = backups[best]
             self.recover(ops)

@@ -1,0 +1,46 @@
+"""``--scheduler volcano`` through the scheduler interface (tasplan/schedulers/planner.plan)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from tasplan.load.loader import load_inputs
+from tasplan.schedulers.planner import plan
+
+SAMPLES = Path(__file__).parents[3] / "samples"
+
+
+def sample(*workloads: Path):
+    return load_inputs(list(workloads) or [SAMPLES / "volcano" / "train-vcjob.yaml"],
+                       [SAMPLES / "cluster", SAMPLES / "volcano" / "hypernodes.yaml"])
+
+
+def test_auto_gives_the_vcjob_to_volcano_and_the_rest_to_kube_scheduler() -> None:
+    snapshot = sample(SAMPLES / "volcano" / "train-vcjob.yaml",
+                      SAMPLES / "workloads" / "job.yaml")
+    result = plan(snapshot)
+    by = {g.group.key: g for g in result.groups}
+    vc = by["ml/llm-train"]
+    assert vc.scheduler == "volcano" and vc.schedulable and vc.selected == "rack-b1"
+    assert vc.tied_with == ("rack-b3",)
+    assert {n.code for n in vc.notes} >= {"random-ties", "volcano-offline", "scheduler-auto"}
+    assert all(g.scheduler == "kube-scheduler" for k, g in by.items() if k != "ml/llm-train")
+
+
+def test_volcano_and_kube_scheduler_see_each_others_pods() -> None:
+    """Two copies of the one-rack job: the second takes the other empty rack."""
+    first = (SAMPLES / "volcano" / "train-vcjob.yaml").read_text()
+    with tempfile.TemporaryDirectory() as d:
+        second = Path(d) / "second.yaml"
+        second.write_text(first.replace("llm-train", "llm-train-2"))
+        result = plan(sample(SAMPLES / "volcano" / "train-vcjob.yaml", second))
+    assert [g.selected for g in result.groups] == ["rack-b1", "rack-b3"]
+
+
+def test_named_scheduler_plans_every_group_with_volcano() -> None:
+    result = plan(sample(SAMPLES / "workloads" / "train-rack.yaml"), scheduler="volcano")
+    (g,) = [g for g in result.groups if g.group.key == "ml/train-workers-0"]
+    # no Volcano PodGroup: a job of the group's minCount over the whole cluster (no
+    # network topology), placed wherever the four pods fit
+    assert g.scheduler == "volcano" and g.schedulable and g.selected == "cluster"
