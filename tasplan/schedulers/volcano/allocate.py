@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tasplan.model.quantity import format_quantity
 from tasplan.model.volcano import HARD, SOFT, NetworkTopology
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree
 from tasplan.schedulers.volcano.job import (
@@ -504,8 +505,9 @@ class Session:
         if not _le(min_res, self.hn_idle[hn]) or not short:
             return True
         r = short[0]
-        self.skipped.append((hn, f"not tried: its idle {r} ({self.hn_future[hn].get(r, 0)}) "
-                                 f"is below the minResources {r} ({min_res[r]})"))
+        idle = format_quantity(r, self.hn_future[hn].get(r, 0))
+        self.skipped.append((hn, f"not tried: its idle {r} ({idle}) is below the "
+                                 f"minResources {r} ({format_quantity(r, min_res[r])})"))
         return False
 
     def _job_gradient(self, job: Job, start: str) -> list[list[str]]:

@@ -179,9 +179,10 @@ class VolcanoRun:
         elif out.error:
             message = out.error
         else:
-            reason = next((a.reason for a in reversed(out.attempts) if a.reason), "")
-            message = (f"{job.min_available - job.ready_num()}/{len(job.tasks)} tasks in gang "
-                       "unschedulable" + (f": {reason}" if reason else ""))
+            message = gang_message(job)
+            closest = _closest(out)
+            if closest:
+                notes = (*notes, Note("volcano-closest", closest))
         return GroupResult(group, pending, scheduled, out.committed, message,
                            tied_with=tied,
                            planned=out.skipped != BEST_EFFORT,
@@ -193,3 +194,42 @@ class VolcanoRun:
 
 def _name(hypernode: str | None) -> str:
     return "cluster" if hypernode == ROOT else (hypernode or "")
+
+
+def gang_message(job) -> str:
+    """The PodGroup condition Volcano's gang plugin writes for a job that is not ready
+    (``OnSessionClose`` with ``JobInfo.FitError``): the task histogram, the pending tasks'
+    reasons and the first fit error (its ``In hyperNode ...`` prefix included)."""
+    counts: dict[str, int] = {}
+    for t in job.tasks:
+        counts[t.status] = counts.get(t.status, 0) + 1
+    counts["minAvailable"] = job.min_available
+    histogram = ", ".join(sorted(f"{n} {s}" for s, n in counts.items()))
+    ready = "pod group is ready" if job.is_ready() else "pod group is not ready"
+    text = f"{ready}, {histogram}"
+    pending = [t for t in job.tasks if t.status == "Pending"]
+    if pending:
+        text += f"; Pending: {len(pending)} Unschedulable"
+    origin = next((t for t in job.tasks if t.uid in job.fit_errors), None)
+    if origin is not None:
+        text += f". Origin reason is {origin.name}: {job.fit_errors[origin.uid].message()}"
+    unready = job.min_available - job.ready_num()
+    return f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {text}"
+
+
+def _closest(out: Outcome) -> str:
+    """tasplan's words: the HyperNode that came closest, and why the others were not tried."""
+    tried = [a for a in out.attempts if a.gradient >= 0 and not a.sub_job]
+    skipped = [a for a in out.attempts if a.gradient < 0]
+    parts = []
+    if tried:
+        best = max(tried, key=lambda a: a.placed)
+        parts.append(f"closest: hyperNode {_name(best.hypernode)} held {best.placed} pod(s)")
+    if skipped:
+        names = ", ".join(_name(a.hypernode) for a in skipped[:5])
+        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        parts.append(f"never tried for their idle resources: {names}{more} "
+                     f"({skipped[0].reason.removeprefix('not tried: ')})")
+    if not tried and not skipped:
+        parts.append("no HyperNode within highestTierAllowed holds the job")
+    return "; ".join(parts)

@@ -54,6 +54,7 @@ def test_sample_vcjob_lands_in_one_rack_tie_broken_by_name() -> None:
     assert sorted(skipped) == ["rack-a1", "rack-a2", "rack-a3", "rack-b2"]
     assert skipped["rack-a3"] == ("not tried: its idle nvidia.com/gpu (28) is below the "
                                   "minResources nvidia.com/gpu (32)")
+    assert "idle cpu (127200m) is below the minResources cpu (192)" in skipped["rack-a1"]
 
 
 def test_five_workers_do_not_fit_a_rack_and_block_is_not_allowed(tmp_path: Path) -> None:
