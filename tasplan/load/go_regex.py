@@ -48,9 +48,40 @@ def compile_go_regex(pattern: str) -> re.Pattern[str]:
             raise RegexError("negated POSIX classes are not supported by tasplan")
         return _POSIX[m.group(2)]
 
+    _refuse_backtracking(stripped)
     translated = _POSIX_CLASS.sub(posix, pattern).replace("\\z", "\\Z")
     translated = re.sub(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P<\1>", translated)
     try:
         return re.compile(translated)
     except (re.error, RecursionError, OverflowError) as exc:
         raise RegexError(str(exc)) from None
+
+
+def _refuse_backtracking(pattern: str) -> None:
+    """RE2 matches in linear time; Python's backtracking ``re`` can take exponential time on
+    a repeated group that itself repeats or alternates (``(a+)+``, ``(a|aa)*``). Such
+    patterns are refused rather than risk a hang on a node name."""
+    stack: list[bool] = []  # per open group: does it hold a quantifier or an alternation?
+    escaped = in_class = False
+    for i, ch in enumerate(pattern):
+        if escaped:
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            stack.append(False)
+        elif ch in "*+?{|" and stack:
+            stack[-1] = True
+        elif ch == ")" and stack:
+            risky = stack.pop()
+            if stack:
+                stack[-1] = stack[-1] or risky
+            if risky and pattern[i + 1:i + 2] in ("*", "+", "{"):
+                raise RegexError("a repeated group that repeats or alternates inside is not "
+                                 "evaluated by tasplan (Python's matcher could take "
+                                 "exponential time where Go's RE2 does not)")

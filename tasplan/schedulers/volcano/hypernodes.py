@@ -32,10 +32,7 @@ def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]],
     if member.exact is not None:
         return {member.exact} if member.exact else set()
     if member.regex is not None:
-        try:
-            pattern = compile_go_regex(member.regex)
-        except RegexError:
-            return set()
+        pattern = compile_go_regex(member.regex)  # RegexError: the caller reports it
         return {name for name, _ in nodes if pattern.search(name)}
     if member.labels is None or member.labels.empty:
         return set()
@@ -59,6 +56,7 @@ class HyperNodeTree:
     tier_names: dict[str, int] = field(default_factory=dict)
     ready: bool = True
     errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     # node name -> the lowest-tier HyperNode holding it (FindHyperNodeForNode).
     leaf_of: dict[str, str] = field(default_factory=dict)
 
@@ -106,6 +104,7 @@ def build_tree(hypernodes: Iterable[HyperNode],
     parent: dict[str, str] = {}
     children: dict[str, set[str]] = {name: set() for name in specs}
     errors: list[str] = []
+    warnings: list[str] = []
     for name in sorted(specs):
         for member in specs[name].members:
             if member.type != MEMBER_HYPERNODE or not member.exact:
@@ -125,27 +124,44 @@ def build_tree(hypernodes: Iterable[HyperNode],
             for pair in labels.items():
                 by_label.setdefault(pair, set()).add(name)
 
-    def resolve(name: str) -> frozenset[str]:
-        if name in real:
-            return real[name]
-        if name in in_progress:
-            errors.append(f"cyclic dependency detected: HyperNode {name} is already in the "
-                          "ancestor chain")
-            return frozenset()
-        in_progress.add(name)
-        acc: set[str] = set()
-        spec = specs.get(name)
-        for member in spec.members if spec else ():
-            if member.type == MEMBER_NODE:
-                acc |= members_of(member, nodes, by_label)
-            elif member.exact and member.exact in specs:
-                acc |= resolve(member.exact)
-        in_progress.discard(name)
-        real[name] = frozenset(acc & node_names)
-        return real[name]
+    def own(name: str) -> set[str]:
+        out: set[str] = set()
+        for member in specs[name].members:
+            if member.type != MEMBER_NODE:
+                continue
+            try:
+                out |= members_of(member, nodes, by_label)
+            except RegexError as exc:
+                warnings.append(f"HyperNode {name}: regexMatch pattern {member.regex!r} "
+                                f"selects no node here: {exc}")
+        return out
 
-    for name in sorted(specs):
-        resolve(name)
+    def children_of(name: str) -> list[str]:
+        return [m.exact for m in specs[name].members
+                if m.type == MEMBER_HYPERNODE and m.exact and m.exact in specs]
+
+    # Depth first without recursion (a chain of HyperNodes is as long as the input).
+    for top in sorted(specs):
+        if top in real:
+            continue
+        stack = [(top, iter(children_of(top)))]
+        in_progress.add(top)
+        while stack:
+            name, kids = stack[-1]
+            child = next(kids, None)
+            if child is None:
+                stack.pop()
+                in_progress.discard(name)
+                acc = own(name)
+                for c in children_of(name):
+                    acc |= real.get(c, frozenset())
+                real[name] = frozenset(acc & node_names)
+            elif child in in_progress:
+                errors.append(f"cyclic dependency detected: HyperNode {child} is already in "
+                              "the ancestor chain")
+            elif child not in real:
+                in_progress.add(child)
+                stack.append((child, iter(children_of(child))))
     top = max(tiers.values(), default=0) + 1
     top = max(top, 1)
     roots = sorted(n for n in specs if n not in parent)
@@ -159,7 +175,8 @@ def build_tree(hypernodes: Iterable[HyperNode],
     for name in sorted(specs):
         if specs[name].tier_name:
             tier_names[specs[name].tier_name] = specs[name].tier
-    tree = HyperNodeTree(tiers, parent, kids, real, tier_names, not errors, tuple(errors))
+    tree = HyperNodeTree(tiers, parent, kids, real, tier_names, not errors, tuple(errors),
+                         warnings=tuple(warnings))
     tree.leaf_of = leaf_index(tree)
     return tree
 

@@ -137,6 +137,8 @@ class VolcanoRun:
                               "not read by the newest Volcano scheduler: the job's HyperNode is "
                               "recovered from its running pods "
                               f"({out.job.allocated_hypernode or 'none'})"))
+        if self.tree.warnings:
+            notes.append(Note("volcano-hypernodes", "; ".join(self.tree.warnings)))
         if not self.tree.ready:
             notes.append(Note("volcano-hypernodes", "the HyperNodes do not form a tree: "
                               + "; ".join(self.tree.errors)))

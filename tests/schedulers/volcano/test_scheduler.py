@@ -44,3 +44,18 @@ def test_named_scheduler_plans_every_group_with_volcano() -> None:
     # no Volcano PodGroup: a job of the group's minCount over the whole cluster (no
     # network topology), placed wherever the four pods fit
     assert g.scheduler == "volcano" and g.schedulable and g.selected == "cluster"
+
+
+def test_hypernodes_survive_a_tasplan_snapshot(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+
+    out = tmp_path / "snap.json"
+    result = CliRunner().invoke(app, ["snapshot", "-c", str(SAMPLES / "cluster"), "-c",
+                                      str(SAMPLES / "volcano" / "hypernodes.yaml"), "-f",
+                                      str(out)])
+    assert result.exit_code == 0, result.output
+    again = load_inputs([SAMPLES / "volcano" / "train-vcjob.yaml"], [out])
+    assert sorted(again.volcano.hypernodes) == sorted(sample().volcano.hypernodes)
+    assert plan(again).groups[0].selected == "rack-b1"
