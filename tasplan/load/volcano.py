@@ -2,9 +2,9 @@
 (``batch.volcano.sh/v1alpha1`` Job), the last as a pod producer for ``expand``.
 
 Decoding refuses what the API server refuses (types, enums, the CRDs' CEL rules on member
-selectors, minimums); the admission webhooks' rules are lint's (``validate_hypernode``,
-``validate_vcjob``). A vcjob's pods are named and labelled as volcano's job controller names
-them (``pkg/controllers/job/job_controller_util.go`` ``createJobPod``: ``<job>-<task>-<i>``,
+selectors, minimums); the admission webhooks' rules are lint's (``tasplan.lint.volcano``).
+A vcjob's pods are named and labelled as volcano's job controller names them
+(``pkg/controllers/job/job_controller_util.go`` ``createJobPod``: ``<job>-<task>-<i>``,
 ``volcano.sh/task-spec``, ``volcano.sh/partition-id``) and its PodGroup is what
 ``createOrUpdatePodGroup`` makes (minMember, minTaskMember, minResources of the first
 minAvailable pods, networkTopology, one subGroupPolicy per partitioned task), after the
@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.load.go_regex import RegexError, compile_go_regex
 from tasplan.load.pod_affinity import label_selector
 from tasplan.load.producers import PodBatch, Producer, check_expansion, identity, pod_template
 from tasplan.load.scheduling import GroupSpec
@@ -309,27 +308,6 @@ def _min_resources(tasks: list[tuple[int, dict[str, int], int, int]],
         add(tasks[i][1], max(n, 0))
         left -= max(n, 0)
     return out
-
-
-def validate_hypernode(hn: HyperNode) -> list[str]:
-    """The HyperNode admission rules (webhook ``validateHyperNode`` and the
-    ``hypernode-validation-policy`` VAP) beyond what decoding refuses."""
-    problems = []
-    if not hn.members:
-        problems.append("spec.members: member must have at least one member")
-    for i, m in enumerate(hn.members):
-        if m.regex is not None:
-            try:
-                compile_go_regex(m.regex)
-            except RegexError as exc:
-                problems.append(f"spec.members[{i}].selector.regexMatch.pattern: member "
-                                f"regexMatch pattern is invalid: {exc}")
-        if m.type == MEMBER_HYPERNODE and m.exact is None:
-            problems.append(f"spec.members[{i}].selector: a HyperNode member is found by "
-                            "exactMatch only; Volcano ignores this member")
-    return problems
-
-
 
 
 def volcano_inputs(docs: Iterable[tuple[Source, Mapping[str, Any]]]) -> VolcanoInputs:

@@ -132,8 +132,6 @@ class SubJob:
                     out[r] = out.get(r, 0) + v
         return out
 
-    def allocated_num(self) -> int:
-        return self.count(ALLOCATED_STATUSES)
 
 
 @dataclass(eq=False)
@@ -221,9 +219,6 @@ class Job:
             size = 1 if self.policies else self.min_available
             self.sub_jobs[uid] = SubJob(uid, uid, size, 0, self.network_topology)
         return self.sub_jobs[uid]
-
-    def sub_job_of(self, task: Task) -> SubJob:
-        return self.sub_jobs[self.task_sub_job[task.uid]]
 
     @property
     def has_policy(self) -> bool:
@@ -343,8 +338,6 @@ class Job:
     def min_resources_or_empty(self) -> dict[str, int]:
         return dict(self.min_resources or {})
 
-    def allocated_num(self) -> int:
-        return self.count(ALLOCATED_STATUSES)
 
 
 def _match_values(policy: SubGroupPolicy, labels: Mapping[str, str]) -> list[str]:

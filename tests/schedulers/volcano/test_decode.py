@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tasplan.errors import InputError
-from tasplan.load.volcano import decode_podgroup, decode_vcjob, validate_hypernode, volcano_inputs
+from tasplan.load.volcano import decode_podgroup, decode_vcjob, volcano_inputs
 from tasplan.model.source import Source
 from tasplan.model.volcano import NetworkTopology
 
@@ -125,27 +125,3 @@ def test_network_topology_mode_is_an_enum(tmp_path: Path) -> None:
             metadata: {name: pg}
             spec: {minMember: 1, networkTopology: {mode: strict}}
             """)
-
-
-def test_hypernode_webhook_rules(tmp_path: Path) -> None:
-    s = load(tmp_path, """
-        apiVersion: topology.volcano.sh/v1alpha1
-        kind: HyperNode
-        metadata: {name: h}
-        spec:
-          tier: 1
-          members:
-          - {type: Node, selector: {regexMatch: {pattern: "(a"}}}
-          - {type: HyperNode, selector: {regexMatch: {pattern: "x"}}}
-        """)
-    problems = validate_hypernode(s.hypernodes["h"])
-    assert "regexMatch pattern is invalid" in problems[0]
-    assert "exactMatch only" in problems[1]
-    empty = load(tmp_path, """
-        apiVersion: topology.volcano.sh/v1alpha1
-        kind: HyperNode
-        metadata: {name: e}
-        spec: {tier: 1}
-        """)
-    assert validate_hypernode(empty.hypernodes["e"]) == [
-        "spec.members: member must have at least one member"]
