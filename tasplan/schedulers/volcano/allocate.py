@@ -636,7 +636,9 @@ class Session:
         ops: list[Op] = []
         allocated_hn = sub.allocated_hypernode
         with_topology = sub.network_topology is not None
-        cache: dict[object, dict[str, list[str]]] = {}
+        # Per task class, the nodes' answers so far: within one call nodes only fill, so
+        # after a placement only that node is asked again.
+        classes: dict[object, _ClassNodes] = {}
         tasks.reverse()  # pop from the end: the queue's head is the list's tail
         while tasks:
             task = tasks.pop()
@@ -647,23 +649,25 @@ class Session:
                 job.fit_errors[task.uid] = fe
                 continue
             cls = self.sim.task_class(task)
-            known = cache.setdefault(cls, {}) if cls is not None else None
-            feasible, fits_idle, fe = self._predicate_nodes(task, nodes, known)
-            if not feasible:
-                if hn != ROOT:
-                    fe.hypernode = hn
+            state = classes.get(cls) if cls is not None else None
+            if state is None:
+                state = _ClassNodes(task, {n: self._answer(task, n) for n in nodes})
+                if cls is not None:
+                    classes[cls] = state
+            if not state.feasible:
+                fe = FitErrors(dict(state.failed()), hn if hn != ROOT else "")
                 job.fit_errors[task.uid] = fe
                 if job.need_continue_allocating(sub):
                     continue
                 break
-            best, pipelined = self._prioritize(task, feasible, fits_idle, sub,
+            best, pipelined = self._prioritize(task, state.feasible, state.idle, sub,
                                                allocated_hn if with_topology else "")
             if best is None:
                 continue
             self._apply(task, best, pipelined)
             ops.append((task, best, pipelined))
-            for known in cache.values():
-                known.pop(best, None)
+            for other in classes.values():
+                other.update(best, self._answer(other.task, best))
             if with_topology:
                 leaf = self.tree.leaf_of.get(best, "")
                 if leaf:
@@ -676,42 +680,21 @@ class Session:
         self.discard(ops)
         return None
 
-    def _predicate_nodes(self, task: Task, nodes: Sequence[str],
-                         known: dict[str, tuple[list[str], bool]] | None
-                         ) -> tuple[list[str], set[str], FitErrors]:
-        """Nodes that pass ``alloc.predicate`` (requests within the future idle resources,
-        then the predicates plugin), those of them whose idle resources already hold the
-        task, and the others' reasons. ``known`` holds earlier answers for the task's class
-        on nodes that did not change since."""
-        fe = FitErrors()
-        feasible = []
-        idle = set()
-        request = [(r, v) for r, v in _ordered(task.request) if v > 0]
+    def _answer(self, task: Task, node: str) -> tuple[list[str], bool]:
+        """``alloc.predicate`` on one node: the reasons it fails (requests within its future
+        idle resources, then the predicates plugin), and whether its idle resources alone
+        hold the task."""
         sim = self.sim
-        for node in nodes:
-            answer = known.get(node) if known is not None else None
-            if answer is None:
-                alloc, used, rel = sim.allocatable(node), sim.used(node), sim.releasing(node)
-                reasons: list[str] = []
-                fits_idle = True
-                for r, v in request:
-                    free = alloc.get(r, 0) - used.get(r, 0)
-                    if v > free + rel.get(r, 0):
-                        reasons = [INSUFFICIENT + r]
-                        break
-                    fits_idle = fits_idle and v <= free
-                if not reasons:
-                    reasons = sim.predicate(task, node)
-                answer = (reasons, fits_idle)
-                if known is not None:
-                    known[node] = answer
-            if answer[0]:
-                fe.nodes[node] = answer[0]
-            else:
-                feasible.append(node)
-                if answer[1]:
-                    idle.add(node)
-        return feasible, idle, fe
+        alloc, used, rel = sim.allocatable(node), sim.used(node), sim.releasing(node)
+        fits_idle = True
+        for r, v in _ordered(task.request):
+            if v <= 0:
+                continue
+            free = alloc.get(r, 0) - used.get(r, 0)
+            if v > free + rel.get(r, 0):
+                return [INSUFFICIENT + r], False
+            fits_idle = fits_idle and v <= free
+        return sim.predicate(task, node), fits_idle
 
     def _prioritize(self, task: Task, feasible: Sequence[str], fits_idle: set[str],
                     sub: SubJob, allocated_hn: str) -> tuple[str | None, bool]:
@@ -727,15 +710,22 @@ class Session:
                 continue
             if len(group) == 1:
                 return group[0], pipelined
-            scores = dict.fromkeys(group, 0.0)
-            for node, s in self.sim.scores(task, group).items():
-                scores[node] += s
+            ext = self.sim.scores(task, group)
+            per_node: Mapping[str, float] = {}
+            per_leaf: Mapping[str, float] = {}
             if self.plugins.nta_node_order:
-                for node, s in self.node_scores(task, group, sub, allocated_hn).items():
-                    scores[node] += s
-            best, top, tied = group[0], scores[group[0]], 0
+                if sub.network_topology is None:
+                    per_node = self._normal_pod_scores(task, group)
+                elif allocated_hn:
+                    per_leaf = self._leaf_scores(group, sub, allocated_hn)
+            leaf_of = self.tree.leaf_of
+            best, top, tied = None, float("-inf"), 0
             for node in group:  # sorted by name: the first of the best
-                score = scores[node]
+                score = ext.get(node, 0.0) if ext else 0.0
+                if per_node:
+                    score += per_node.get(node, 0.0)
+                elif per_leaf:
+                    score += per_leaf.get(leaf_of.get(node, ""), 0.0)
                 if score > top:
                     best, top, tied = node, score, 0
                 elif score == top:
@@ -751,32 +741,23 @@ class Session:
     def _scale(self, score: float) -> float:
         return MAX_NODE_SCORE * self.plugins.nta_weight * score
 
-    def node_scores(self, task: Task, nodes: Sequence[str], sub: SubJob,
-                    allocated_hn: str) -> dict[str, float]:
-        """``batchNodeOrderFn``: closeness to the job's HyperNode for network-aware pods,
-        the HyperNode bin-packing of every tier for the others."""
-        if sub.network_topology is None:
-            return self._normal_pod_scores(task, nodes)
-        if not allocated_hn:
-            return {}
+    def _leaf_scores(self, nodes: Sequence[str], sub: SubJob,
+                     allocated_hn: str) -> dict[str, float]:
+        """``batchNodeOrderFnForNetworkAwarePods`` per lowest-tier HyperNode (every node of
+        one has the same score): the tier of its common ancestor with the job's HyperNode;
+        when several nodes share the best, plus the share of the sub-job's tasks there."""
         leaf_of = self.tree.leaf_of
-        closeness: dict[str, float] = {}
-        scores = {}
+        count: dict[str, int] = {}
         for n in nodes:
             leaf = leaf_of.get(n, "")
-            if leaf not in closeness:
-                closeness[leaf] = self._closeness(leaf, allocated_hn)
-            scores[n] = closeness[leaf]
+            count[leaf] = count.get(leaf, 0) + 1
+        scores = {leaf: self._closeness(leaf, allocated_hn) for leaf in count}
         top = max(scores.values())
-        best = [n for n in nodes if scores[n] == top]
-        if len(best) > 1:
-            per_leaf: dict[str, float] = {}
-            for n in best:
-                leaf = leaf_of.get(n, "")
-                if leaf not in per_leaf:
-                    per_leaf[leaf] = self._task_num(leaf, sub)
-                scores[n] += per_leaf[leaf]
-        return {n: self._scale(s) for n, s in scores.items()}
+        if sum(count[leaf] for leaf, s in scores.items() if s == top) > 1:
+            for leaf, s in scores.items():
+                if s == top:
+                    scores[leaf] += self._task_num(leaf, sub)
+        return {leaf: self._scale(s) for leaf, s in scores.items()}
 
     def _closeness(self, hn: str, allocated: str) -> float:
         if not hn or not allocated:
@@ -884,6 +865,29 @@ def _translate(nt: NetworkTopology | None, names: Mapping[str, int]) -> NetworkT
     if tier is None:
         return nt
     return NetworkTopology(nt.mode, tier)
+
+
+class _ClassNodes:
+    """The predicate answers of one task class on the nodes of one dry run: the feasible
+    nodes in name order and those whose idle resources hold the task."""
+
+    def __init__(self, task: Task, answers: dict[str, tuple[list[str], bool]]) -> None:
+        self.task = task
+        self.answers = answers
+        self.feasible = [n for n, (reasons, _) in answers.items() if not reasons]
+        self.idle = {n for n in self.feasible if answers[n][1]}
+
+    def failed(self) -> list[tuple[str, list[str]]]:
+        return [(n, reasons) for n, (reasons, _) in self.answers.items() if reasons]
+
+    def update(self, node: str, answer: tuple[list[str], bool]) -> None:
+        """``node`` changed (a pod was placed there): it can only have become fuller."""
+        was = self.answers[node]
+        self.answers[node] = answer
+        if answer[0] and not was[0]:
+            self.feasible.remove(node)
+        if not answer[1]:
+            self.idle.discard(node)
 
 
 @dataclass

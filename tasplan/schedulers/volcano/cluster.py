@@ -51,6 +51,7 @@ class ClusterSim:
         self.filters = [m.new({}) for m in (node_unschedulable, node_name, taint_toleration,
                                              node_affinity, node_ports)]
         self.release: dict[str, dict[str, int]] = {}
+        self.binpack: dict[tuple, dict[str, tuple[int, float]]] = {}
         for info in self.infos.values():
             for pod in info.pods:
                 if pod.deleting:
@@ -85,8 +86,19 @@ class ClusterSim:
         self.infos[node].remove_pod(task.payload)
 
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
-        return {n: binpack_node_score(task.request, self.infos[n].node.allocatable,
-                                      self.infos[n].requested) for n in nodes}
+        """The binpack plugin's scores, kept per (request, node) until the node changes
+        (``NodeInfo.generation``)."""
+        key = tuple(sorted(task.request.items()))
+        cache = self.binpack.setdefault(key, {})
+        out = {}
+        for n in nodes:
+            info = self.infos[n]
+            hit = cache.get(n)
+            if hit is None or hit[0] != info.generation:
+                hit = cache[n] = (info.generation, binpack_node_score(
+                    task.request, info.node.allocatable, info.requested))
+            out[n] = hit[1]
+        return out
 
     def task_class(self, task: Task) -> object:
         return task.payload.signature()
