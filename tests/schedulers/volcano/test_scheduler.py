@@ -59,3 +59,11 @@ def test_hypernodes_survive_a_tasplan_snapshot(tmp_path: Path) -> None:
     again = load_inputs([SAMPLES / "volcano" / "train-vcjob.yaml"], [out])
     assert sorted(again.volcano.hypernodes) == sorted(sample().volcano.hypernodes)
     assert plan(again).groups[0].selected == "rack-b1"
+
+
+def test_network_topology_is_honoured_by_volcano_and_warned_under_kube_scheduler() -> None:
+    snapshot = sample()
+    assert not any("networkTopology" in w for w in plan(snapshot).warnings)
+    forced = plan(snapshot, scheduler="kube-scheduler").warnings
+    assert any("spec.networkTopology" in w and "honoured by --scheduler volcano" in w
+               for w in forced)
