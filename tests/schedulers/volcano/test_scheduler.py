@@ -67,3 +67,16 @@ def test_network_topology_is_honoured_by_volcano_and_warned_under_kube_scheduler
     forced = plan(snapshot, scheduler="kube-scheduler").warnings
     assert any("spec.networkTopology" in w and "honoured by --scheduler volcano" in w
                for w in forced)
+
+
+def test_auto_gives_pods_asking_for_volcano_to_volcano() -> None:
+    from dataclasses import replace
+
+    from tests.builders import gang_pods, make_group, rack_nodes, snapshot
+
+    group = make_group("vc", min_count=2)
+    pods = [replace(p, scheduler_name="volcano") for p in gang_pods(group, 2)]
+    nodes = rack_nodes(**{"rack-1": ["n1", "n2"]})
+    (g,) = plan(snapshot(nodes, pods, [group])).groups
+    assert g.scheduler == "volcano" and g.schedulable and g.selected == "cluster"
+    assert any(n.code == "scheduler-auto" and "schedulerName" in n.message for n in g.notes)
