@@ -140,27 +140,38 @@ RULES: tuple[Rule, ...] = (
          "The groups of one tree name different priority classes; KEP-6012 (alpha) requires "
          "one priority for a whole tree.",
          "Give every CompositePodGroup and PodGroup of the tree the same priorityClassName."),
-    Rule("TP230", "hypernode-without-members", _E,
+    Rule("TP230", "kueue-topology-request", _E,
+         "Kueue's webhook refuses the pod template's TAS annotations (kueue.x-k8s.io/"
+         "podset-*): several of required / preferred / unconstrained, a level that is not a "
+         "label key, a slice size missing, not a number or above the PodSet's pods, bad "
+         "slice constraints, a podset-group-name that does not pair two PodSets.",
+         "Fix the annotation the message names (docs/schedulers.md#kueue---scheduler-kueue)."),
+    Rule("TP231", "kueue-object-invalid", _E,
+         "A Kueue Topology or ResourceFlavor the API server refuses: levels not 1-16, "
+         "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
+         "topologyName without nodeLabels.",
+         "Fix the field the message names."),
+    Rule("TP250", "hypernode-without-members", _E,
          "A Volcano HyperNode lists no members; Volcano's HyperNode webhook rejects it.",
          "List its nodes or child HyperNodes under spec.members."),
-    Rule("TP231", "hypernode-bad-regex", _E,
+    Rule("TP251", "hypernode-bad-regex", _E,
          "A HyperNode member's regexMatch pattern is not a Go (RE2) regular expression; "
          "Volcano's webhook rejects it (RE2 has no lookarounds or backreferences).",
          "Write the pattern in RE2 syntax, e.g. ^node-[0-9]+$."),
-    Rule("TP232", "hypernode-member-ignored", _W,
+    Rule("TP252", "hypernode-member-ignored", _W,
          "A HyperNode member of type HyperNode uses regexMatch or labelMatch: Volcano finds "
          "child HyperNodes by exactMatch only and ignores the member.",
          "Name each child HyperNode with selector.exactMatch.name."),
-    Rule("TP233", "vcjob-invalid", _E,
+    Rule("TP253", "vcjob-invalid", _E,
          "A Volcano Job that Volcano's job webhook rejects: no task, a task minAvailable "
          "above its replicas, a duplicated task name, a job minAvailable above the total "
          "replicas.",
          "Fix the field the message names; `kubectl apply` would be refused."),
-    Rule("TP234", "network-topology-both-tiers", _E,
+    Rule("TP254", "network-topology-both-tiers", _E,
          "A networkTopology sets both highestTierAllowed and highestTierName; Volcano's job "
          "webhook rejects it (a PodGroup's is resolved by tier number first).",
          "Keep one of highestTierAllowed or highestTierName."),
-    Rule("TP235", "vcjob-partition-invalid", _E,
+    Rule("TP255", "vcjob-partition-invalid", _E,
          "A vcjob task's partitionPolicy that Volcano's job webhook rejects: totalPartitions "
          "or partitionSize not positive, replicas not totalPartitions x partitionSize, "
          "minAvailable not minPartitions x partitionSize.",

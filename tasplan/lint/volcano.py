@@ -1,4 +1,4 @@
-"""Volcano's admission rules for its objects (TP230-TP235): the HyperNode webhook and its
+"""Volcano's admission rules for its objects (TP250-TP255): the HyperNode webhook and its
 validating admission policy (``pkg/webhooks/admission/hypernodes/validate``,
 ``installer/helm/chart/volcano/policy/hypernodes-validating.yaml``) and the vcjob webhook
 (``pkg/webhooks/admission/jobs/validate/admit_job.go``), volcano commit
@@ -74,13 +74,13 @@ def validate(m: Manifest) -> list[Violation]:
 
 def _topology(m: Manifest, nt: dict, path: tuple) -> Iterator[Found]:
     if nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
-        yield m, Violation("TP234", path, BOTH_TIERS)
+        yield m, Violation("TP254", path, BOTH_TIERS)
 
 
 def _hypernode(m: Manifest) -> Iterator[Found]:
     members = _list(_map(m.obj.get("spec")).get("members"))
     if not members:
-        yield m, Violation("TP230", ("spec", "members"), "member must have at least one member")
+        yield m, Violation("TP250", ("spec", "members"), "member must have at least one member")
     for i, member in enumerate(members):
         member = _map(member)
         selector = _map(member.get("selector"))
@@ -90,10 +90,10 @@ def _hypernode(m: Manifest) -> Iterator[Found]:
             try:
                 compile_go_regex(pattern)
             except RegexError as exc:
-                yield m, Violation("TP231", (*path, "regexMatch", "pattern"),
+                yield m, Violation("TP251", (*path, "regexMatch", "pattern"),
                                    f"member regexMatch pattern is invalid: {exc}")
         if member.get("type") == "HyperNode" and "exactMatch" not in selector:
-            yield m, Violation("TP232", path, (
+            yield m, Violation("TP252", path, (
                 "a HyperNode member is found by exactMatch only: Volcano ignores this member, "
                 "so its HyperNode gets no parent here"))
 
@@ -103,7 +103,7 @@ def _vcjob(m: Manifest) -> Iterator[Found]:
     name = m.name
     tasks = _list(spec.get("tasks"))
     if not tasks:
-        yield m, Violation("TP233", ("spec", "tasks"), "No task specified in job spec")
+        yield m, Violation("TP253", ("spec", "tasks"), "No task specified in job spec")
     yield from _topology(m, _map(spec.get("networkTopology")), ("spec", "networkTopology"))
     seen: set[str] = set()
     total = 0
@@ -115,16 +115,16 @@ def _vcjob(m: Manifest) -> Iterator[Found]:
         total += replicas
         minimum = _int(task.get("minAvailable"))
         if minimum is not None and minimum > replicas:
-            yield m, Violation("TP233", (*path, "minAvailable"),
+            yield m, Violation("TP253", (*path, "minAvailable"),
                                f"'minAvailable' is greater than 'replicas' in task: {tname}, "
                                f"job: {name}")
         if tname in seen:
-            yield m, Violation("TP233", (*path, "name"), f"duplicated task name {tname}")
+            yield m, Violation("TP253", (*path, "name"), f"duplicated task name {tname}")
         seen.add(tname)
         yield from _partition(m, task, path, tname, name, replicas, minimum)
     job_min = _int(spec.get("minAvailable"))
     if job_min is not None and total < job_min:
-        yield m, Violation("TP233", ("spec", "minAvailable"),
+        yield m, Violation("TP253", ("spec", "minAvailable"),
                            "job 'minAvailable' should not be greater than total replicas in "
                            "tasks")
 
@@ -139,15 +139,15 @@ def _partition(m: Manifest, task: dict, path: tuple, tname: str, name: str, repl
     mins = _int(pp.get("minPartitions")) or 0
     where = f"in task: {tname}, job: {name}"
     if total <= 0:
-        yield m, Violation("TP235", (*ppath, "totalPartitions"),
+        yield m, Violation("TP255", (*ppath, "totalPartitions"),
                            f"'TotalPartitions' must be greater than 0 {where}")
     elif size <= 0:
-        yield m, Violation("TP235", (*ppath, "partitionSize"),
+        yield m, Violation("TP255", (*ppath, "partitionSize"),
                            f"'PartitionSize' must be greater than 0 {where}")
     elif replicas != total * size:
-        yield m, Violation("TP235", (*path, "replicas"),
+        yield m, Violation("TP255", (*path, "replicas"),
                            f"'Replicas' are not equal to TotalPartitions*PartitionSize {where}")
     elif minimum is not None and mins > 0 and mins * size != minimum:
-        yield m, Violation("TP235", (*path, "minAvailable"),
+        yield m, Violation("TP255", (*path, "minAvailable"),
                            f"'MinAvailable' is not equal to MinPartitions*PartitionSize {where}")
     yield from _topology(m, _map(pp.get("networkTopology")), (*ppath, "networkTopology"))
