@@ -95,75 +95,80 @@ def validate_hierarchy(entries: Sequence[Entry], *, target: Target) -> str | Non
     Of scheduled pods only the priority is checked: tasplan does not read their
     schedulerName and preemptionPolicy (upstream checks them too)."""
     release = target.release.group_validation
-    root = entries[0][0]
     pending = [p for _, ps, _ in entries for p in ps]
-    if not pending and release == SCHEDULER_NAME:
-        return None
-    first = pending[0] if pending else None
     if release == SCHEDULER_NAME:
-        odd = next((p for p in pending if p.scheduler_name != first.scheduler_name), None)
+        odd = next((p for p in pending if p.scheduler_name != pending[0].scheduler_name),
+                   None)
         return None if odd is None else (
             "all pods in a single pod group should have the same .spec.schedulerName set, "
-            f"got: {_q(odd.scheduler_name)} and {_q(first.scheduler_name)}")
-    tree = release == HIERARCHY
-    by = "pod group hierarchy" if tree else "single pod group"
-    group_policy = target.enabled(POD_GROUP_PREEMPTION_POLICY)
-    priority = _priority(root)
-    policy = (root.preemption_policy or PREEMPT_LOWER) if group_policy else (
-        first.preemption_policy if first is not None else PREEMPT_LOWER)
-
-    def named(pod: Pod) -> str:
-        return f" ({_q(pod.name)})" if tree else ""
-
-    root_name = f" ({_q(root.key)})" if tree else ""
-    first_name = named(first) if first is not None else ""
-
-    def check_group(g: PodGroup | CompositePodGroup) -> str | None:
-        if not tree:
-            return None
-        if priority is not None and _priority(g) != priority:
-            return ("all pod groups in a hierarchy should have the same priority as the root "
-                    f"pod group's priority, got {_priority(g)} ({_q(g.key)}) and {priority}"
-                    f"{root_name}")
-        if group_policy and (g.preemption_policy or PREEMPT_LOWER) != policy:
-            return ("all pod groups in a hierarchy should have the same preemption policy as "
-                    f"the root pod group's preemption policy, got "
-                    f"{g.preemption_policy or PREEMPT_LOWER} ({_q(g.key)}) and {policy}"
-                    f"{root_name}")
-        return None
-
-    def check_pod(pod: Pod, pending: bool) -> str | None:
-        if pending and pod.scheduler_name != first.scheduler_name:
-            return (f"all pods in a {by} should have the same .spec.schedulerName set, got: "
-                    f"{_q(pod.scheduler_name)}{named(pod)} and {_q(first.scheduler_name)}"
-                    f"{first_name}")
-        if priority is not None and pod.priority != priority:
-            whose = "the root pod group's" if tree else "the pod group's"
-            return (f"all pods in a {by} should have the same priority as {whose} priority, "
-                    f"got {pod.priority}{named(pod)} and {priority}{root_name}")
-        if pending and pod.preemption_policy != policy:
-            if group_policy:
-                whose = "the root pod group's" if tree else "the pod group's"
-                return (f"all pods in a {by} should have the same preemption policy as "
-                        f"{whose} preemption policy, got {pod.preemption_policy}{named(pod)} "
-                        f"and {policy}{root_name}")
-            return (f"all pods in a {by} should have the same preemption policy, got "
-                    f"{pod.preemption_policy}{named(pod)} and {policy}{first_name}")
-        return None
-
-    if tree:  # depth first: each group, then its pods
-        checks = [(g, [(p, True) for p in ps] + [(p, False) for p in done])
-                  for g, ps, done in entries]
+            f"got: {_q(odd.scheduler_name)} and {_q(pending[0].scheduler_name)}")
+    check = _Checks(entries[0][0], pending[0] if pending else None, release == HIERARCHY,
+                    target.enabled(POD_GROUP_PREEMPTION_POLICY))
+    if check.tree:  # depth first: each group, then its pods
+        order = [(g, [(p, True) for p in ps] + [(p, False) for p in done])
+                 for g, ps, done in entries]
     else:  # the queued pods, then every leaf's scheduled pods
-        checks = [(None, [(p, True) for p in pending])]
-        checks += [(None, [(p, False) for p in done]) for _, _, done in entries]
-    for g, pods in checks:
-        if g is not None and (problem := check_group(g)) is not None:
+        order = [(None, [(p, True) for p in pending])]
+        order += [(None, [(p, False) for p in done]) for _, _, done in entries]
+    for g, pods in order:
+        if g is not None and (problem := check.group(g)) is not None:
             return problem
         for pod, is_pending in pods:
-            if (problem := check_pod(pod, is_pending)) is not None:
+            if (problem := check.pod(pod, is_pending)) is not None:
                 return problem
     return None
+
+
+class _Checks:
+    """1.37's (``tree`` False) and 1.38's (True) checks against a root and the first
+    pending pod; ``group_policy``: PodGroupPreemptionPolicy is on."""
+
+    def __init__(self, root: PodGroup | CompositePodGroup, first: Pod | None, tree: bool,
+                 group_policy: bool) -> None:
+        self.root, self.first, self.tree, self.group_policy = root, first, tree, group_policy
+        self.priority = _priority(root)
+        self.policy = (root.preemption_policy or PREEMPT_LOWER) if group_policy else (
+            first.preemption_policy if first is not None else PREEMPT_LOWER)
+        self.by = "pod group hierarchy" if tree else "single pod group"
+        self.whose = "the root pod group's" if tree else "the pod group's"
+        self.root_name = f" ({_q(root.key)})" if tree else ""
+
+    def named(self, pod: Pod) -> str:
+        return f" ({_q(pod.name)})" if self.tree else ""
+
+    def group(self, g: PodGroup | CompositePodGroup) -> str | None:
+        if not self.tree:
+            return None
+        if self.priority is not None and _priority(g) != self.priority:
+            return ("all pod groups in a hierarchy should have the same priority as the root "
+                    f"pod group's priority, got {_priority(g)} ({_q(g.key)}) and "
+                    f"{self.priority}{self.root_name}")
+        policy = g.preemption_policy or PREEMPT_LOWER
+        if self.group_policy and policy != self.policy:
+            return ("all pod groups in a hierarchy should have the same preemption policy as "
+                    f"the root pod group's preemption policy, got {policy} ({_q(g.key)}) and "
+                    f"{self.policy}{self.root_name}")
+        return None
+
+    def pod(self, pod: Pod, pending: bool) -> str | None:
+        first, by = self.first, self.by
+        if pending and pod.scheduler_name != first.scheduler_name:
+            return (f"all pods in a {by} should have the same .spec.schedulerName set, got: "
+                    f"{_q(pod.scheduler_name)}{self.named(pod)} and "
+                    f"{_q(first.scheduler_name)}{self.named(first)}")
+        if self.priority is not None and pod.priority != self.priority:
+            return (f"all pods in a {by} should have the same priority as {self.whose} "
+                    f"priority, got {pod.priority}{self.named(pod)} and {self.priority}"
+                    f"{self.root_name}")
+        if pending and pod.preemption_policy != self.policy:
+            if self.group_policy:
+                return (f"all pods in a {by} should have the same preemption policy as "
+                        f"{self.whose} preemption policy, got {pod.preemption_policy}"
+                        f"{self.named(pod)} and {self.policy}{self.root_name}")
+            return (f"all pods in a {by} should have the same preemption policy, got "
+                    f"{pod.preemption_policy}{self.named(pod)} and {self.policy}"
+                    f"{self.named(first)}")
+        return None
 
 
 def _priority(group: PodGroup | CompositePodGroup) -> int | None:
