@@ -13,6 +13,7 @@ raised; only a file that cannot be opened raises :class:`InputError`.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from tasplan.load.documents import (
     GuardedLoader,
     max_input_bytes,
     needs_guarded_loader,
+    not_regular,
     read_limited,
 )
 from tasplan.load.nesting import check_depth, may_nest_deeper
@@ -162,6 +164,9 @@ def read_bytes(path: Path) -> bytes:
     over the size limit is returned one byte over it (``parse`` reports it)."""
     limit = max_input_bytes()
     try:
+        mode = os.stat(path).st_mode  # before opening: opening a FIFO waits for a writer
+        if not stat.S_ISREG(mode):
+            raise InputError(str(path), not_regular(mode))
         with path.open("rb") as fh:
             try:
                 return read_limited(fh, str(path), limit)
