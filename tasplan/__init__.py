@@ -12,9 +12,9 @@ from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.report.document import plan_document
+from tasplan.schedulers.planner import plan
 
 __version__ = "0.1.0"
 

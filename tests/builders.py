@@ -12,7 +12,7 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
-from tasplan.plan.planner import target_for
+from tasplan.schedulers.planner import target_for
 from tasplan.target import Target
 
 CLUSTER = Source("cluster.yaml")

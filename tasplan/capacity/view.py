@@ -17,7 +17,7 @@ from tasplan.framework.profile import Profile
 from tasplan.framework.runtime import Framework
 from tasplan.model.snapshot import ClusterSnapshot, NodeUsage
 from tasplan.model.topology import infer_levels
-from tasplan.plan.planner import build_node_infos
+from tasplan.plan.state import build_node_infos
 from tasplan.plugins.defaults import default_scheduler_config
 from tasplan.plugins.registry import in_tree_registry
 

@@ -43,6 +43,7 @@ from tasplan.cli.whatif import (
     WhatIfOptions,
 )
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
+from tasplan.schedulers.registry import names as scheduler_names
 from tasplan.stdio import OutputError, run_exit_hooks
 
 app = typer.Typer(
@@ -111,6 +112,10 @@ FeatureGatesOpt = Annotated[str | None, typer.Option(
     help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
     "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
     "assumed on unless set here.")]
+SchedulerOpt = Annotated[str, typer.Option(
+    "--scheduler", metavar="|".join(scheduler_names()),
+    help="The scheduler to plan for. auto: each group's, from what it asks for (e.g. pods' "
+    "schedulerName or a scheduler's labels), else kube-scheduler.")]
 NoPreemptOpt = Annotated[bool, typer.Option(
     "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
 TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
@@ -146,6 +151,7 @@ def check(
     scheduler_config: SchedulerConfigOpt = None,
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
+    scheduler: SchedulerOpt = "auto",
     no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -173,7 +179,7 @@ def check(
     from tasplan.cli.check import run_check
 
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
@@ -229,6 +235,7 @@ def explain(
     scheduler_config: SchedulerConfigOpt = None,
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
+    scheduler: SchedulerOpt = "auto",
     no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -257,7 +264,7 @@ def explain(
     source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
     from tasplan.load.batch import JobOverrides
 
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt)
+    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
 
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))

@@ -16,13 +16,12 @@ from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.load.scheduler_config import load_scheduler_config
-from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
+from tasplan.schedulers.planner import plan
 from tasplan.stdio import write_stdout
-from tasplan.target import parse_gates, parse_version
 from tasplan.whatif import apply_edits
 
 
@@ -38,9 +37,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
     release = release or ReleaseOptions()
-    parse_gates(release.feature_gates)  # a usage error before anything is read
-    if release.kube_version:
-        parse_version(release.kube_version)
+    release.check()
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -58,7 +55,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
         result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
-                      target=release.target(snapshot), preempt=release.preempt)
+                      target=release.target(snapshot), preempt=release.preempt,
+                      scheduler=release.scheduler)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)

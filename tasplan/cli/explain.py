@@ -24,7 +24,6 @@ from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
-from tasplan.target import parse_gates, parse_version
 from tasplan.whatif import apply_edits
 
 
@@ -57,9 +56,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
     release = release or ReleaseOptions()
-    parse_gates(release.feature_gates)  # a usage error before anything is read
-    if release.kube_version:
-        parse_version(release.kube_version)
+    release.check()
     live = cluster_source(source)
     err = Console(stderr=True)
     quiet = source.quiet or not err.is_terminal
@@ -73,7 +70,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config, target=release.target(snapshot),
-                         preempt=release.preempt)
+                         preempt=release.preempt, scheduler=release.scheduler)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied,
                                  trees=result.trees)

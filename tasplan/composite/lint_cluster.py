@@ -11,7 +11,7 @@ from tasplan.composite.tree import build_trees
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 
 Found = tuple[Manifest, Violation]
 

@@ -48,3 +48,5 @@ class CompositeResult:
     # placement is the root's domain) and upstream's status text when it was tried.
     preemption: PreemptionResult | None = None
     preemption_message: str = ""
+    # The scheduler that planned the tree (``tasplan.schedulers``), set by the planning run.
+    scheduler: str = ""

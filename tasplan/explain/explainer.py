@@ -30,10 +30,12 @@ from tasplan.framework.types import GroupContext
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
-from tasplan.plan.planner import group_priority, plan, target_for
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.victims import atomic_ancestors
+from tasplan.schedulers.interface import AUTO
+from tasplan.schedulers.kube.scheduler import group_priority
+from tasplan.schedulers.planner import plan, target_for
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
@@ -43,7 +45,7 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
             scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
-            preempt: bool = True) -> ExplainResult:
+            preempt: bool = True, scheduler: str = AUTO) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
     budgets = disruption_budgets(snapshot)
@@ -73,10 +75,10 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
-                  preempt=preempt)
+                  preempt=preempt, scheduler=scheduler)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
-        preempt=preempt)) if result.composites else {}
+        preempt=preempt, scheduler=scheduler)) if result.composites else {}
     return ExplainResult(result, explanations, trees)
 
 

@@ -23,9 +23,9 @@ from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.source import Source
-from tasplan.plan.planner import plan
 from tasplan.plugins.node_affinity import NodeAffinity
 from tasplan.plugins.taint_toleration import TaintToleration
+from tasplan.schedulers.planner import plan
 
 Found = tuple[Manifest, Violation]
 

@@ -21,6 +21,7 @@ from tasplan.dra import decode as dra_decode
 from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
 from tasplan.load import apps, jobset, lws, names, scheduling
+from tasplan.load import kueue as kueue_decode
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.core_v1 import (
     PriorityResolver,
@@ -38,6 +39,8 @@ from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
+from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
@@ -66,8 +69,9 @@ _KINDS = {
     **{(v, "LeaderWorkerSet"): "LeaderWorkerSet" for v in lws.VERSIONS},
     (apps.API_VERSION, "Deployment"): "Deployment",
     **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
+    **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
 }
-_USED_KINDS = {kind for _, kind in _KINDS}
+_USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
 # (a typo or a version tasplan does not know), where a kind of another group is skipped.
 _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -339,6 +343,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
+        kueue=_kueue_inputs(by_kind, warnings),
     )
 
 
@@ -404,6 +409,21 @@ def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraI
             ((r.name,), r, d.source) for d, r in decoded("DeviceTaintRule")],
             warnings).values()),
     )
+
+
+def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KueueInputs:
+    """Topologies, ResourceFlavors, ClusterQueues, LocalQueues, Cohorts, Workloads."""
+    def decoded(kind: str, namespaced: bool = False) -> dict:
+        decode = kueue_decode.DECODERS[kind]
+        items = [(d, decode(d.source, d.obj)) for d in by_kind[kueue_decode.INTERNAL[kind]]]
+        return {"/".join(key): v for key, v in _unique(kind, [
+            ((o.namespace, o.name) if namespaced else (o.name,), o, d.source)
+            for d, o in items], warnings).items()}
+
+    return KueueInputs(
+        topologies=decoded("Topology"), flavors=decoded("ResourceFlavor"),
+        cluster_queues=decoded("ClusterQueue"), local_queues=decoded("LocalQueue", True),
+        cohorts=decoded("Cohort"), workloads=decoded("Workload", True))
 
 
 def _server_version(pod_docs: list[Document]) -> str:

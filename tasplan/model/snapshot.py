@@ -10,6 +10,7 @@ from functools import cached_property
 from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
 
@@ -110,6 +111,8 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
+    kueue: KueueInputs = NO_KUEUE
 
     def __post_init__(self) -> None:
         if self.usage is None:

@@ -393,6 +393,12 @@ class ClassCursor:
             return None
         return self._nodes[i]
 
+    def statuses(self) -> list[Status | None]:
+        """Per node, in the current state, why the next pod of this class does not fit
+        there (the first failing filter's status), None where it fits."""
+        self._sync()
+        return list(self._fail)
+
     def next(self) -> tuple[NodeInfo | None, Diagnosis | None]:
         """The node the next pod of this class would get, or why there is none.
 

@@ -77,6 +77,9 @@ class GroupResult:
     # What preemption said when it was tried (upstream's PodGroupPostFilter status), "" if
     # it was not.
     preemption_message: str = ""
+    # The scheduler that planned the group (``tasplan.schedulers``: kube-scheduler, kueue,
+    # ...), set by the planning run.
+    scheduler: str = ""
 
     @property
     def selected_placement(self) -> PlacementResult | None:
@@ -108,6 +111,9 @@ class PlanResult:
 
     # The release planned for and its gates.
     target: Target | None = None
+    # What --scheduler asked for: a scheduler's name, or "auto" (each group's own is
+    # ``GroupResult.scheduler``).
+    scheduler: str = "auto"
 
     @property
     def schedulable(self) -> bool:

@@ -53,6 +53,7 @@ def plan_document(result: PlanResult,
             "groups": len(result.groups) + len(result.composites),
             "schedulable": sum(1 for g in result.groups if g.schedulable)
             + sum(1 for c in result.composites if c.schedulable),
+            "scheduler": result.scheduler,
             "kubeVersion": result.target.version if result.target else None,
             "featureGates": dict(sorted(result.target.gates.items())) if result.target
             else {},
@@ -70,6 +71,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "kind": g.group.kind,
         "policy": g.group.policy.value,
         "minCount": g.group.min_count,
+        "scheduler": g.scheduler,
         "schedulerName": g.scheduler_name,
         "topologyKey": g.group.topology_key,
         "pendingPods": g.pending,
@@ -99,6 +101,7 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
         "kind": cpg.kind,
         "policy": cpg.policy.value,
         "minGroupCount": cpg.min_group_count,
+        "scheduler": c.scheduler,
         "schedulerName": c.scheduler_name,
         "topologyKey": cpg.topology_key,
         "schedulable": c.schedulable,

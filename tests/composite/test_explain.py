@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from tasplan.composite.explain import explanation_document, level_summary
 from tasplan.explain.explainer import explain
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tasplan.whatif.apply import apply_edits
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import Edit

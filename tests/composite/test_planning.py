@@ -6,7 +6,7 @@ test/integration/scheduler (``TestCPGQueueing`` and the hierarchy cases)."""
 
 from __future__ import annotations
 
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import make_pod
 from tests.composite.helpers import cluster, composite, leaf, tree_snapshot
 
@@ -244,7 +244,7 @@ def test_tree_follows_the_target_release_and_gate() -> None:
     """1.37 with the CompositePodGroup gate (turned on because the inputs need it): one
     unit. The gate off (--feature-gates CompositePodGroup=false): each PodGroup alone, with
     the composite-gate-off note."""
-    from tasplan.plan.planner import target_for
+    from tasplan.schedulers.planner import target_for
 
     nodes = cluster(b1={"r1": 2, "r2": 1}, b2={"r3": 2})
     snap = tree_snapshot(nodes, [composite("job", min_groups=2)],

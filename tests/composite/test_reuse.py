@@ -29,8 +29,8 @@ from tasplan.model.pod_affinity import (
 )
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import NO_SCHEDULE, Taint, Toleration
-from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
+from tasplan.schedulers.planner import plan
 from tests.builders import make_node, make_pod
 from tests.composite.helpers import composite, leaf, tree_snapshot
 

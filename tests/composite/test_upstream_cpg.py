@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import make_node, make_pod
 from tests.composite.test_upstream_cpg_tas import Case, build, placed
 

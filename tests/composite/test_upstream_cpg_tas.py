@@ -24,8 +24,8 @@ from tasplan.model.group import Policy
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm, Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Taint, Toleration
-from tasplan.plan.planner import plan
 from tasplan.plan.result import PlanResult
+from tasplan.schedulers.planner import plan
 from tests.builders import WORKLOAD, make_group, make_node, make_pod
 
 PRIORITY = 100

@@ -18,8 +18,8 @@ from tasplan.dra.model import (
     ResourceClaimTemplate,
 )
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
 from tasplan.report.document import plan_document
+from tasplan.schedulers.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod
 from tests.dra.builders import (
     CLASS_A,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tasplan.load.loader import load_inputs
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "dra"
 

@@ -7,7 +7,7 @@ from tasplan.explain.case import TrialStatement, renamed, without
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.plan.group_cycle import schedule_group
-from tasplan.plan.planner import build_node_infos
+from tasplan.plan.state import build_node_infos
 from tasplan.plugins.defaults import default_profile
 from tasplan.plugins.registry import in_tree_registry
 from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot

@@ -296,7 +296,7 @@ def test_schedulable_groups_get_no_explanation() -> None:
 
 def test_explanation_leaves_the_plan_unchanged() -> None:
     """Explaining a failing group must not change what later groups get."""
-    from tasplan.plan.planner import plan
+    from tasplan.schedulers.planner import plan
 
     nodes = rack("r1", "a1", "a2") + rack("r2", "b1")
     big = make_group("big", min_count=5, priority=200)

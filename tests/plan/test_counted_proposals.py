@@ -7,7 +7,7 @@ import pytest
 
 from tasplan.plan import group_cycle
 from tasplan.plan.placement_cycle import Count
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot
 
 

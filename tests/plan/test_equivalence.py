@@ -25,9 +25,9 @@ from tasplan.model.pod_affinity import (
 )
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import PREFER_NO_SCHEDULE, Taint, Toleration
-from tasplan.plan.planner import plan
 from tasplan.plugins.defaults import default_profile
 from tasplan.plugins.registry import in_tree_registry
+from tasplan.schedulers.planner import plan
 from tests.builders import make_group, make_node, make_pod, snapshot
 
 GI = 1024**3

@@ -9,7 +9,7 @@ import pytest
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import (
     gang_pods,
     make_group,

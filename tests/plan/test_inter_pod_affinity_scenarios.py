@@ -13,9 +13,9 @@ import pytest
 from tasplan.load.loader import load_inputs
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
 from tasplan.model.selectors import Requirement
-from tasplan.plan.planner import plan
 from tasplan.plugins import names
 from tasplan.plugins.defaults import default_profile
+from tasplan.schedulers.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
 from tests.load.helpers import write
 

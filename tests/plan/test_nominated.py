@@ -12,7 +12,7 @@ import pytest
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.types import GroupContext, Placement
 from tasplan.plan.group_cycle import nominated_placement
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import (
     gang_pods,
     make_group,

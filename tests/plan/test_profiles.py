@@ -12,8 +12,8 @@ import pytest
 
 from tasplan.framework.profile import SchedulerConfig
 from tasplan.framework.sampling import NodeSampling, num_feasible_nodes_to_find
-from tasplan.plan.planner import plan
 from tasplan.plugins.defaults import default_profile, resolve_profile
+from tasplan.schedulers.planner import plan
 from tests.builders import make_group, make_node, make_pod, snapshot
 
 MOST = {"NodeResourcesFit": {"scoringStrategy": {"type": "MostAllocated"}}}

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, rack_nodes, snapshot
 
 

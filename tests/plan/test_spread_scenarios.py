@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from tasplan.model.pod_affinity import DO_NOT_SCHEDULE, LabelSelector, SpreadConstraint
 from tasplan.model.selectors import Requirement
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tests.builders import gang_pods, make_group, make_node, make_pod, snapshot
 
 GI = 1024**3

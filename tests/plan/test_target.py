@@ -12,8 +12,8 @@ import pytest
 
 from tasplan.errors import InputError, UsageError
 from tasplan.framework.profile import PluginSet
-from tasplan.plan.planner import plan, target_for
 from tasplan.plugins.defaults import resolve_profile
+from tasplan.schedulers.planner import plan, target_for
 from tasplan.target import parse_gates, parse_version, resolve
 from tests.builders import gang_pods, make_group, make_node, rack_nodes, release, snapshot
 

@@ -18,8 +18,8 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.status import Code, Status
 from tasplan.framework.types import GroupContext, Placement, Scope
 from tasplan.plan.group_cycle import schedule_group
-from tasplan.plan.planner import plan
 from tasplan.plugins.gang_scheduling import GangScheduling
+from tasplan.schedulers.planner import plan
 from tests.builders import (
     gang_pods,
     make_group,

@@ -15,8 +15,8 @@ from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
 from tasplan.preemption.evaluator import NEVER, NO_VICTIMS, NOT_ENOUGH
+from tasplan.schedulers.planner import plan
 from tests.builders import (
     CLUSTER,
     gang_pods,

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tasplan.cli.output import Width, render
-from tasplan.plan.planner import plan
 from tasplan.preemption.evaluator import NEVER, NO_VICTIMS, NOT_ENOUGH
 from tasplan.report.document import plan_document
 from tasplan.report.table import render_plan
+from tasplan.schedulers.planner import plan
 from tests.builders import make_pod
 from tests.composite.helpers import cluster, composite, leaf, tree_snapshot
 

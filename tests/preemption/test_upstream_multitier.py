@@ -17,8 +17,8 @@ from dataclasses import replace
 from tasplan.composite.model import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.planner import plan
 from tasplan.preemption.victims import atomic_ancestors
+from tasplan.schedulers.planner import plan
 from tests.builders import WORKLOAD, make_group, make_node, make_pod
 
 HOST = "kubernetes.io/hostname"

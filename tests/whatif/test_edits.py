@@ -13,7 +13,7 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Taint
-from tasplan.plan.planner import plan
+from tasplan.schedulers.planner import plan
 from tasplan.whatif import Edit, apply_edits
 from tasplan.whatif.ops.add_nodes import NODE_COPIERS
 from tests.builders import CLUSTER, gang_pods, make_group, make_node, make_pod

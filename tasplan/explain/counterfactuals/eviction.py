@@ -117,7 +117,7 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
 def _upstream(case: Case) -> Suggestion | None:
     """kube-scheduler's own preemption for the group, verified by re-planning it."""
     from tasplan.plan.group_cycle import schedule_group
-    from tasplan.plan.planner import preemption_enabled, preemption_never
+    from tasplan.schedulers.kube.scheduler import preemption_enabled, preemption_never
 
     fw, ctx = case.fw, case.ctx
     if case.partial or not preemption_enabled(fw, fw.target, case.group):

@@ -1,0 +1,167 @@
+"""Kueue's objects (``kueue.x-k8s.io`` v1beta1 and v1beta2), reduced to what its
+Topology-Aware Scheduling and a static quota check read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
+from tasplan.model.source import Source
+from tasplan.model.taints import Taint, Toleration
+
+GROUP = "kueue.x-k8s.io"
+VERSIONS = (f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
+
+
+@dataclass(frozen=True, slots=True)
+class Topology:
+    """``spec.levels[].nodeLabel``, top level first."""
+
+    name: str
+    levels: tuple[str, ...]
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceFlavor:
+    """A TAS flavor when ``topology_name`` is set; ``node_labels`` select its nodes and
+    ``tolerations`` are added to its pods' when filtering nodes."""
+
+    name: str
+    node_labels: Mapping[str, str]
+    node_taints: tuple[Taint, ...]
+    tolerations: tuple[Toleration, ...]
+    topology_name: str | None
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    nominal: int
+    borrowing_limit: int | None = None  # None: unlimited (within the cohort)
+    lending_limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlavorQuotas:
+    name: str
+    resources: Mapping[str, Quota]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceGroup:
+    covered: tuple[str, ...]
+    flavors: tuple[FlavorQuotas, ...]  # in preference order
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterQueue:
+    name: str
+    cohort: str
+    resource_groups: tuple[ResourceGroup, ...]
+    admission_checks: tuple[str, ...]
+    queueing_strategy: str
+    stop_policy: str
+    source: Source
+
+    def flavor_names(self) -> tuple[str, ...]:
+        return tuple(f.name for g in self.resource_groups for f in g.flavors)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalQueue:
+    namespace: str
+    name: str
+    cluster_queue: str
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class Cohort:
+    name: str
+    parent: str
+    resource_groups: tuple[ResourceGroup, ...]
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class DomainCount:
+    values: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PodSetAssignment:
+    name: str
+    flavors: Mapping[str, str]  # resource -> flavor
+    count: int | None
+    levels: tuple[str, ...] = ()
+    domains: tuple[DomainCount, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadPodSet:
+    """A PodSet of a Workload object: its count, one pod's requests, what the leaf
+    filters read of its template, and its topology request as stored in the Workload."""
+
+    name: str
+    count: int
+    min_count: int | None
+    requests: Mapping[str, int]
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
+    required_terms: tuple[NodeSelectorTerm, ...] | None = None
+    preferred_terms: tuple[PreferredTerm, ...] = ()
+    # kueue.PodSetTopologyRequest fields, as read (request.TopologyRequest is built from them)
+    topology: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A Kueue Workload; ``admission`` is set once quota is reserved."""
+
+    namespace: str
+    name: str
+    queue_name: str
+    priority: int | None
+    pod_sets: tuple[WorkloadPodSet, ...]
+    cluster_queue: str | None
+    assignments: tuple[PodSetAssignment, ...]
+    quota_reserved: bool
+    admitted: bool
+    finished: bool
+    source: Source
+    api_version: str = VERSIONS[0]
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def holds_capacity(self) -> bool:
+        """Kueue counts an admission's topology assignment as TAS usage from quota
+        reservation until the Workload finishes."""
+        return self.quota_reserved and not self.finished and bool(self.assignments)
+
+
+@dataclass(frozen=True, slots=True)
+class KueueInputs:
+    """Every Kueue object in the inputs, by name (``namespace/name`` when namespaced)."""
+
+    topologies: Mapping[str, Topology] = field(default_factory=dict)
+    flavors: Mapping[str, ResourceFlavor] = field(default_factory=dict)
+    cluster_queues: Mapping[str, ClusterQueue] = field(default_factory=dict)
+    local_queues: Mapping[str, LocalQueue] = field(default_factory=dict)
+    cohorts: Mapping[str, Cohort] = field(default_factory=dict)
+    workloads: Mapping[str, Workload] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return any((self.topologies, self.flavors, self.cluster_queues, self.local_queues,
+                    self.cohorts, self.workloads))
+
+    def tas_flavors(self) -> list[ResourceFlavor]:
+        return [f for _, f in sorted(self.flavors.items()) if f.topology_name is not None]
+
+
+NO_KUEUE = KueueInputs()

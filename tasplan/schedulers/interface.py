@@ -1,0 +1,85 @@
+"""The one interface every scheduler tasplan plans for implements (kube-scheduler, Kueue,
+KAI, Volcano), and what a scheduler hands back.
+
+A planning run (``tasplan.schedulers.planner.plan``) gives each planned PodGroup of the input
+to one scheduler (``--scheduler NAME``, or ``auto``: the first registered scheduler that
+``claim``s it, else kube-scheduler). Each scheduler turns its groups into queue *units*
+(a group, a CompositePodGroup tree, a Kueue workload of several PodSets, a KAI PodGroup
+with subgroups, ...). All units of all schedulers form one queue, ordered by priority
+(highest first) then input order, and are scheduled one at a time against one shared
+``PlanState``: the same NodeInfos and Statement, so what one unit placed, of whatever
+scheduler, the next one sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from tasplan.composite.result import CompositeResult
+from tasplan.model.group import PodGroup
+from tasplan.model.pod import Pod
+from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.result import GroupResult
+from tasplan.plan.state import PlanState
+
+AUTO = "auto"
+
+
+class Unit(Protocol):
+    """One entry of the run's queue. ``priority``: higher goes first; ``order``: the input
+    position of its first group (``PodGroup.order``), which breaks priority ties."""
+
+    @property
+    def priority(self) -> int: ...
+
+    @property
+    def order(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What scheduling one unit produced: one GroupResult per PodGroup of the unit, in the
+    order the report lists them (its ``placements`` are the scheduler's candidate domains
+    in its own order, ``selected`` its choice, the selected placement's ``assignments`` the
+    pod -> node answer, ``notes`` what the plan may get wrong), and the unit's
+    CompositePodGroups (kube-scheduler's group trees; empty for other schedulers)."""
+
+    groups: tuple[GroupResult, ...]
+    composites: tuple[CompositeResult, ...] = ()
+
+
+class SchedulerRun(Protocol):
+    """A scheduler inside one planning run: its own state for the run (caches, budgets,
+    what it evicted) lives here, the cluster's in ``PlanState``."""
+
+    def units(self) -> Iterable[Unit]:
+        """The queue units over the groups this run was given, in any order."""
+        ...
+
+    def schedule(self, unit: Unit) -> UnitResult:
+        """Plan one unit in the shared state as it is now. Whatever the unit gets (its pods'
+        nodes, evictions) is committed to ``state.statement``; every trial is rolled back."""
+        ...
+
+
+class Scheduler(Protocol):
+    """``name`` is what ``--scheduler`` takes and the report prints (``groups[].scheduler``);
+    ``summary`` one line for ``--help`` and the docs."""
+
+    name: str
+    summary: str
+
+    def claim(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+              ) -> str | None:
+        """For ``--scheduler auto``: why this scheduler plans ``group`` (one sentence, shown
+        in the group's ``scheduler-auto`` note), or None when it does not claim it. ``pods``:
+        the group's pods (pending and bound). Asked in registry order; never asked when a
+        scheduler is named."""
+        ...
+
+    def start(self, state: PlanState, groups: Sequence[PodGroup]) -> SchedulerRun:
+        """This scheduler's part of one run: ``groups`` are the planned groups given to it,
+        in input order."""
+        ...

@@ -1,0 +1,1 @@
+"""Kueue Topology-Aware Scheduling (``--scheduler kueue``)."""

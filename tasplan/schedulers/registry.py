@@ -1,0 +1,30 @@
+"""The schedulers tasplan plans for, by name. ``auto`` asks them in this order whether they
+claim a group; kube-scheduler plans every group none claims."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tasplan.errors import UsageError
+from tasplan.schedulers.interface import AUTO, Scheduler
+from tasplan.schedulers.kube.scheduler import KUBE_SCHEDULER, KubeScheduler
+
+DEFAULT = KUBE_SCHEDULER
+
+
+def in_tree_schedulers(kube: KubeScheduler | None = None) -> dict[str, Scheduler]:
+    """Every registered scheduler by name, in claim order (``kube``: the kube-scheduler
+    instance to use, e.g. with explain's hook)."""
+    schedulers: list[Scheduler] = [kube or KubeScheduler()]
+    return {s.name: s for s in schedulers}
+
+
+def names() -> tuple[str, ...]:
+    """What ``--scheduler`` takes."""
+    return (AUTO, *in_tree_schedulers())
+
+
+def check_choice(choice: str, schedulers: Mapping[str, Scheduler]) -> None:
+    if choice != AUTO and choice not in schedulers:
+        known = ", ".join([AUTO, *schedulers])
+        raise UsageError(f"unknown scheduler {choice!r}: expected one of {known}")

@@ -1,0 +1,2 @@
+"""``--scheduler volcano``: Volcano's allocate action over HyperNodes (network-topology-aware
+scheduling), vcjobs and ``scheduling.volcano.sh`` PodGroups."""
