@@ -157,7 +157,7 @@ def test_many_profiles_are_read_in_bounded_time(tmp_path: Path) -> None:
     """10,000 profiles took 21-37 s (isinstance against Protocols, per profile)."""
     import time
 
-    from tasplan.load.scheduler_config import load_scheduler_config
+    from tasplan.plugins.config import load_scheduler_config
 
     config = tmp_path / "config.yaml"
     config.write_text(SCHEDULER + "profiles:\n" + "".join(
