@@ -48,7 +48,7 @@ MAX_INPUT_BYTES = Limit("TASPLAN_MAX_INPUT_BYTES", 4 * 1024**3, "bytes")
 # inputs together: a 30-line Job with parallelism 10^8 must not run for hours.
 MAX_CONTROLLER_PODS = Limit("TASPLAN_MAX_CONTROLLER_PODS", 200_000, "pods")
 # Error positions: files larger than this are not parsed a second time for a line number.
-MAX_LOCATE_BYTES = Limit("TASPLAN_MAX_LOCATE_BYTES", 64 * 1024**2, "bytes")
+MAX_LOCATE_BYTES = Limit("TASPLAN_MAX_LOCATE_BYTES", 4 * 1024**2, "bytes")
 
 # Live clusters (``--live``)
 MAX_KUBECONFIG_BYTES = Limit("TASPLAN_MAX_KUBECONFIG_BYTES", 16 * 1024**2, "bytes")  # per file

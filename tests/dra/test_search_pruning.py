@@ -11,7 +11,7 @@ import pytest
 
 from tasplan.dra import allocator
 from tasplan.dra.allocator import CANNOT_ALLOCATE, World, allocate
-from tasplan.dra.model import Constraint
+from tasplan.model.dra import Constraint
 from tests.builders import make_node
 from tests.dra.builders import (
     CLASS_A,
