@@ -17,8 +17,8 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     if not pods:
         raise UsageError(f"{edit.where} {quote(edit.target)}: matches no running pod")
     violated = draft.evict(pods)
-    nodes = len({p.node_name for p in pods})
-    effect = f"evicted {len(pods)} pod(s) from {nodes} node(s)"
+    nodes = sorted({p.node_name for p in pods})
+    effect = f"evicted {len(pods)} pod(s) from {len(nodes)} node(s)"
     if violated:
         effect += "; would violate " + "; ".join(violated)
-    return AppliedEdit(edit.op, edit.describe(), effect)
+    return AppliedEdit(edit.op, edit.describe(), effect, tuple(nodes))
