@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import yaml
@@ -79,6 +79,10 @@ KubeResolver.yaml_implicit_resolvers = {
     for first, resolvers in Resolver.yaml_implicit_resolvers.items()}
 KubeResolver.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
 KubeResolver.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+# go-yaml v2 (sigs.k8s.io/yaml) also reads y, Y, n and N as booleans (resolve.go): a plain
+# ``disk: y`` in a nodeSelector is a bool that the API server refuses, not a string.
+KubeResolver.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^[yYnN]$"),
+                                   list("yYnN"))
 for _resolvers in KubeResolver.yaml_implicit_resolvers.values():  # ints before floats
     _resolvers.sort(key=lambda r: r[0] != "tag:yaml.org,2002:int")
 
@@ -108,6 +112,9 @@ def parse_int(text: str, line: int | None = None) -> int:
 
 class KubeConstructor(SafeConstructor):
     """SafeConstructor that refuses duplicate keys and reads integers as Kubernetes."""
+
+    bool_values: ClassVar[dict[str, bool]] = {**SafeConstructor.bool_values, "y": True,
+                                              "n": False}
 
     def construct_kube_int(self, node: yaml.ScalarNode) -> int:
         return parse_int(self.construct_scalar(node), node.start_mark.line + 1)

@@ -165,3 +165,93 @@ def test_many_profiles_are_read_in_bounded_time(tmp_path: Path) -> None:
     started = time.process_time()
     assert len(load_scheduler_config(config).profiles) == 2_000
     assert time.process_time() - started < 5  # 0.4 s on an idle machine
+
+
+# ------------------------------------------------------------------ controllers and names
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {{{meta}, namespace: ml}}
+spec:
+  parallelism: 1
+  template:
+    spec:
+      containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+def test_a_generated_name_never_collides_with_a_real_one(tmp_path: Path) -> None:
+    """A real Job j-00000 next to a generateName j- Job was refused as "defined twice"."""
+    jobs = write(tmp_path / "jobs.yaml", JOB.format(meta="name: j-00000") + "---\n"
+                 + JOB.format(meta="generateName: j-"))
+    result = invoke("check", jobs, "-c", CLUSTER, "-o", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert "defined twice" not in result.stderr and "j-00001" in result.stdout
+
+
+def test_jobset_replicated_job_names_are_unique(tmp_path: Path) -> None:
+    template = "{name: w, replicas: 1, template: {spec: {parallelism: 1, template: {spec: " \
+               "{containers: [{name: c}]}}}}}"
+    jobset = write(tmp_path / "js.yaml", "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n"
+                   f"metadata: {{name: js, namespace: ml}}\nspec:\n  replicatedJobs: "
+                   f"[{template}, {template}]\n")
+    one_line_error(invoke("check", jobset, "-c", CLUSTER), "spec.replicatedJobs[1].name",
+                   "duplicate replicatedJob name 'w'")
+
+
+@pytest.mark.parametrize(("spec", "needles"), [
+    ("{minAvailable: 1, maxUnavailable: 1}", ("spec", "cannot be both set")),
+    ("{minAvailable: -1}", ("spec.minAvailable",)),
+    ("{maxUnavailable: 2147483648}", ("spec.maxUnavailable",)),
+    ('{maxUnavailable: "101%"}', ("spec.maxUnavailable", "greater than 100%")),
+])
+def test_pdbs_the_api_server_refuses(tmp_path: Path, spec: str, needles: tuple) -> None:
+    """Upstream ValidatePodDisruptionBudgetSpec (pkg/apis/policy/validation)."""
+    pdb = write(tmp_path / "pdb.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+                f"metadata: {{name: b, namespace: ml}}\nspec: {spec}\n")
+    one_line_error(invoke("check", TRAIN, "-c", CLUSTER, "-c", pdb), "pdb.yaml", *needles)
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: ml}}
+{rest}
+"""
+
+
+@pytest.mark.parametrize(("rest", "needles"), [
+    ("spec: []", ("spec: expected a mapping, got a list",)),
+    ("spec: {containers: [{name: c}]}\nstatus: []", ("status: expected a mapping",)),
+    ("spec: {containers: [{name: c}], nodeSelector: {disk: y}}",  # go-yaml v2: y is a bool
+     ("spec.nodeSelector.disk", "expected a string, got a boolean")),
+    ("spec: {containers: [{name: c}], schedulingGroup: {podGroupName: a}, "
+     "workloadRef: {name: w, podGroup: b}}", ("spec.workloadRef", "belongs to one pod group")),
+])
+def test_pods_the_api_server_refuses(tmp_path: Path, rest: str, needles: tuple) -> None:
+    """An empty list was taken for an empty spec (``or {}``); y/n were strings."""
+    pod = write(tmp_path / "pod.yaml", POD.format(rest=rest))
+    one_line_error(invoke("check", TRAIN, "-c", CLUSTER, "-c", pod), "pod.yaml", *needles)
+
+
+def test_an_invalid_topology_key_of_a_pod_group_is_invalid_input(tmp_path: Path) -> None:
+    """It was planned as a key no node has (exit 1)."""
+    text = TRAIN.read_text().replace("key: topology.example.com/rack", "key: 'rack key!'")
+    one_line_error(invoke("check", write(tmp_path / "w.yaml", text), "-c", CLUSTER),
+                   "topology[0].key", "expected a label key")
+
+
+def test_a_snapshot_apiversion_in_upper_case_is_refused(tmp_path: Path) -> None:
+    """snapshot -c skipped it as an unknown kind and wrote an empty snapshot."""
+    snap = tmp_path / "snap.json"
+    assert invoke("snapshot", "-c", CLUSTER, "-f", snap, "-q").exit_code == 0
+    upper = write(tmp_path / "upper.json", snap.read_text().replace('"tasplan/v1"',
+                                                                    '"TASPLAN/V1"', 1))
+    for args in (("snapshot", "-c", upper, "-f", tmp_path / "out.json"),
+                 ("check", TRAIN, "-c", upper)):
+        one_line_error(invoke(*args), "unsupported snapshot version 'TASPLAN/V1'")
+    assert not (tmp_path / "out.json").exists()

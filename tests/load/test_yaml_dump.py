@@ -221,7 +221,7 @@ CONSTRUCTS = {
     "double-folded": 'example.com/v: "a long\n        line \\\n        joined"',
     "single": "example.com/v: 'it''s # not a comment'",
     "single-multiline": "example.com/v: 'a\n        b\n\n        c'",
-    "comment-lines": "example.com/v: x # note\n      # own line\n      example.com/w: y",
+    "comment-lines": "example.com/v: x # note\n      # own line\n      example.com/w: z",
     "numbers": "example.com/v:\n      - 0\n      - -0\n      - 7\n      - -12\n      - 1.5\n"
                "      - -0.25\n      - 1e3\n      - 2.5E-3\n      - 1.",
     "null-and-bools": "example.com/v:\n      - null\n      - true\n      - false\n      - ''"
