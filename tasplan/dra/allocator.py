@@ -351,6 +351,13 @@ class _Search:
         chosen = [c for c in self.cands if self.world.selectable(request, c)]
         if not chosen:
             return False
+        taken = sum(len(p) for p in self.picked[claim])
+        if taken + len(chosen) > MAX_ALLOCATED_DEVICES:
+            # Upstream counts "all" devices before searching and fails the claim.
+            raise AllocationError(f"claim {claim}: number of requested devices "
+                                  f"{taken + len(chosen)} exceeds the claim limit of "
+                                  f"{MAX_ALLOCATED_DEVICES} (request {request.name} asks "
+                                  f"for all {len(chosen)} matching devices)")
         done = 0
         for c in chosen:
             if not self._usable(claim, request, parent, c, check_selectors=False):

@@ -33,7 +33,13 @@ from tasplan.load.documents import (
     read_limited,
 )
 from tasplan.load.nesting import check_depth, may_nest_deeper
-from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
+from tasplan.load.strict import (
+    StrictError,
+    check_json_ints,
+    check_json_keys,
+    check_strings,
+    encoding_problem,
+)
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
@@ -238,6 +244,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
             roots = [orjson.loads(text)]
             check_strings(data, roots)
             check_json_keys(data, roots[0])
+            check_json_ints(data)
         except orjson.JSONDecodeError as exc:
             return [], ParseProblem(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
         except StrictError as exc:

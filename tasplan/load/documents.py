@@ -30,6 +30,7 @@ from tasplan.load.strict import (
     KubeFastLoader,
     KubeSafeLoader,
     StrictError,
+    check_json_ints,
     check_json_keys,
     check_strings,
     encoding_problem,
@@ -370,6 +371,7 @@ def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
                     check_depth(data.decode("utf-8", "replace"))
                 check_strings(data, obj)
                 check_json_keys(data, obj)
+                check_json_ints(data)
             except StrictError as exc:
                 raise InputError(label, str(exc), line=exc.line, field=exc.field) from None
             return [obj]

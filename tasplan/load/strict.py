@@ -239,6 +239,39 @@ def check_json_keys(data: bytes, obj: Any) -> None:
     _find_duplicate(data)
 
 
+# An integer literal of 19 or more digits (not a fraction or exponent part): orjson reads
+# one beyond int64 as a uint64 or silently as a float.
+_LONG_INT = re.compile(rb"(?<![0-9.eE+-])-?[0-9]{19,}(?![0-9.eE])")
+
+
+def check_json_ints(data: bytes) -> None:
+    """Refuse JSON integers outside int64, as the API server (and the YAML path) does.
+    A long digit run (one in a string too) sends the file through Python's JSON reader,
+    which sees every integer literal exactly."""
+    if not _LONG_INT.search(data):
+        return
+
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise StrictError(f"number with {len(text)} digits is out of range (int64)")
+        value = int(text)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise StrictError(f"integer {text[:30]}{'…' if len(text) > 30 else ''} is out of "
+                              "range (int64)", _line_of(data, text.encode()))
+        return value
+
+    try:
+        json.loads(data.decode("utf-8-sig"), parse_int=integer)
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, StrictError):
+            raise
+
+
+def _line_of(data: bytes, needle: bytes) -> int | None:
+    at = data.find(needle)
+    return data.count(b"\n", 0, at) + 1 if at >= 0 else None
+
+
 def _find_duplicate(data: bytes) -> None:
     def pairs(items: list[tuple[str, Any]]) -> dict:
         out = dict(items)

@@ -325,3 +325,92 @@ def test_planner_trees_are_built_in_linear_time() -> None:
     [tree] = build_trees(composites, [group])
     assert time.process_time() - started < 10
     assert tree.invalid and "deeper than the maximum of 4" in tree.problem
+
+
+# ------------------------------------------------------------------ DRA objects
+
+DRA_CLUSTER = CLUSTER.parent / "dra" / "cluster"
+DRA_WORKLOAD = CLUSTER.parent / "dra" / "workloads" / "train-fabric.yaml"
+
+
+def claim_template(devices: str) -> str:
+    return ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+            "metadata: {name: eight-h100, namespace: ml}\nspec:\n  spec:\n    devices:\n"
+            + "".join(f"      {line}\n" for line in devices.strip().splitlines()))
+
+
+def exactly(name: str, extra: str = "") -> str:
+    return f"- {{name: {name}, exactly: {{deviceClassName: gpu.example.com{extra}}}}}"
+
+
+SUB = "{{name: s{k}, deviceClassName: gpu.example.com}}"
+
+
+@pytest.mark.parametrize(("devices", "needles"), [
+    ("requests:\n- name: r\n  firstAvailable: ["
+     + ", ".join(SUB.format(k=k).replace("{{", "{").replace("}}", "}") for k in range(9))
+     + "]", ("requests[0].firstAvailable", "at most 8 items, got 9")),
+    ("requests:\n" + exactly("r", ", selectors: ["
+                             + ", ".join(["{cel: {expression: 'true'}}"] * 33) + "]"),
+     ("requests[0].exactly.selectors", "at most 32 items, got 33")),
+    ("requests:\n" + exactly("r") + "\n" + exactly("r"),
+     ("requests[1].name", "Duplicate value: 'r'")),
+    ("requests:\n" + exactly("r") + "\nconstraints:\n- {requests: [x], matchAttribute: "
+     "gpu.example.com/numa}", ("constraints[0].requests[0]", "must be the name of a request")),
+    ("requests:\n" + exactly("r", ", tolerations: [{key: k, operator: Exists, "
+                                  "effect: NoSchedul}]"),
+     ("tolerations[0].effect", "NoSchedule or NoExecute")),
+    ("requests:\n" + exactly("r", ", tolerations: [{key: k, operator: Exists, value: v}]"),
+     ("tolerations[0].value", "must be empty when operator is Exists")),
+])
+def test_claims_the_api_server_refuses(tmp_path: Path, devices: str, needles: tuple) -> None:
+    """pkg/apis/resource/validation (firstAvailable <= 8, selectors <= 32, unique request
+    names, constraints naming requests, toleration effects): each was planned."""
+    text = DRA_WORKLOAD.read_text().split("---\n", 1)[1]
+    workload = write(tmp_path / "w.yaml", claim_template(devices) + "---\n" + text)
+    one_line_error(invoke("check", workload, "-c", DRA_CLUSTER), "w.yaml", *needles)
+
+
+def test_a_resource_slice_holds_at_most_128_devices(tmp_path: Path) -> None:
+    devices = "".join(f"  - {{name: d{i}}}\n" for i in range(129))
+    slice_ = write(tmp_path / "slice.yaml", "apiVersion: resource.k8s.io/v1\nkind: "
+                   "ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.example.com\n"
+                   "  nodeName: dra-r1-0\n  pool: {name: p, generation: 1, "
+                   "resourceSliceCount: 1}\n  devices:\n" + devices)
+    one_line_error(invoke("check", DRA_WORKLOAD, "-c", DRA_CLUSTER, "-c", slice_),
+                   "spec.devices", "at most 128 items, got 129")
+
+
+def test_allocation_mode_all_over_32_devices_fails_the_claim() -> None:
+    """Upstream counts the devices of an All request before searching and fails the claim
+    beyond AllocationResultsMaxSize; the search took the devices one by one."""
+    from tasplan.dra.allocator import AllocationError, World, allocate
+    from tasplan.model.dra import ALL
+    from tests.builders import make_node
+    from tests.dra.builders import (
+        CLASS_A,
+        DRIVER_A,
+        claim,
+        device,
+        device_class,
+        inputs,
+        local_slice,
+        request,
+    )
+
+    devices = [device(f"d{i:02d}") for i in range(33)]
+    world = World(inputs((device_class(CLASS_A, DRIVER_A),),
+                         [local_slice("s", "node-1", "pool", DRIVER_A, *devices)]))
+    with pytest.raises(AllocationError, match="33 exceeds the claim limit of 32"):
+        allocate(world, make_node("node-1"), [claim(request(mode=ALL))])
+
+
+@pytest.mark.parametrize("number", ["9223372036854775808", "-9223372036854775809",
+                                    "18446744073709551616"])
+def test_json_integers_beyond_int64_are_refused(tmp_path: Path, number: str) -> None:
+    """orjson read them as uint64 or silently as floats; the YAML path refused them."""
+    pod = write(tmp_path / "pod.json", '{"apiVersion": "v1", "kind": "Pod", "metadata": '
+                '{"name": "p", "namespace": "ml"}, "spec": {"containers": [{"name": "c"}], '
+                f'"priority": {number}}}}}')
+    one_line_error(invoke("check", TRAIN, "-c", CLUSTER, "-c", pod), "pod.json:1",
+                   "is out of range (int64)")
