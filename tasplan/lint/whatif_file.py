@@ -18,7 +18,8 @@ from pathlib import Path
 from tasplan.errors import InputError, UsageError
 from tasplan.lint.report import format_path
 from tasplan.lint.schema import validate
-from tasplan.load.documents import locate, read_documents
+from tasplan.load.documents import read_documents
+from tasplan.load.yaml_loader import locate
 from tasplan.untrusted import quote
 from tasplan.whatif.edits import ADD_NODES_FIELDS, MAX_EDITS, Edit
 from tasplan.whatif.ops.set_field import parse_set
