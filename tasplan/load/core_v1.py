@@ -149,7 +149,7 @@ def decode_pod(
     if type(namespace) is not str:
         namespace = f.string(namespace, "metadata.namespace")
     labels = _EMPTY if (lb := meta.get("labels")) is None else lb
-    if type(labels) is not dict:
+    if type(labels) is not dict or not all(type(v) is str for v in labels.values()):
         labels = f.string_map(labels, "metadata.labels")
     try:
         requests, non_zero = pod_requests_and_non_zero(spec)

@@ -234,7 +234,14 @@ def check_json_keys(data: bytes, obj: Any) -> None:
 
 # An integer literal of 19 or more digits (not a fraction or exponent part): orjson reads
 # one beyond int64 as a uint64 or silently as a float.
-_LONG_INT = re.compile(rb"(?<![0-9.eE+-])-?[0-9]{19,}(?![0-9.eE])")
+# A JSON number follows ":", "[", "," or white space (in a string, one rarely does: then the
+# exact reader below only costs time).
+_LONG_INT = re.compile(rb"(?<=[:\[,\s])-?[0-9]{19,}(?![0-9.eE])")
+
+
+def long_int(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer literal beyond int64 (a cheap scan)."""
+    return _LONG_INT.search(data) is not None
 
 
 def check_json_ints(data: bytes) -> None:
