@@ -23,6 +23,7 @@ from functools import lru_cache
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
+from tasplan.dra.cel_cost import CostError, check_cost
 from tasplan.model.dra import Device
 from tasplan.model.quantity import QuantityError, parse_exact
 
@@ -216,7 +217,10 @@ _INDEX = re.compile(r"device\s*\.\s*(attributes|capacity)\s*\[\s*"
 
 
 def _rewrite(expression: str) -> str:
-    return _INDEX.sub(lambda m: f"device.{m.group(1)}[?{m.group(2)}].orValue({{}})", expression)
+    # dyn(): the empty map's free type parameters otherwise leak into the checked type, and
+    # cel.bind(d, device.attributes["x"], d.index > 2) would not type-check.
+    return _INDEX.sub(lambda m: f"dyn(device.{m.group(1)}[?{m.group(2)}].orValue({{}}))",
+                      expression)
 
 
 class Selector:
@@ -231,6 +235,10 @@ class Selector:
             self._program = _env().compile(_rewrite(expression))
         except RuntimeError as exc:
             raise CelError(_compile_message(str(exc))) from None
+        try:  # before it ever runs: the API server refuses it at validation
+            check_cost(self._program.serialize())
+        except CostError as exc:
+            raise CelError(str(exc)) from None
         result = self._program.return_type()
         if result not in (T.BOOL, T.DYN):
             raise CelError(f"must evaluate to bool or the unknown type, not "

@@ -113,3 +113,68 @@ def test_compile_errors_are_one_line() -> None:
     with pytest.raises(CelError) as info:
         compile_selector('{"a": 1}.isInteger()')
     assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------------------------- cost limits
+
+def _bomb(levels: int) -> str:
+    """The issue's selector: each cel.bind level concatenates the last one ten times."""
+    out = 'cel.bind(a0, "xxxxxxxxxx", BODY)'
+    for i in range(1, levels + 1):
+        out = out.replace("BODY", f"cel.bind(a{i}, {'+'.join([f'a{i - 1}'] * 10)}, BODY)")
+    return out.replace("BODY", f"size(a{levels}) > 0")
+
+
+def test_a_selector_over_the_cost_limit_is_refused_before_it_runs() -> None:
+    """A 500-byte selector growing a string tenfold per cel.bind level ran 9-44 s into a
+    MemoryError; upstream's validation refuses it ("too complex, exceeds cost limit")."""
+    import time
+
+    expression = _bomb(7)
+    assert len(expression) < 500
+    started = time.process_time()
+    with pytest.raises(CelError, match="too complex, exceeds cost limit"):
+        compile_selector(expression)
+    assert time.process_time() - started < 2
+
+
+@pytest.mark.parametrize("expression", [
+    'device.driver == "gpu.example.com"',
+    'device.attributes["gpu.example.com"].model == "h100"',
+    'device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0',
+    'cel.bind(d, device.attributes["gpu.example.com"], d.model == "h100" && d.index > 2)',
+    '["a", "b"].exists(x, device.attributes["gpu.example.com"].model.startsWith(x))',
+    _bomb(3),
+])
+def test_ordinary_selectors_are_far_below_the_limit(expression: str) -> None:
+    from tasplan.dra.cel import _env, _rewrite
+    from tasplan.dra.cel_cost import MAX_COST, estimate
+
+    compile_selector(expression)
+    assert estimate(_env().compile(_rewrite(expression)).serialize()) < MAX_COST // 100
+
+
+def test_a_device_class_over_the_cost_limit_is_an_input_error(tmp_path) -> None:
+    """Also from a DeviceClass in the cluster dump and under lint --cluster."""
+    from pathlib import Path
+
+    from tests.hardening.test_inputs import invoke
+
+    dra = Path(__file__).resolve().parents[2] / "samples" / "dra"
+    classes = (dra / "cluster" / "deviceclasses.yaml").read_text()
+    bad = tmp_path / "classes.yaml"
+    bad.write_text(classes.replace('{expression: device.driver == "gpu.example.com"}',
+                                   f"{{expression: '{_bomb(7)}'}}", 1))
+    assert bad.read_text() != classes
+    cluster = [str(p) for p in (dra / "cluster").glob("*.yaml")
+               if p.name != "deviceclasses.yaml"] + [str(bad)]
+    workload = dra / "workloads" / "train-fabric.yaml"
+    args = [a for c in cluster for a in ("-c", c)]
+    # check: the pods' attempt fails with the limit named (upstream: its runtime limit)
+    result = invoke("check", str(workload), *args)
+    assert result.exit_code == 1, result.stderr
+    assert "too complex, exceeds cost limit" in result.stdout
+    # lint of the class: a compile error, as the API server's validation refuses it
+    result = invoke("lint", str(bad))
+    assert result.exit_code == 1 and "TP211" in result.stdout
+    assert "too complex, exceeds cost limit" in result.stdout
