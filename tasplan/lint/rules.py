@@ -140,6 +140,17 @@ RULES: tuple[Rule, ...] = (
          "The groups of one tree name different priority classes; KEP-6012 (alpha) requires "
          "one priority for a whole tree.",
          "Give every CompositePodGroup and PodGroup of the tree the same priorityClassName."),
+    Rule("TP230", "kueue-topology-request", _E,
+         "Kueue's webhook refuses the pod template's TAS annotations (kueue.x-k8s.io/"
+         "podset-*): several of required / preferred / unconstrained, a level that is not a "
+         "label key, a slice size missing, not a number or above the PodSet's pods, bad "
+         "slice constraints, a podset-group-name that does not pair two PodSets.",
+         "Fix the annotation the message names (docs/schedulers.md#kueue---scheduler-kueue)."),
+    Rule("TP231", "kueue-object-invalid", _E,
+         "A Kueue Topology or ResourceFlavor the API server refuses: levels not 1-16, "
+         "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
+         "topologyName without nodeLabels.",
+         "Fix the field the message names."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),
