@@ -414,3 +414,17 @@ def test_json_integers_beyond_int64_are_refused(tmp_path: Path, number: str) -> 
                 f'"priority": {number}}}}}')
     one_line_error(invoke("check", TRAIN, "-c", CLUSTER, "-c", pod), "pod.json:1",
                    "is out of range (int64)")
+
+
+@pytest.mark.parametrize("column", ["metadata", "specs"])
+def test_a_null_entry_of_a_snapshot_pod_table(tmp_path: Path, column: str) -> None:
+    """A pod table's metadata or spec entry that is null was a TypeError (exit 3)."""
+    import json
+
+    snap = tmp_path / "snap.json"
+    assert invoke("snapshot", "-c", CLUSTER, "-f", snap, "-q").exit_code == 0
+    doc = json.loads(snap.read_text())
+    doc["pods"][column][0] = None
+    snap.write_text(json.dumps(doc))
+    one_line_error(invoke("check", TRAIN, "-c", snap), f"pods.{column}[0]",
+                   "expected a mapping, got null")
