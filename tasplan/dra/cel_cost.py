@@ -76,7 +76,6 @@ class _Node:
     text: str = ""  # ident name, select field, call function, constant string
     is_string: bool = False
     children: list[_Node] = field(default_factory=list)  # call: target first if any
-    target: bool = False
     names: tuple[str, str] = ("", "")  # comprehension: iter_var, accu_var
 
 
@@ -106,7 +105,6 @@ def _expr(data: bytes) -> _Node:
             for n, _, v in _fields(value):  # type: ignore[arg-type]
                 if n == 1:
                     node.children.insert(0, _expr(v))
-                    node.target = True
                 elif n == 2:
                     node.text = v.decode()
                 elif n == 3:
@@ -166,9 +164,9 @@ class _Estimator:
         if kind == "ident":
             size = self.var_size(node.text)
             return _Est(1, size if size is not None else DEVICE_ENTRIES)
-        if kind == "select":
+        if kind == "select":  # a field of device (or below): DRA bounds what it holds
             inner = self.est(node.children[0]) if node.children else _Est(0, 0)
-            return _Est(inner.cost + 1, self.device_size(node))
+            return _Est(inner.cost + 1, DEVICE_STRING)
         if kind == "list":
             parts = [self.est(c) for c in node.children]
             return _Est(sum(p.cost for p in parts) + LIST_CREATE, len(parts))
@@ -178,10 +176,6 @@ class _Estimator:
         if kind == "comprehension":
             return self.comprehension(node)
         return self.call(node)
-
-    def device_size(self, node: _Node) -> float:
-        """A field of ``device`` (or below): DRA bounds every string and map it holds."""
-        return DEVICE_STRING
 
     def comprehension(self, node: _Node) -> _Est:
         iter_range, init, condition, step, result = node.children
