@@ -314,7 +314,7 @@ def test_bad_cluster_file(tmp_path: Path) -> None:
         apiVersion: v1
         kind: Node
         metadata:
-          name: n
+          name: n1
         status:
           allocatable:
             cpu: lots
