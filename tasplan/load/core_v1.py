@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
+from tasplan.model import timestamp
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
@@ -140,9 +141,11 @@ def decode_pod(
     spec sits in the source object and ``owner`` the object errors should name (the Job,
     for pods synthesised from its template)."""
     f = owner or ObjectFields(source, obj)
-    meta = obj.get("metadata") or _EMPTY
-    spec = obj.get("spec") or _EMPTY
-    status = obj.get("status") or _EMPTY
+    # None (absent, null) is empty; any other non-mapping (an empty list too) is an error,
+    # as the API server's decoder refuses it.
+    meta = _EMPTY if (m := obj.get("metadata")) is None else m
+    spec = _EMPTY if (s := obj.get("spec")) is None else s
+    status = _EMPTY if (st := obj.get("status")) is None else st
     if type(meta) is not dict:
         meta = f.mapping(meta, "metadata")
     if type(spec) is not dict:
@@ -155,8 +158,8 @@ def decode_pod(
     namespace = meta.get("namespace") or "default"
     if type(namespace) is not str:
         namespace = f.string(namespace, "metadata.namespace")
-    labels = meta.get("labels") or _EMPTY
-    if type(labels) is not dict:
+    labels = _EMPTY if (lb := meta.get("labels")) is None else lb
+    if type(labels) is not dict or not all(type(v) is str for v in labels.values()):
         labels = f.string_map(labels, "metadata.labels")
     try:
         requests, non_zero = pod_requests_and_non_zero(spec)
@@ -179,12 +182,18 @@ def decode_pod(
     if group is None:
         group = _group_ref(f, namespace, spec, spec_path)
     ports = host_ports(f, spec, spec_path)
+    uid = meta.get("uid") or ""
+    if type(uid) is not str:
+        uid = f.string(uid, "metadata.uid")
+    start = status.get("startTime")
+    start = timestamp_field(f, start, "status.startTime") if start is not None else ""
     pod = Pod(
         namespace=namespace, name=name, node_name=node_name, phase=phase, priority=priority,
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
         group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
-        owner_kind=owner_kind(meta), kueue_workload=kueue_workload(meta),
+        owner_kind=owner_kind(meta), kueue_workload=kueue_workload(meta), uid=uid,
+        start_time=start,
     )
     if node_name:
         # Bound: its usage matters, its pod (anti-)affinity, which binds pods that come
@@ -199,6 +208,17 @@ def decode_pod(
                                                 "status.resourceClaimStatuses")
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def timestamp_field(f: ObjectFields, value: object, field: str) -> str:
+    """An RFC 3339 timestamp as ``metav1.Time`` reads it (callers treat null as unset)."""
+    if type(value) is not str:
+        value = timestamp.from_yaml(value) or value
+        if hasattr(value, "isoformat"):  # a YAML date or zoneless time: shown as written
+            value = value.isoformat()
+    if type(value) is not str or not timestamp.valid(value):
+        raise f.expected(field, 'an RFC 3339 timestamp such as "2026-01-02T15:04:05Z"', value)
+    return value
 
 
 def kueue_workload(meta: Mapping[str, Any]) -> str:
@@ -324,6 +344,10 @@ def node_selector_term(f: ObjectFields, raw: object, path: str) -> NodeSelectorT
 
 def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str | None:
     sg = spec.get("schedulingGroup")
+    if sg is not None and spec.get("workloadRef") is not None:
+        raise f.error(f"{path}.workloadRef", "a pod belongs to one pod group: schedulingGroup "
+                      "(v1.36+) and workloadRef (v1.35) are both set, and an API server knows "
+                      "only one of them (the other is an unknown field)")
     if sg is not None:
         sg = f.mapping(sg, f"{path}.schedulingGroup")
         name = f.string(sg.get("podGroupName"), f"{path}.schedulingGroup.podGroupName",

@@ -38,7 +38,9 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
 from tasplan.load.document import Document
-from tasplan.load.strict import risky_escape
+from tasplan.load.nesting import may_nest_deeper
+from tasplan.load.strict import long_int, risky_escape
+from tasplan.model import timestamp
 from tasplan.model.node import Node
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
@@ -69,6 +71,7 @@ class _Meta(Struct):
     namespace: str | None = None
     labels: dict[str, str] | None = None
     deletionTimestamp: str | None = None
+    uid: str | None = None
     ownerReferences: list[_OwnerRef] | None = None
     annotations: _Annotations | None = None
 
@@ -122,6 +125,7 @@ class _Spec(Struct):
 
 class _Status(Struct):
     phase: str | None = None
+    startTime: str | None = None
     allocatable: dict[str, Quantity] | UnsetType | None = UNSET
     capacity: dict[str, Quantity] | None = None
     images: Raw = _NULL
@@ -153,7 +157,7 @@ _RAWS = msgspec.json.Decoder(list[Raw])
 _EMPTY: dict = {}
 # A JSON value's truthiness without decoding it: only short texts can be falsy.
 _FALSY = frozenset({b"null", b"false", b"0", b"[]", b"{}", b'""'})
-_INT64 = (-(2**63), 2**64 - 1)  # orjson reads integers outside as floats
+_INT64 = (-(2**63), 2**63 - 1)  # as the dict path (strict.check_json_ints) and the API server
 _NOWHERE = Source("")
 
 
@@ -345,6 +349,12 @@ class _Reader:
         return True
 
     def as_dict(self, k: int, raw: Raw) -> bool:
+        """An item decoded whole (not Pod or Node, or not typed): the dict path's checks
+        on its bytes apply, or the file goes to the dict path (False), which names the
+        problem: integers beyond int64, nesting beyond the limit."""
+        data = bytes(raw)
+        if long_int(data) or may_nest_deeper(data, block=False):
+            return False
         obj = _loads(raw)
         if not isinstance(obj, dict):
             return False
@@ -407,6 +417,9 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         raise _Fallback  # bound pods with pod affinity: decoded in full
     if _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
+    start = status.startTime
+    if start is not None and not timestamp.valid(start):
+        raise _Fallback  # the dict path refuses it, with the field
     namespace = meta.namespace or "default"
     requests, non_zero, host_ports = _resources(spec, cache)
     return Pod(
@@ -414,7 +427,8 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         source, order, meta.labels or _EMPTY, _group(namespace, spec),
         spec.priorityClassName or "", host_ports=host_ports,
         deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
-        kueue_workload=_kueue_workload(meta),
+        kueue_workload=_kueue_workload(meta), uid=meta.uid or "",
+        start_time=start or "",
     )
 
 

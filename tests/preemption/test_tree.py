@@ -21,9 +21,9 @@ def _tree(*, extra=(), never=False, min_groups=2, low=10):
     nodes = cluster(b1={"r1": 2, "r2": 2})
     lows = [make_pod(f"low-{n.name}", 2, node=n.name, priority=low) for n in nodes]
     leaves = [leaf("a", "job", priority=100), leaf("b", "job", priority=100)]
-    if never:
-        group, pods = leaves[0]
-        leaves[0] = (group, [replace(p, preemption_policy="Never") for p in pods])
+    if never:  # every pod of the tree: validatePodGroup wants one policy per tree
+        leaves = [(group, [replace(p, preemption_policy="Never") for p in pods])
+                  for group, pods in leaves]
     root = composite("job", min_groups=min_groups, priority=100)
     return tree_snapshot(nodes, [root], leaves, [*lows, *extra])
 
@@ -110,23 +110,32 @@ def test_preemption_policy_of_a_tree_per_gate() -> None:
 
 
 def test_root_policy_never_blocks_tree_preemption_with_the_gate() -> None:
+    """With PodGroupPreemptionPolicy the root's policy decides, and validatePodGroup wants
+    the pods to agree with it; without the gate the root's field is not read."""
+    from tests.builders import release
+
     snap = _tree()
     snap = replace(snap, composites=tuple(replace(c, preemption_policy="Never")
                                           for c in snap.composites))
-    root = plan(snap).composites[0]  # the gate is assumed on: the root sets a policy
-    assert (root.preemption, root.preemption_message) == (None, NEVER)
-    from tests.builders import release
     off = release(snap, "1.37", PodGroupPreemptionPolicy=False)
     assert plan(snap, target=off).composites[0].preemption is not None
+    root = plan(snap).composites[0]  # the gate is assumed on: the root sets a policy
+    assert root.error and root.message == (
+        "all pods in a single pod group should have the same preemption policy as the pod "
+        "group's preemption policy, got PreemptLowerPriority and Never")
+    agreeing = replace(snap, pods=tuple(replace(p, preemption_policy="Never")
+                                        if not p.node_name else p for p in snap.pods))
+    root = plan(agreeing).composites[0]
+    assert (root.preemption, root.preemption_message) == (None, NEVER)
 
 
 def test_highest_all_ancestor_bounds_the_unit() -> None:
-    """Upstream ``TestGetHighestAllAncestor`` (same file), through ``atomic_ancestors`` and
-    the eviction units: a PodGroup's own all; a parent's all over a child's single; a
+    """Upstream ``TestGetHighestAllAncestor`` (same file), through ``Hierarchy`` and the
+    eviction units: a PodGroup's own all; a parent's all over a child's single; a
     grandparent's all over a single parent; the highest of two all; a missing parent
     leaves the PodGroup's own mode; a lone pod and a single group are units per pod."""
     from tasplan.framework.node_info import NodeInfo
-    from tasplan.preemption.victims import atomic_ancestors, units
+    from tasplan.preemption.victims import Hierarchy, units
     from tests.builders import make_group, make_node
 
     def pg(name, parent=None, all_=False):
@@ -151,11 +160,10 @@ def test_highest_all_ancestor_bounds_the_unit() -> None:
         info = NodeInfo(node, 0)
         for p in pods:
             info.add_pod(p)
-        found = units([info], {g.key: g for g in groups}, {g.key: 10 for g in groups},
-                      atomic_ancestors(groups, composites))
-        grouped = [u for u in found if u.whole_group]
+        found = units([info], Hierarchy({g.key: g for g in groups}, composites))
+        grouped = [u for u in found if u.key is not None]
         if want is None:
             assert not grouped and len(found) == 3
         else:
-            assert [(u.group, len(u.pods)) for u in grouped] == [(want, 2)]
-        assert any(u.pods[0][0].name == "lone" and not u.whole_group for u in found)
+            assert [(u.key, len(u.pods)) for u in grouped] == [(want, 2)]
+        assert any(u.pods[0][0].name == "lone" and u.key is None for u in found)

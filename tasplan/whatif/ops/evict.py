@@ -6,6 +6,7 @@ found" and succeeds."""
 
 from __future__ import annotations
 
+from tasplan.untrusted import quote
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import AppliedEdit, Edit
 from tasplan.whatif.selectors import pod_filter
@@ -15,7 +16,7 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     wanted = pod_filter(edit.target)
     pods = [p for p in draft.bound_pods() if wanted.matches(p.namespace, p.priority, p.labels)]
     if not pods:
-        draft.warnings.append(f"{edit.where} {edit.target!r}: matches no running pod; "
+        draft.warnings.append(f"{edit.where} {quote(edit.target)}: matches no running pod; "
                               "nothing evicted")
         return AppliedEdit(edit.op, edit.describe(), "matches no running pod: nothing evicted")
     violated = draft.evict(pods)
