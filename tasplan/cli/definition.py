@@ -12,6 +12,7 @@ import functools
 import inspect
 from collections.abc import Callable, Collection
 from dataclasses import MISSING, dataclass, fields, is_dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, get_type_hints
 
