@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from tasplan.model.group import PodGroup
-from tasplan.model.pod import Pod
-from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.result import GroupResult
-from tasplan.plan.state import PlanState
-from tasplan.plan.tree_result import CompositeResult
+if TYPE_CHECKING:  # types only: `tasplan.cli.definition` reads AUTO without the planner
+    from tasplan.model.group import PodGroup
+    from tasplan.model.pod import Pod
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.result import GroupResult
+    from tasplan.plan.state import PlanState
+    from tasplan.plan.tree_result import CompositeResult
 
 AUTO = "auto"
 
