@@ -82,5 +82,6 @@ class Scheduler(Protocol):
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> SchedulerRun:
         """This scheduler's part of one run: ``groups`` are the planned groups given to it,
-        in input order."""
+        in input order, possibly none (with none, return a run of no units without
+        importing the algorithm: import it here, not at the scheduler's module level)."""
         ...
