@@ -72,6 +72,14 @@ class JobOptions:
         return JobOverrides(self.gang, self.topology_key)
 
 
+class PdbAllowance(StrEnum):
+    """How preemption counts PodDisruptionBudgets without a status: the values of
+    ``preemption.budgets`` STATUS and COMPUTED (written out: that module loads the model)."""
+
+    status = "status"
+    computed = "computed"
+
+
 @dataclass(frozen=True)
 class PlanOptions:
     """Which scheduler, profile and release the groups are planned for."""
@@ -107,6 +115,11 @@ class PlanOptions:
         help="Kueue's own feature gates (TASBalancedPlacement, TASProfileMixed, "
         "TASMultiLayerTopology, TASRespectNodeAffinityPreferred, ...) for --scheduler "
         "kueue.")] = None
+    pdb_allowance: Annotated[PdbAllowance, Option(
+        "--pdb-allowance", help="PodDisruptionBudgets without a status: 'status' counts "
+        "them as allowing no disruption, as kube-scheduler does until the disruption "
+        "controller writes one; 'computed' uses what the controller will compute from the "
+        "spec.")] = PdbAllowance.status
 
     @property
     def preempt(self) -> bool:
