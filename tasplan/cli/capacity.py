@@ -12,10 +12,6 @@ from tasplan.cli.output import render, stdout_width, warn
 from tasplan.cli.session import Session
 from tasplan.errors import InputError, UsageError
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.report.capacity_document import capacity_document
-from tasplan.report.capacity_tree import render_capacity
-from tasplan.report.serialize import to_json, to_yaml
-from tasplan.report.whatif import render_what_if
 
 
 def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
@@ -59,6 +55,9 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         report = capacity(snapshot, parsed, keys)
 
     def renderables(target: int | None) -> list:
+        from tasplan.report.capacity_tree import render_capacity
+        from tasplan.report.whatif import render_what_if
+
         return [*render_what_if(edited.applied), *render_capacity(report, depth)]
 
     if svg is not None or html is not None:
@@ -66,6 +65,9 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
 
         write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)
     if output in ("json", "yaml"):
+        from tasplan.report.capacity_document import capacity_document
+        from tasplan.report.serialize import to_json, to_yaml
+
         document = capacity_document(report, edited.applied)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
     else:

@@ -9,9 +9,6 @@ command does not run.
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
@@ -36,7 +33,7 @@ from tasplan.cli.live import LiveOptions
 from tasplan.cli.params import Argument, Option
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
-from tasplan.stdio import OutputError, run_exit_hooks
+from tasplan.stdio import OutputError
 from tasplan.version import __version__
 
 __all__ = ["Argument", "Option"]  # the signatures' annotations name them
@@ -56,11 +53,10 @@ def invoke(name: str, kwargs: dict[str, Any], args: list[str] | None) -> int:
 
 
 def groups_of(func: Callable[..., int]) -> dict[str, type]:
-    """The keyword-only parameters of ``func`` annotated with an option group (a dataclass
-    of this module's namespace), read from the annotations' names without evaluating them."""
-    groups = {p.name: globals().get(func.__annotations__.get(p.name, ""))
-              for p in inspect.signature(func).parameters.values()
-              if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    """The parameters of ``func`` annotated with an option group (a dataclass of this
+    module's namespace), read from the annotations' names without evaluating them."""
+    groups = {name: globals().get(annotation)
+              for name, annotation in func.__annotations__.items() if name != "return"}
     return {name: group for name, group in groups.items() if is_dataclass(group)}
 
 
@@ -83,7 +79,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> int:
                "details and report it)")
         code = ExitStatus.INTERNAL
     if teardown.enabled():
-        exit_now(int(code))
+        teardown.exit_now(int(code))
     return int(code)
 
 
@@ -91,16 +87,6 @@ def _error(text: str) -> None:
     from rich.console import Console  # only when there is an error to print
 
     Console(stderr=True, highlight=False, soft_wrap=True).print(text, markup=False)
-
-
-def exit_now(code: int) -> None:
-    """Flush, run the exit hooks and end the process without freeing what it built."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # closed or broken: the code says enough
-            if stream is not None:
-                stream.flush()
-    run_exit_hooks()
-    os._exit(code)
 
 
 def check(

@@ -13,6 +13,11 @@ def main() -> None:
 
     teardown.enable()
     args = sys.argv[1:]
+    if args == ["--version"]:  # what the Typer app's eager --version prints
+        from tasplan.version import __version__
+
+        sys.stdout.write(f"tasplan {__version__}\n")
+        teardown.exit_now(0)
     prog = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan"
     from tasplan.cli import fast
 
@@ -21,7 +26,7 @@ def main() -> None:
         from tasplan.cli import commands
 
         name, kwargs = parsed
-        commands.exit_now(commands.invoke(name, kwargs, fast.command_args(args)))
+        teardown.exit_now(commands.invoke(name, kwargs, fast.command_args(args)))
     from tasplan.cli.app import app
 
     app(args=args, prog_name=prog)
