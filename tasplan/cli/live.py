@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from tasplan.cli.params import Option
 from tasplan.errors import UsageError
+from tasplan.limits import REQUEST_TIMEOUT
 
 if TYPE_CHECKING:  # the kubernetes client and Rich are imported only when --live asks
     from rich.console import Console
@@ -63,6 +64,9 @@ def parse_timeout(text: str | None) -> float | None:
                          f"{text!r}")
     value = float(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[
         match.group(2)]
+    if value > REQUEST_TIMEOUT.maximum:  # a socket timeout must fit the C timeval
+        raise UsageError(f"--request-timeout: {text.strip()[:40]!r} is longer than the "
+                         f"longest timeout tasplan takes ({REQUEST_TIMEOUT.maximum / 3600:g}h)")
     return value or None
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from tasplan.cli.params import Option
 from tasplan.errors import UsageError
+from tasplan.untrusted import quote
 
 if TYPE_CHECKING:
     from tasplan.whatif.edits import Edit
@@ -126,7 +127,7 @@ class WhatIfOptions:
                 if name == "label":
                     key, eq, label_value = value.partition("=")
                     if not eq or not key:
-                        raise UsageError(f"--label {value!r}: expected KEY=VALUE")
+                        raise UsageError(f"--label {quote(value)}: expected KEY=VALUE")
                     pending["labels"].append((key, label_value))
                 else:
                     pending[name].append(value)
