@@ -8,17 +8,13 @@ from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import parse_output, render, stdout_width, target_notes, warn
-from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
-from tasplan.output_file import check_output_file
-from tasplan.report.document import plan_document
-from tasplan.report.explain_table import render_explanations
-from tasplan.report.names import object_names
-from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
+
+# Each output's renderer is imported where it is used: a run pays only for its own.
 
 
 def split_targets(targets: list[str], namespace: str | None = None
@@ -51,6 +47,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     fmt = parse_output(output)
     if html is not None:  # before any work: a bad target costs no load
+        from tasplan.output_file import check_output_file
+
         check_output_file(html, option="--html", stdout=False)
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(paths, clusters)
@@ -66,14 +64,23 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
                          kueue=plan.kueue(), pdb_allowance=plan.pdb_allowance.value)
     applied = loaded.edited.applied
     if html is not None:
+        from tasplan.cli.pictures import write_plan_html
+
         write_plan_html(html, result, snapshot, applied)
     if fmt.kind == "name":
+        from tasplan.report.names import object_names
+
         warn(result.plan.warnings)
         write_stdout("".join(f"{line}\n" for line in object_names(result.plan)))
     elif not fmt.table:
+        from tasplan.report.document import plan_document
+
         write_stdout(fmt.render_document(plan_document(
             result.plan, result.explanations, what_if=applied, trees=result.trees)))
     else:
+        from tasplan.report.explain_table import render_explanations
+        from tasplan.report.whatif import render_what_if
+
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
