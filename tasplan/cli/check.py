@@ -17,8 +17,10 @@ from tasplan.stdio import write_stdout
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
-              all_placements: bool = False, session: Session | None = None,
-              width: int | None = None, html: str | None = None) -> int:
+              all_assignments: bool = False, session: Session | None = None,
+              width: int | None = None, html: str | None = None, *,
+              every_placement: bool = False) -> int:
+    """``all_assignments``: --all; ``every_placement``: --all-placements."""
     if not workloads:
         raise UsageError("give at least one workload file or directory (an argument or -f)")
     fmt = parse_output(output)
@@ -38,7 +40,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     with session.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
-        result = plan_groups(snapshot, all_assignments=all_placements,
+        result = plan_groups(snapshot, all_assignments=all_assignments,
                              scheduler_config=loaded.config, target=plan.target(snapshot),
                              preempt=plan.preempt, scheduler=plan.scheduler,
                              schedulers=plan.schedulers(),
@@ -47,7 +49,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     if html is not None:
         from tasplan.cli.pictures import write_plan_html
 
-        write_plan_html(html, result, snapshot, applied, all_placements)
+        write_plan_html(html, result, snapshot, applied, all_assignments)
     if fmt.kind == "name":
         from tasplan.report.names import object_names
 
@@ -58,13 +60,14 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
 
         write_stdout(fmt.render_document(plan_document(result, what_if=applied)))
     else:
-        from tasplan.report.table import render_plan
+        from tasplan.report.table import TOP_PLACEMENTS, render_plan
         from tasplan.report.whatif import render_what_if
 
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
-            result, wide=fmt.kind == "wide", all_assignments=all_placements, width=target)],
+            result, wide=fmt.kind == "wide", all_assignments=all_assignments, width=target,
+            rows=None if every_placement else TOP_PLACEMENTS)],
             stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

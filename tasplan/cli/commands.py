@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from tasplan.cli import teardown
 from tasplan.cli.definition import (
+    AllPlacementsOpt,
     ClusterOpt,
     FilenameOpt,
     HtmlOpt,
@@ -94,8 +95,9 @@ def check(
     filename: FilenameOpt = [],  # noqa: B006
     cluster: ClusterOpt = [],  # noqa: B006
     output: OutputOpt = "table",
-    all_placements: Annotated[bool, Option(
+    all_assignments: Annotated[bool, Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
+    every_placement: AllPlacementsOpt = False,
     html: HtmlOpt = None,
     *,
     jobs: JobOptions,
@@ -115,7 +117,8 @@ def check(
 
     session = Session(live, what_if, plan, jobs)
     return run_guarded(lambda: run_check([*workloads, *filename], cluster, output,
-                                         all_placements, session, width, html), traceback=traceback)
+                                         all_assignments, session, width, html,
+                                         every_placement=every_placement), traceback=traceback)
 
 
 def lint(
@@ -189,6 +192,7 @@ def explain(
     filename: FilenameOpt = [],  # noqa: B006
     cluster: ClusterOpt = [],  # noqa: B006
     output: OutputOpt = "table",
+    every_placement: AllPlacementsOpt = False,
     html: HtmlOpt = None,
     *,
     jobs: JobOptions,
@@ -207,7 +211,8 @@ def explain(
 
     session = Session(live, what_if, plan, jobs)
     return run_guarded(lambda: run_explain([*targets, *map(str, filename)], cluster,
-                                           output, session, width, html), traceback=traceback)
+                                           output, session, width, html,
+                                           every_placement=every_placement), traceback=traceback)
 
 
 def capacity(

@@ -45,6 +45,9 @@ WidthOpt = Annotated[int | None, Option(
     "--width", min=20, metavar="COLUMNS", show_default=False,
     help="Fit tables into this many columns by leaving out optional columns; names are never "
     "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
+AllPlacementsOpt = Annotated[bool, Option(
+    "--all-placements", help="List every candidate placement (explain: every domain), not "
+    "only the 10 best (JSON always lists them all).")]
 HtmlOpt = Annotated[str | None, Option(
     "--html", metavar="FILE", show_default=False,
     help="Also write the report as one HTML page: per group the topology map with its "

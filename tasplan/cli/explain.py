@@ -40,7 +40,7 @@ def split_targets(targets: list[str], namespace: str | None = None
 
 def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
                 session: Session | None = None, width: int | None = None,
-                html: str | None = None) -> int:
+                html: str | None = None, *, every_placement: bool = False) -> int:
     session = session or Session()
     paths, names, pending = split_targets(targets, session.live.namespace)
     if not targets:
@@ -79,11 +79,13 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
             result.plan, result.explanations, what_if=applied, trees=result.trees)))
     else:
         from tasplan.report.explain_table import render_explanations
+        from tasplan.report.table import TOP_PLACEMENTS
         from tasplan.report.whatif import render_what_if
 
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
-            result, wide=fmt.kind == "wide", width=target)], stdout_width(width)))
+            result, wide=fmt.kind == "wide", width=target,
+            rows=None if every_placement else TOP_PLACEMENTS)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

@@ -9,6 +9,7 @@ capacity`` draws its tree with them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -79,3 +80,13 @@ def domain_noun(topology_key: str | None) -> str:
     if len(word) <= 20 and word[:1].isalpha() and all(c.islower() or c == "-" for c in word):
         return word
     return "domain"
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Names in natural order, as people count: node-2 before node-10 (the text itself
+    breaks what numbers leave tied, node-02 and node-2)."""
+    parts = _DIGITS.split(name)  # text, digits, text, ...: the kinds alternate by position
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name

@@ -80,6 +80,9 @@ class GroupResult:
     # The scheduler that planned the group (``tasplan.schedulers``: kube-scheduler, kueue,
     # ...), set by the planning run.
     scheduler: str = ""
+    # The resources the group's pending pods request (sorted), set by the planning run: the
+    # report shows FREE columns for these (and cpu, memory) only.
+    requested: tuple[str, ...] = ()
 
     @property
     def selected_placement(self) -> PlacementResult | None:

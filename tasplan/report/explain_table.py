@@ -13,20 +13,20 @@ from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, E
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns, natural_width
-from tasplan.report.table import expansion_lines, render_composite, verdict
+from tasplan.report.table import TOP_PLACEMENTS, expansion_lines, render_composite, verdict
 from tasplan.report.tree_order import report_order
 
-DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
 CONSUMERS_SHOWN = 2
 
 TIED_SHOWN = 5  # domains a suggestion names as tied; -o json lists them all
 
 
-def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None
-                        ) -> Iterator[RenderableType]:
-    """``width``: what the tables should fit in (None: no limit). Warnings about the inputs
-    are not part of the report (the CLI prints them to stderr)."""
+def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None,
+                        rows: int | None = TOP_PLACEMENTS) -> Iterator[RenderableType]:
+    """``width``: what the tables should fit in (None: no limit); ``rows``: domains (and
+    placements) shown per group, closest first (None, or -o wide: every one). Warnings
+    about the inputs are not part of the report (the CLI prints them to stderr)."""
     if not result.plan.groups:
         yield Text("no pending or unschedulable pod groups in the inputs")
     plan = result.plan
@@ -35,9 +35,9 @@ def render_explanations(result: ExplainResult, *, wide: bool = False, width: int
     for item, _ in report_order(plan):
         if isinstance(item, GroupResult):
             yield render_group(item, result.explanations.get(item.group.key), wide=wide,
-                               width=width)
+                               width=width, rows=None if wide else rows)
         else:
-            yield from render_composite(item, leaves, composites, width=width)
+            yield from render_composite(item, leaves, composites, width=width, rows=rows)
             tree = result.trees.get(item.composite.key)
             if tree is not None:
                 yield render_tree_explanation(tree)
@@ -52,7 +52,7 @@ def _title(g: GroupResult) -> Text:
 
 
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
-                 width: int | None = None) -> RenderableType:
+                 width: int | None = None, rows: int | None = TOP_PLACEMENTS) -> RenderableType:
     parts: list[RenderableType] = [Text(""), _title(g), *expansion_lines(g), *verdict(g, width)]
     if e is None:
         return Group(*parts)
@@ -72,11 +72,13 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                 who += f" and {len(pods) - FAILED_PODS_SHOWN} more"
             parts.append(Text(f"  {who}: {message}"))
     if e.domains:
-        parts.append(domains_view(e, wide=wide, width=width))
-        hidden = len(e.domains) - DOMAIN_ROWS
-        if hidden > 0 and not wide:
-            parts.append(Text(f"… {hidden} more domain(s): -o wide or -o json lists them",
-                              style="dim"))
+        parts.append(domains_view(e, rows=rows, width=width))
+        hidden = e.domains[rows:] if rows is not None else ()
+        if hidden:
+            empty = sum(1 for d in hidden if not d.fit)
+            detail = f" ({empty:,} holding none of its pods)" if empty else ""
+            parts.append(Text(f"and {len(hidden):,} more domains{detail}: --all-placements "
+                              "lists every one", style="dim"))
     parts.append(Text("suggestions, each verified by re-planning the group:", style="italic")
                  if e.suggestions else
                  Text("no single change tried (minCount, eviction, nodes, tolerations and "
@@ -114,10 +116,11 @@ def diagnosis_text(e: Explanation) -> str:
     return f"{cause.kind}: {cause.text}"
 
 
-def domains_view(e: Explanation, *, wide: bool, width: int | None) -> RenderableType:
-    """The per-domain table; where it is wider than ``width``, the reasons (EXCLUDED, USED
-    BY) are stacked under each domain's row instead of being left out."""
-    shown = e.domains if wide else e.domains[:DOMAIN_ROWS]
+def domains_view(e: Explanation, *, rows: int | None, width: int | None) -> RenderableType:
+    """The per-domain table (the ``rows`` closest); where it is wider than ``width``, the
+    reasons (EXCLUDED, USED BY) are stacked under each domain's row instead of being left
+    out."""
+    shown = e.domains[:rows]
     table = Columns()
     table.add("DOMAIN")
     table.add("NODES", "right")

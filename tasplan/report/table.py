@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -26,24 +26,41 @@ from tasplan.report.verdict import (
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
 SCORER_HEADERS = {"NodeResourcesFit": "FIT", "PodGroupPodsCount": "PODSCOUNT"}
+# Placement rows a table shows (--all-placements: every one; JSON always lists them all).
+TOP_PLACEMENTS = 10
+# FREE columns every table shows; other resources only where the group requests them.
+SUMMARY_RESOURCES = ("cpu", "memory")
 
 
 def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool = False,
-                width: int | None = None) -> Iterator[RenderableType]:
-    """The groups' tables; ``width`` (None: no limit) is what the tables should fit in.
-    Warnings about the inputs are not part of the report (the CLI prints them to stderr)."""
+                width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                ) -> Iterator[RenderableType]:
+    """The groups' tables; ``width`` (None: no limit) is what the tables should fit in,
+    ``rows`` how many placements each shows (None: all). Warnings about the inputs are not
+    part of the report (the CLI prints them to stderr)."""
     leaves = {g.group.key: g for g in result.groups}
     composites = {c.composite.key: c for c in result.composites}
     for item, _ in report_order(result):
         if isinstance(item, GroupResult):
             yield from render_group(item, wide=wide, all_assignments=all_assignments,
-                                    width=width)
+                                    width=width, rows=rows)
         else:
-            yield from render_composite(item, leaves, composites, width=width)
+            yield from render_composite(item, leaves, composites, width=width, rows=rows)
+
+
+def more_rows(hidden: Sequence, tied: int, what: str = "placements") -> Text:
+    """"and 4,990 more (4,990 tied)": the rows a table leaves out, and what they are."""
+    feasible = sum(1 for p in hidden if p.feasible) - tied
+    infeasible = len(hidden) - tied - feasible
+    detail = ", ".join(f"{n:,} {kind}" for n, kind in (
+        (tied, "tied"), (feasible, "feasible"), (infeasible, "infeasible")) if n)
+    return Text(f"and {len(hidden):,} more {what} ({detail}): --all-placements lists every "
+                "one", style="dim")
 
 
 def render_composite(c: CompositeResult, leaves: dict, composites: dict,
-                     width: int | None = None) -> Iterator[RenderableType]:
+                     width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                     ) -> Iterator[RenderableType]:
     """A composite's placements (children scheduled per domain) and, for a root, the whole
     tree with the domain each level chose."""
     cpg = c.composite
@@ -60,7 +77,7 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
                                 ("FEASIBLE", "left"), ("CHILDREN", "right"),
                                 ("SCORE", "right"), ("STATUS", "left")):
             table.add(header, justify, drop=1 if header == "NODES" else 0)
-        for rank, p in enumerate(c.placements, 1):
+        for rank, p in enumerate(c.placements[:rows], 1):
             selected = p.name == c.selected
             marker = "▶" if selected else ("=" if p.tied else "")
             table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
@@ -69,6 +86,9 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
                       "-" if p.score is None else str(p.score), composite_status(p),
                       style="bold green" if selected else ("" if p.feasible else "dim"))
         parts.append(table.fit(width))
+        hidden = c.placements[rows:] if rows is not None else ()
+        if hidden:
+            parts.append(more_rows(hidden, sum(1 for p in hidden if p.tied)))
     if cpg.parent is None or cpg.parent not in composites:
         parts.append(_tree(c, leaves, composites))
     if c.preemption is not None:
@@ -118,7 +138,8 @@ def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
 
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
-                 width: int | None = None) -> Iterator[RenderableType]:
+                 width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                 ) -> Iterator[RenderableType]:
     key = g.group.topology_key or "(none)"
     title = Text.assemble(
         (g.group.key, "bold"),
@@ -128,8 +149,11 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
     parts: list[RenderableType] = [Text(""), title]
     parts.extend(expansion_lines(g))
     if g.placements:
-        table = _placements_table(g, wide=wide).fit(width)
+        table = _placements_table(g, wide=wide, rows=rows).fit(width)
         parts.append(table)
+        hidden = g.placements[rows:] if rows is not None else ()
+        if hidden:
+            parts.append(more_rows(hidden, sum(1 for p in hidden if p.tied)))
         note = dropped_note(table, width)
         if note is not None:
             parts.append(note)
@@ -213,11 +237,15 @@ def expansion_lines(g: GroupResult) -> Iterator[Text]:
                    f"template, {e.existing} existing", style="dim")
 
 
-def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
+def _placements_table(g: GroupResult, *, wide: bool, rows: int | None) -> Columns:
     """Optional columns, dropped first to last on a narrow terminal: the per-scorer parts,
-    the FREE columns (last first), STATUS, NODES."""
-    scorers = sorted({name for p in g.placements for name in p.scores})
-    resources = list(dict.fromkeys(r for p in g.placements for r in p.free))
+    the FREE columns (last first), STATUS, NODES. FREE columns: cpu, memory, devices and
+    what the group requests (a node's other extended resources are not its business)."""
+    shown = g.placements[:rows]
+    scorers = sorted({name for p in shown for name in p.scores})
+    resources = [r for r in dict.fromkeys(r for p in shown for r in p.free)
+                 if r in SUMMARY_RESOURCES or r in g.requested or r.startswith("devices/")
+                 or not g.requested]
     table = Columns()
     table.add("#", "right")
     table.add("PLACEMENT")
@@ -236,7 +264,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
         table.add("STATUS", drop=2)
         table.add("NODE NAMES", fold=True)
     needed = max(g.group.min_count - g.scheduled, 0)
-    for rank, p in enumerate(g.placements, 1):
+    for rank, p in enumerate(shown, 1):
         selected = p.name == g.selected
         marker = "▶" if selected else ("=" if p.tied else "")
         style = "bold green" if selected else ("" if p.feasible else "dim")
