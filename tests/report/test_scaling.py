@@ -25,7 +25,8 @@ def cluster(tmp_path: Path, n: int, cpu: int = 4, small: tuple[int, ...] = ()) -
     nodes = "".join(
         f"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-{i}\n"
         f"    labels: {{{HOST}: node-{i}, rack: rack-{(i - 1) // 5 + 1}}}\n"
-        f"  status:\n    allocatable:\n      cpu: '{1 if i in small else cpu}'\n      memory: 64Gi\n"
+        f"  status:\n    allocatable:\n      cpu: '{1 if i in small else cpu}'\n"
+        f"      memory: 64Gi\n"
         f"      pods: '110'\n      nvidia.com/gpu: '8'\n{extra}"
         for i in range(1, n + 1))
     path = tmp_path / "cluster.yaml"
