@@ -258,3 +258,29 @@ def test_add_nodes_copies_node_local_resource_slices() -> None:
     result = plan(after).groups[0]
     assert result.schedulable
     assert sorted(result.placements[0].assignments.values()) == ["n1", "n1", "n1-whatif-1"]
+
+
+def test_set_min_count_grows_the_last_pod_set_numbering_on() -> None:
+    """A LeaderWorkerSet-like group (PodSets leader, worker): minCount beyond its pods adds
+    workers, numbered after the highest number in use, and the PodSet and the expansion
+    count them (peer schedulers read PodSet counts)."""
+    from tasplan.model.group import Expansion, PodSet
+
+    group = make_group("lws-0", min_count=3, key=RACK)
+    leader = make_pod("lws-0", 1, group=group.key)
+    workers = [make_pod(f"lws-0-{i}", 1, group=group.key) for i in (1, 2)]
+    taken = make_pod("lws-0-7", 1, node="n1")  # another pod already holds this name
+    grouped = replace(group, expansions=(Expansion(
+        "LeaderWorkerSet", "default/lws", 3, 0,
+        pod_sets=(PodSet("leader", 1, ("lws-0",)),
+                  PodSet("worker", 2, ("lws-0-1", "lws-0-2")))),))
+    snap = cluster([leader, *workers, taken], [grouped])
+    after, done = one(snap, Edit("set", "default/lws-0.minCount=6"))
+    assert done.effect == ("default/lws-0 minCount 3 -> 6; LeaderWorkerSet default/lws grows "
+                           "by 3 pod(s) to 5 (as with more replicas of its 'worker' template)")
+    names = [p.name for p in after.pods if p.group == group.key]
+    assert names == ["lws-0", "lws-0-1", "lws-0-2", "lws-0-8", "lws-0-9", "lws-0-10"]
+    [expansion] = after.groups[0].expansions
+    assert (expansion.synthesised, expansion.pod_sets[1].count) == (6, 5)
+    assert expansion.pod_sets[1].pods[-3:] == ("lws-0-8", "lws-0-9", "lws-0-10")
+    assert all(not p.node_name for p in after.pods if p.group == group.key)
