@@ -68,3 +68,8 @@ def test_readme_output_is_real(command: str) -> None:
         README.write_text(text.replace(f"$ {command}\n{shown}", f"$ {command}\n{actual}", 1))
         pytest.skip("README updated")
     assert actual == shown
+
+
+def test_readme_stays_short() -> None:
+    """The README is the tour (about 250 lines); depth goes to docs/."""
+    assert len(README.read_text().splitlines()) <= 250
