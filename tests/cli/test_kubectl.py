@@ -67,8 +67,9 @@ def test_output_name_prints_kind_group_and_name() -> None:
         "podgroup.scheduling.k8s.io/train-workers-0",
         "podgroup.scheduling.k8s.io/big-workers",
         "podgroup.scheduling.k8s.io/web",
-        "workload.scheduling.k8s.io/legacy",
     ]
+    legacy = invoke("check", REPO / "samples" / "legacy", "-c", CLUSTER, "-o", "name")
+    assert legacy.stdout == "workload.scheduling.k8s.io/legacy\n"
     pending = invoke("explain", "unschedulable", "-c", CLUSTER, "-f", BIG, "-o", "name")
     assert pending.stdout == "podgroup.scheduling.k8s.io/big-workers\n"
 
@@ -78,7 +79,7 @@ def test_output_jsonpath_as_kubectl(tmp_path: Path) -> None:
     result = invoke("check", WORKLOADS, "-c", CLUSTER, "-o", f"jsonpath={template}")
     assert result.exit_code == 1, result.output
     assert "ml/big-workers\tunschedulable\n" in result.stdout
-    assert result.stdout.count("\n") == 6
+    assert result.stdout.count("\n") == 5
     selected = invoke("check", TRAIN, "-c", CLUSTER, "-o=jsonpath={.groups[0].selected}")
     assert selected.stdout == "rack-b1"  # no newline added, as kubectl
     file = tmp_path / "t.jsonpath"
@@ -175,3 +176,22 @@ def test_evict_matching_nothing_warns_and_plans() -> None:
            "evicted" in result.stderr
     assert " 1. evict app=nothing-has-this → matches no running pod: nothing evicted" in \
         result.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "-f", "samples/workloads/job.yaml", "-c", "samples/cluster",
+     "-o=jsonpath={.groups[*].selected}"],                              # Typer's path
+    ["check", "samples/workloads/job.yaml", "--filename", "samples/workloads/pinned.yaml",
+     "-c", "samples/cluster", "-o", "jsonpath={.groups[*].selected}"],  # the fast parser's
+])
+def test_the_console_script_reads_kubectl_forms(args: list[str]) -> None:
+    """The installed command (tasplan.cli.main: the fast parser, else Typer) reads them as
+    the Typer app does."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tasplan", *args], capture_output=True,
+                          text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    expected = "rack-a2" if len(args) == 6 else "rack-a2 rack-a3"
+    assert proc.stdout == expected
