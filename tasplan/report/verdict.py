@@ -47,7 +47,10 @@ def group_sentence(g: GroupResult) -> str:
                     else f"its pending pod fits{where}")
         return (f"{placed:,} of {g.pending:,} pending pods fit{where} (minCount "
                 f"{g.group.min_count}); the other {g.pending - placed:,} stay pending")
-    # Unschedulable.
+    # Unschedulable. A leaf of a tree whose ancestor failed keeps its cycle's choice as
+    # ``closest`` (only a group that binds has a selected placement).
+    chosen = chosen or g.closest_placement
+    where = "" if chosen is None or chosen.name in WHOLE_CLUSTER else f" in {chosen.name}"
     if chosen is not None and chosen.placed:
         # Fits alone but is not bound: a leaf of a tree that did not fit.
         if g.group.parent:
@@ -130,7 +133,7 @@ def placement_status(p: PlacementResult, needed: int) -> str:
 
 def composite_sentence(c: CompositeResult) -> str:
     """The headline of a CompositePodGroup's verdict."""
-    if c.error:
+    if c.error or c.waiting:
         return c.message
     cpg = c.composite
     if c.schedulable:
@@ -145,6 +148,13 @@ def composite_sentence(c: CompositeResult) -> str:
     if c.preemption is not None:
         p = c.preemption
         return f"fits in {p.placement} after evicting {pods(len(p.victims))}"
+    where = c.selected or c.closest
+    if c.after_preemption:  # placed by the re-plan of its root's preemption
+        return (f"fits{f' in {where}' if where else ''} with its tree, after the root's "
+                "preemption")
+    if c.closest is not None and cpg.parent:
+        return (f"its child groups fit in {c.closest} on their own, but its parent "
+                f"{cpg.parent} does not fit, so none is bound")
     if not c.placements:
         return c.message
     children = c.placements[0].children

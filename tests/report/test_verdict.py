@@ -14,7 +14,7 @@ from tasplan.cli.app import app
 from tasplan.model.topology import domain_noun
 from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult, PlacementResult
-from tasplan.report.verdict import group_reason, group_sentence
+from tasplan.report.verdict import composite_sentence, group_reason, group_sentence
 from tests.builders import make_group
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,3 +113,28 @@ def test_domain_nouns() -> None:
     assert domain_noun("cloud.google.com/gke-nodepool") == "gke-nodepool"
     assert domain_noun("example.com/Rack_ID") == "domain"
     assert domain_noun(None) == "domain"
+
+
+def test_inner_composites_read_true_whatever_their_root_did() -> None:
+    """An inner CompositePodGroup that placed itself while its parent failed keeps that
+    choice as ``closest`` (selected None); one the root's preemption placed is
+    SCHEDULED AFTER PREEMPTION without a preemption of its own: neither may read as
+    "no block holds ..." beside its own placement."""
+    from tasplan.model.composite import CompositePodGroup
+    from tasplan.model.group import Policy
+    from tasplan.plan.tree_result import CompositePlacement, CompositeResult
+    from tests.builders import WORKLOAD
+
+    inner = CompositePodGroup("ml/inner", "ml", "inner", Policy.GANG, 2, "rack", "ml/root",
+                              "ml/w", "inner", "scheduling.k8s.io/v1alpha3", WORKLOAD, 1)
+    placed = CompositePlacement("rack-a1", 4, True, "", 2, 2, 2)
+    failed = CompositeResult(inner, (), False, "parent ml/root did not fit",
+                             placements=(placed,), closest="rack-a1")
+    assert composite_sentence(failed) == ("its child groups fit in rack-a1 on their own, but "
+                                          "its parent ml/root does not fit, so none is bound")
+    after = replace(failed, closest=None, selected="rack-a1", after_preemption=True)
+    assert after.outcome == "scheduled-after-preemption"
+    assert composite_sentence(after) == ("fits in rack-a1 with its tree, after the root's "
+                                         "preemption")
+    waiting = replace(failed, closest=None, waiting=True, message="waiting for 2 child groups")
+    assert composite_sentence(waiting) == "waiting for 2 child groups"
