@@ -18,8 +18,16 @@ from tasplan.plan.notes import Outcome
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.tree_result import CompositeResult
 
-# Placement names of a group without a topology constraint: the whole cluster.
+# Placement names of a group without a topology constraint: the whole cluster (Volcano
+# calls its virtual root HyperNode "cluster").
 WHOLE_CLUSTER = ("", "*")
+
+
+def _where(name: str | None, topology_key: str | None) -> str:
+    """" in rack-a2", or nothing for the whole cluster."""
+    if name is None or name in WHOLE_CLUSTER or (name == "cluster" and not topology_key):
+        return ""
+    return f" in {name}"
 _NODES_AVAILABLE = re.compile(r"^0/[\d,]+ nodes are available: ")
 
 
@@ -39,7 +47,7 @@ def group_sentence(g: GroupResult) -> str:
         if p.pdb_violations:
             text += f" ({p.pdb_violations} beyond a PodDisruptionBudget)"
         return text
-    where = "" if chosen is None or chosen.name in WHOLE_CLUSTER else f" in {chosen.name}"
+    where = _where(chosen and chosen.name, g.group.topology_key)
     if outcome == Outcome.SCHEDULED:
         placed = chosen.placed if chosen is not None else g.pending
         if placed >= g.pending:
@@ -50,7 +58,7 @@ def group_sentence(g: GroupResult) -> str:
     # Unschedulable. A leaf of a tree whose ancestor failed keeps its cycle's choice as
     # ``closest`` (only a group that binds has a selected placement).
     chosen = chosen or g.closest_placement
-    where = "" if chosen is None or chosen.name in WHOLE_CLUSTER else f" in {chosen.name}"
+    where = _where(chosen and chosen.name, g.group.topology_key)
     if chosen is not None and chosen.placed:
         # Fits alone but is not bound: a leaf of a tree that did not fit.
         if g.group.parent:
@@ -62,7 +70,7 @@ def group_sentence(g: GroupResult) -> str:
             return g.message
         return f"no {domain_noun(g.group.topology_key)} to place it in"
     return shortfall(g.placements, _needed(g), g.pending, g.group.min_count,
-                     domain_noun(g.group.topology_key), "pod")
+                     domain_noun(g.group.topology_key), "pod", g.group.topology_key)
 
 
 def _needed(g: GroupResult) -> int:
@@ -76,14 +84,17 @@ def _needed(g: GroupResult) -> int:
 
 
 def shortfall(placements: tuple, needed: int, pending: int, min_count: int, noun: str,
-              unit: str) -> str:
+              unit: str, topology_key: str | None = None) -> str:
     """"no rack holds all 4 pods: the best, rack-a3, holds 3" (``unit``: pod or child
     group)."""
     best = max(placements, key=lambda p: _placed(p))
     most = _placed(best)
     units = f"{unit}s" if needed != 1 else unit
-    if len(placements) == 1 and best.name in WHOLE_CLUSTER:
+    if len(placements) == 1 and not _where(best.name, topology_key):
         if not most:
+            if needed == 1:  # a basic group: not one of its pods fits
+                return (f"none of its {pending:,} pending {unit}s fits in the cluster"
+                        if pending > 1 else f"its {unit} fits nowhere in the cluster")
             return f"none of the {needed:,} {units} it needs fits in the cluster"
         return f"the cluster holds {most:,} of the {needed:,} {units} it needs"
     if not most:
@@ -140,7 +151,7 @@ def composite_sentence(c: CompositeResult) -> str:
         chosen = next((p for p in c.placements if p.name == c.selected), None)
         if chosen is None:
             return c.message
-        where = "" if chosen.name in WHOLE_CLUSTER else f" in {chosen.name}"
+        where = _where(chosen.name, cpg.topology_key)
         if chosen.scheduled >= chosen.children:
             return f"all {chosen.children} child groups fit{where}"
         return (f"{chosen.scheduled} of {chosen.children} child groups fit{where} "
@@ -159,7 +170,7 @@ def composite_sentence(c: CompositeResult) -> str:
         return c.message
     children = c.placements[0].children
     return shortfall(c.placements, cpg.min_group_count, children, cpg.min_group_count,
-                     domain_noun(cpg.topology_key), "child group")
+                     domain_noun(cpg.topology_key), "child group", cpg.topology_key)
 
 
 def composite_status(p: object) -> str:

@@ -138,3 +138,22 @@ def test_inner_composites_read_true_whatever_their_root_did() -> None:
                                          "preemption")
     waiting = replace(failed, closest=None, waiting=True, message="waiting for 2 child groups")
     assert composite_sentence(waiting) == "waiting for 2 child groups"
+
+
+def test_the_whole_cluster_is_not_named_as_a_domain() -> None:
+    """Volcano's virtual root HyperNode is "cluster" for a job without networkTopology:
+    "fit in cluster" read as a domain; and a basic group none of whose pods fits said
+    "none of the 1 pod it needs" beside its 5 pods."""
+    group = make_group("job", min_count=4, key=None)
+    fits = GroupResult(group, pending=4, scheduled=0, schedulable=True, message="allocated",
+                       scheduler="volcano", selected="cluster",
+                       placements=(_placement("cluster", 4, True),))
+    assert group_sentence(fits) == "all 4 pending pods fit"
+    hyper = replace(fits, group=replace(group, topology_key="volcano.sh/hypernode"))
+    assert group_sentence(hyper) == "all 4 pending pods fit in cluster"  # a HyperNode's name
+    basic = GroupResult(make_group("wide", min_count=None, key=None), pending=5, scheduled=0,
+                        schedulable=False, message="0/1 placements are available",
+                        placements=(_placement("", 0),))
+    assert group_sentence(basic) == "none of its 5 pending pods fits in the cluster"
+    one = replace(basic, pending=1)
+    assert group_sentence(one) == "its pod fits nowhere in the cluster"
