@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tasplan.cli.app import app
@@ -157,3 +158,33 @@ def test_the_whole_cluster_is_not_named_as_a_domain() -> None:
     assert group_sentence(basic) == "none of its 5 pending pods fits in the cluster"
     one = replace(basic, pending=1)
     assert group_sentence(one) == "its pod fits nowhere in the cluster"
+
+
+SENTENCE = re.compile(
+    r"^(SCHEDULABLE|UNSCHEDULABLE|SCHEDULABLE AFTER PREEMPTION): ("
+    r"all [\d,]+ pending pods fit( in \S+)?|its pending pod fits( in \S+)?"
+    r"|[\d,]+ of [\d,]+ pending pods fit.*|fits in \S+ after evicting [\d,]+ pods?.*"
+    r"|no \S+ holds .+: the best, \S+, holds [\d,]+|no \S+ holds any of .*"
+    r"|none of .* fits in the cluster|the cluster holds .*|its [\d,]+ pods? fit .*)$")
+RUNS = {  # each scheduler on inputs it plans
+    "kube-scheduler": [URGENT, BIG, REPO / "samples" / "workloads" / "train-rack.yaml"],
+    "kueue": [REPO / "samples" / "explain" / "kueue-wide.yaml", REPO / "samples" / "kueue"],
+    "volcano": [REPO / "samples" / "volcano" / "train-vcjob.yaml", "-c",
+                REPO / "samples" / "volcano" / "hypernodes.yaml"],
+    "kai": [BIG],
+}
+
+
+@pytest.mark.parametrize("scheduler", sorted(RUNS))
+def test_every_scheduler_reads_as_one_plain_sentence(scheduler: str) -> None:
+    """Real runs of each registered scheduler: every verdict is one of tasplan's sentences
+    (never the scheduler's message as the headline); the message follows, quoted."""
+    from tasplan.schedulers.registry import names
+
+    if scheduler not in names():
+        pytest.skip(f"{scheduler} is not registered on this branch")
+    out = invoke("check", *RUNS[scheduler], "-c", CLUSTER, "--scheduler", scheduler)
+    lines = verdicts(out)
+    assert lines, out
+    for line in lines:
+        assert SENTENCE.match(line), line
