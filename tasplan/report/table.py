@@ -48,14 +48,16 @@ def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool
             yield from render_composite(item, leaves, composites, width=width, rows=rows)
 
 
-def more_rows(hidden: Sequence, tied: int, what: str = "placements") -> Text:
-    """"and 4,990 more (4,990 tied)": the rows a table leaves out, and what they are."""
-    feasible = sum(1 for p in hidden if p.feasible) - tied
+def more_rows(hidden: Sequence) -> Text:
+    """"and 4,990 more placements (4,990 tied)": the rows a table leaves out, and what
+    they are (tied with the selected one, else feasible or not)."""
+    tied = sum(1 for p in hidden if p.tied)
+    feasible = sum(1 for p in hidden if p.feasible and not p.tied)
     infeasible = len(hidden) - tied - feasible
     detail = ", ".join(f"{n:,} {kind}" for n, kind in (
         (tied, "tied"), (feasible, "feasible"), (infeasible, "infeasible")) if n)
-    return Text(f"and {len(hidden):,} more {what} ({detail}): --all-placements lists every "
-                "one", style="dim")
+    return Text(f"and {len(hidden):,} more placements ({detail}): --all-placements lists "
+                "every one", style="dim")
 
 
 def render_composite(c: CompositeResult, leaves: dict, composites: dict,
@@ -89,7 +91,7 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
         parts.append(table.fit(width))
         hidden = c.placements[rows:] if rows is not None else ()
         if hidden:
-            parts.append(more_rows(hidden, sum(1 for p in hidden if p.tied)))
+            parts.append(more_rows(hidden))
     if cpg.parent is None or cpg.parent not in composites:
         parts.append(_tree(c, leaves, composites))
     if c.preemption is not None:
@@ -158,7 +160,7 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
         parts.append(table)
         hidden = g.placements[rows:] if rows is not None else ()
         if hidden:
-            parts.append(more_rows(hidden, sum(1 for p in hidden if p.tied)))
+            parts.append(more_rows(hidden))
         note = dropped_note(table, width)
         if note is not None:
             parts.append(note)
