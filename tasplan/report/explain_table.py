@@ -101,6 +101,8 @@ COST_WORDS = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
 
 def diagnosis_text(e: Explanation) -> str:
     """Capacity or contention, where it fits now, and the nodes no placement has."""
+    if e.why:
+        return e.why
     if e.fits_empty_cluster:
         text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
                 "it needs")

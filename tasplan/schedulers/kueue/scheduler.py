@@ -216,6 +216,7 @@ class KueueRun:
             if trial.admitted:
                 out.message += (f"; the topology of flavor {name} would hold it: only the "
                                 "quota stops it")
+                out.cluster_queue, out.without_quota = cq, trial
                 return
         out.message += "; no TAS flavor's topology would hold it either"
 

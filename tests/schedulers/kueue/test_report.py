@@ -110,3 +110,16 @@ def test_pod_sets_of_every_kind_of_request() -> None:
     assert "workload=default/job-lws-1a2b3 (admitted)" in group_header(admitted)
     assert group_header(_result(workers, queue=None), wide=True).startswith(
         "PodGroup · kueue queue=(none) clusterQueue=cq flavor=tas · ")
+
+
+def test_quota_explanation_in_json() -> None:
+    kueue = REPO / "samples" / "kueue"
+    doc = json.loads(run("explain", REPO / "samples" / "explain" / "kueue-quota.yaml",
+                         "-c", REPO / "samples" / "cluster", "-c", kueue / "topology.yaml",
+                         "-c", kueue / "flavor.yaml", "-o", "json"))
+    assert errors(REPORT, doc) == []
+    e = doc["groups"][0]["explanation"]
+    assert e["diagnosis"].startswith("quota: the topology of flavor h100 holds it now")
+    assert [(s["kind"], s["details"], s["result"]["schedulable"]) for s in e["suggestions"]] == [
+        ("quota", {"clusterQueue": "interns", "flavor": "h100",
+                   "nominalQuota": {"nvidia.com/gpu": "32"}}, True)]
