@@ -16,11 +16,13 @@ from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
+from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.output_file import check_output_file
+from tasplan.plan.result import PlanResult
 from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
-from tasplan.report.table import render_plan
+from tasplan.report.table import render_plan, skipped_lines
 from tasplan.report.whatif import render_what_if
 from tasplan.schedulers.planner import plan
 from tasplan.stdio import write_stdout
@@ -50,11 +52,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
                                cluster_documents=live)
     edited = apply_edits(snapshot, edits)
     snapshot = edited.snapshot
-    if not any(g.planned for g in snapshot.groups):
-        hints = "; ".join(snapshot.warnings)
-        raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)"
-                         + (f"; {hints}" if hints else ""))
+    nothing = not any(g.planned for g in snapshot.groups)
     with _nothing() if quiet else err.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
@@ -64,17 +62,27 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
     if html is not None:
         write_plan_html(html, result, snapshot, edited.applied, all_placements)
     if output in ("json", "yaml"):
-        document = plan_document(result, what_if=edited.applied)
+        document = plan_document(result, what_if=edited.applied, skipped=snapshot.skipped)
         text = to_json(document) if output == "json" else to_yaml(document)
         write_stdout(text)
     else:
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target)],
-            stdout_width(width)))
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
     teardown.keep(edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result, snapshot, nothing)
+
+
+def exit_status(result: PlanResult, snapshot: ClusterSnapshot, nothing: bool) -> ExitStatus:
+    """1 when a planned group does not fit; else 4 when nothing could be planned or an
+    object the workload inputs hold could not be (see ``Skipped.checked``); else 0."""
+    if not result.schedulable:
+        return ExitStatus.UNSCHEDULABLE
+    if nothing or any(not k.checked for k in snapshot.skipped):
+        return ExitStatus.NOT_CHECKED
+    return ExitStatus.OK
 
 
 class _nothing:

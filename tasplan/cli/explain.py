@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from tasplan.cli import teardown
-from tasplan.cli.exit_status import ExitStatus
+from tasplan.cli.check import exit_status
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, target_notes, warn
 from tasplan.cli.pictures import write_plan_html
@@ -24,6 +24,7 @@ from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
+from tasplan.report.table import skipped_lines
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
 from tasplan.whatif import apply_edits
@@ -68,9 +69,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         edited = apply_edits(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live),
                              edits)
         snapshot = select(edited.snapshot, names, unschedulable=pending)
-    if not any(g.planned for g in snapshot.groups) and not pending:
-        raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)")
+    nothing = not any(g.planned for g in snapshot.groups) and not pending
     with nullcontext() if quiet else err.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config, target=release.target(snapshot),
@@ -79,14 +78,15 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         write_plan_html(html, result, snapshot, edited.applied)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied,
-                                 trees=result.trees)
+                                 trees=result.trees, skipped=snapshot.skipped)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied),
                                                 *render_explanations(result, wide=output == "wide",
-                                                                     width=target)],
+                                                                     width=target),
+                                                *skipped_lines(snapshot.skipped, nothing)],
                                 stdout_width(width)))
     teardown.keep(edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result.plan, snapshot, nothing)

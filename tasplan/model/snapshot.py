@@ -114,6 +114,8 @@ class ClusterSnapshot:
     # Scheduling keys found in the workload inputs (tasplan.model.scheduling_keys.Intent):
     # the planner warns about those its scheduler does not honour.
     intents: tuple = ()
+    # What the workload inputs hold that was not planned (tasplan.model.skipped.Skipped).
+    skipped: tuple = ()
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
 
