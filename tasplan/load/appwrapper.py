@@ -26,7 +26,14 @@ from functools import partial
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.load.producers import Overrides, PodBatch, Producer, identity, pod_template
+from tasplan.load.producers import (
+    Overrides,
+    PodBatch,
+    Producer,
+    identity,
+    pod_template,
+    required_list,
+)
 from tasplan.model.source import Source
 
 GROUP = "workload.codeflare.dev"
@@ -108,7 +115,7 @@ def decode_appwrapper(source: Source, obj: Mapping[str, Any], overrides: Overrid
     via = f"AppWrapper {namespace}/{name}"
     out: list[Producer] = []
     pods: list[PodBatch] = []
-    for i, raw in enumerate(f.sequence(spec.get("components"), "spec.components")):
+    for i, raw in enumerate(required_list(f, spec.get("components"), "spec.components")):
         path = f"spec.components[{i}]"
         c = f.mapping(raw, path)
         tpl = f.mapping(c.get("template"), f"{path}.template")

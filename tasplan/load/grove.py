@@ -39,6 +39,7 @@ from tasplan.load.producers import (
     Producer,
     check_expansion,
     identity,
+    required_list,
 )
 from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Policy
@@ -84,13 +85,10 @@ def decode_grove(source: Source, obj: Mapping[str, Any], overrides: Overrides) -
     count = 0 if count is None else f.int32(count, "spec.replicas", minimum=0)
     tpl = f.mapping(spec.get("template"), "spec.template")
     cliques = {}
-    for i, raw in enumerate(f.sequence(tpl.get("cliques"), "spec.template.cliques")):
+    for i, raw in enumerate(required_list(f, tpl.get("cliques"), "spec.template.cliques")):
         path = f"spec.template.cliques[{i}]"
         name, template, replicas, minimum = _clique(f, raw, path)
         cliques[name] = (template, replicas, minimum, f"{path}.spec.podSpec")
-    if not cliques:
-        raise f.error("spec.template.cliques", "required field is missing (a PodCliqueSet "
-                      "needs at least one clique)")
     groups = []
     in_group: set[str] = set()
     for i, raw in enumerate(f.sequence(tpl.get("podCliqueScalingGroups"),

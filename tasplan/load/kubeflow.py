@@ -103,10 +103,9 @@ def decode_kubeflow(source: Source, obj: Mapping[str, Any], overrides: Overrides
     kind = obj["kind"]
     field_name, controller = KINDS[kind]
     namespace, name, spec = identity(f)
+    if spec.get(field_name) is None:
+        raise f.error(f"spec.{field_name}", "required field is missing")
     raw_specs = f.mapping(spec.get(field_name), f"spec.{field_name}")
-    if not raw_specs:
-        raise f.error(f"spec.{field_name}", "required field is missing (a job needs at least "
-                      "one replica type)")
     decoded = []
     for rtype_raw, raw in raw_specs.items():
         path = f"spec.{field_name}.{rtype_raw}"

@@ -110,6 +110,13 @@ _PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
               "PodCliqueSet": grove.decode_grove, "TrainJob": None, "AppWrapper": None}
 
 
+def pod_producers(runtime_docs: list[Document]) -> dict[tuple[str, str], Callable]:
+    """(apiVersion, kind) -> the decoder of every pod-producing kind, TrainJob's with these
+    runtimes (``tasplan lint`` expands the objects check would)."""
+    decoders = _decoders(trainjob.runtime_index(runtime_docs))
+    return {key: decoders[name] for key, name in _KINDS.items() if name in decoders}
+
+
 def _decoders(runtimes: trainjob.Runtimes) -> dict[str, Callable]:
     """Every pod-producing kind's decoder, TrainJob's with the runtimes of the inputs and
     AppWrapper's with the decoders of the kinds it may wrap."""

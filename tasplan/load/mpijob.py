@@ -62,8 +62,7 @@ def decode_mpijob(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
     namespace, name, spec = identity(f)
     specs = f.mapping(spec.get("mpiReplicaSpecs"), "spec.mpiReplicaSpecs")
     if "Launcher" not in specs:
-        raise f.error("spec.mpiReplicaSpecs.Launcher", "required field is missing (an MPIJob "
-                      "needs a Launcher)")
+        raise f.error("spec.mpiReplicaSpecs.Launcher", "required field is missing")
     for key in specs:
         if key not in ("Launcher", "Worker"):
             raise f.expected(f"spec.mpiReplicaSpecs.{key}", "Launcher or Worker", key)

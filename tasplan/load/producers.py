@@ -175,6 +175,16 @@ def pod_template(f: ObjectFields, raw: object, path: str, spec_path: str = "") -
     return template
 
 
+def required_list(f: ObjectFields, value: object, path: str) -> list:
+    """A list that must have items, refused in the words lint's schemas use."""
+    if value is None:
+        raise f.error(path, "required field is missing")
+    items = f.sequence(value, path)
+    if not items:
+        raise f.error(path, "expected at least 1 item(s), got 0")
+    return items
+
+
 def replicas(f: ObjectFields, spec: Mapping[str, Any], path: str, default: int = 1) -> int:
     value = spec.get(path.rsplit(".", 1)[-1])
     return default if value is None else f.int32(value, path, minimum=0)
@@ -187,7 +197,7 @@ def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str 
                       batch.spec_path or f"{batch.template_path}.spec")
 
 
-def _synthesise(template: Mapping[str, Any], namespace: str, name: str,
+def synthesise(template: Mapping[str, Any], namespace: str, name: str,
                 labels: Mapping[str, str]) -> dict[str, Any]:
     meta = template.get("metadata") or {}
     return {
@@ -298,7 +308,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             i += 1
             if (ns, name) in pods:
                 continue
-            pod = decode_pod(producer.source, _synthesise(template, ns, name, labels), order,
+            pod = decode_pod(producer.source, synthesise(template, ns, name, labels), order,
                              priorities, group=group, spec_path=spec_path,
                              synthesised=True, owner=fields)
             order += 1

@@ -84,7 +84,7 @@ def _runtime(f: ObjectFields, namespace: str, spec: Mapping[str, Any], runtimes:
         raise f.expected("spec.runtimeRef.apiGroup", GROUP, group)
     kind = f.string(ref.get("kind"), "spec.runtimeRef.kind") or "ClusterTrainingRuntime"
     if kind not in RUNTIME_KINDS:
-        raise f.expected("spec.runtimeRef.kind", " or ".join(RUNTIME_KINDS), kind)
+        raise f.expected("spec.runtimeRef.kind", "one of " + ", ".join(RUNTIME_KINDS), kind)
     doc = runtimes.get((kind, namespace if kind == "TrainingRuntime" else "", name))
     if doc is None:
         where = f" in namespace {namespace}" if kind == "TrainingRuntime" else ""

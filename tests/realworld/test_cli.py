@@ -65,8 +65,16 @@ def test_generate_name_warning_goes_to_stderr_in_table_mode() -> None:
 
 def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
     result = invoke("check", FIXTURES / "foreign.yaml", "-c", CLUSTER, "-o", "json")
-    assert result.exit_code == 0, result.output
-    warnings = json.loads(result.stdout)["warnings"]
+    # The Volcano job was asked about and could not be planned: "could not check" (4).
+    assert result.exit_code == 4, result.output
+    document = json.loads(result.stdout)
+    assert [(k["kind"], k["apiVersion"], k["count"], k["checked"])
+            for k in document["skipped"]] == [
+        ("PodGroup", "scheduling.volcano.sh/v1beta1", 1, True),
+        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 2, True),
+        ("PodGroup", "scheduling.run.ai/v2alpha2", 1, True),
+        ("Job", "batch.volcano.sh/v1alpha1", 1, False)]
+    warnings = document["warnings"]
     skipped = [w for w in warnings if w.startswith("skipped")]
     assert [re.match(r"skipped (\d+) (\w+) object\(s\) of apiVersion (\S+):", w).groups()
             for w in skipped] == [
@@ -75,7 +83,8 @@ def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
         ("1", "PodGroup", "scheduling.volcano.sh/v1beta1"),
         ("2", "PodGroup", "scheduling.x-k8s.io/v1alpha1"),
     ]
-    assert all("--gang MINCOUNT --topology-key KEY" in w for w in skipped)
+    assert all("--scheduler" in w or "coscheduling" in w for w in skipped)
+    assert "--gang MINCOUNT --topology-key KEY" in skipped[0]  # the Volcano job's
 
 
 @pytest.mark.parametrize("command", ["check", "explain"])
@@ -237,7 +246,11 @@ def test_explain_takes_gang_and_topology_key() -> None:
     assert (group["policy"], group["minCount"], group["topologyKey"]) == (
         "gang", 5, "topology.example.com/rack")
     assert group["expandedFrom"] == [{"kind": "JobSet", "name": "ml/pytorch",
-                                      "synthesised": 5, "existing": 0}]
+                                      "synthesised": 5, "existing": 0, "via": [],
+                                      "podSets": [{"name": "driver", "count": 1,
+                                                   "minCount": None},
+                                                  {"name": "workers", "count": 4,
+                                                   "minCount": None}]}]
 
 
 # --------------------------------------------------------------------------- lint fixes
