@@ -89,7 +89,7 @@ def _runtime(f: ObjectFields, namespace: str, spec: Mapping[str, Any], runtimes:
     if doc is None:
         where = f" in namespace {namespace}" if kind == "TrainingRuntime" else ""
         raise Unplannable(f"its runtime, {kind} {name}{where}, is not in the inputs",
-                          f"pass the runtime too (kubectl get {kind.lower()}s -o yaml)")
+                          f"pass the runtime too: kubectl get {kind.lower()}s -o yaml")
     return doc
 
 
