@@ -20,7 +20,7 @@ from tasplan.load.intents import find_intents
 from tasplan.load.loader import pod_producers
 from tasplan.load.producers import Producer, Unplannable, synthesise
 from tasplan.load.trainjob import RUNTIME_KINDS
-from tasplan.model.scheduling_keys import KUBE_SCHEDULER, Status, describe
+from tasplan.model.scheduling_keys import Status, describe
 from tasplan.model.source import Source
 
 Found = tuple[Manifest, Violation]
@@ -107,7 +107,9 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
         kind_id = (f"{m.api_version.rsplit('/', 1)[0]}/{m.kind}" if "/" in m.api_version
                    else m.kind)
         for intent in find_intents(obj, f"{m.kind} {f.name}", kind_id):
-            if intent.key.status(KUBE_SCHEDULER) == Status.WARNED:
+            # Warned when no scheduler of tasplan's honours it (check's auto plans such a
+            # workload with the one that does).
+            if all(status == Status.WARNED for status in intent.key.planned.values()):
                 text = f"{intent.value!r}: {describe(intent.key, intent.value)}"
                 out.append((m, Violation("TP220", parse_path(intent.path), text)))
     return out

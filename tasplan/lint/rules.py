@@ -150,10 +150,21 @@ RULES: tuple[Rule, ...] = (
          "Pass what the message names (the runtime) with the manifests, or plan the pods "
          "it runs on."),
     Rule("TP220", "scheduling-key-ignored", _W,
-         "A recognised scheduling annotation, label or field that kube-scheduler does not "
-         "read: `tasplan check` plans without it and warns the same way.",
+         "A recognised scheduling annotation, label or field that no scheduler tasplan plans "
+         "with honours: `tasplan check` plans without it and warns the same way.",
          "Plan with the scheduler that honours it (the message names it), or use the "
          "--gang / --topology-key approximation it gives."),
+    Rule("TP230", "kueue-topology-request", _E,
+         "Kueue's webhook refuses the pod template's TAS annotations (kueue.x-k8s.io/"
+         "podset-*): several of required / preferred / unconstrained, a level that is not a "
+         "label key, a slice size missing, not a number or above the PodSet's pods, bad "
+         "slice constraints, a podset-group-name that does not pair two PodSets.",
+         "Fix the annotation the message names (docs/schedulers.md#kueue---scheduler-kueue)."),
+    Rule("TP231", "kueue-object-invalid", _E,
+         "A Kueue Topology or ResourceFlavor the API server refuses: levels not 1-16, "
+         "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
+         "topologyName without nodeLabels.",
+         "Fix the field the message names."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),

@@ -9,11 +9,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tasplan import __version__
 from tasplan.live.config import Connection
 from tasplan.live.discovery import (
     DRA_NAMESPACED,
     DRA_RESOURCES,
+    KUEUE_NAMESPACED,
+    KUEUE_RESOURCES,
+    kueue_api,
     resource_api,
     scheduling_api,
     server_version,
@@ -23,6 +25,7 @@ from tasplan.live.lister import ListProgress, Reader
 from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
 from tasplan.snapshot.prune import prune, prune_node, prune_pod
+from tasplan.version import __version__
 
 
 def read_cluster(connection: Connection, *, namespace: str = "",
@@ -71,6 +74,14 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             lists.append((f"/apis/{version}{where}/{resource}", DRA_RESOURCES[resource],
                           version, f"{resource}.resource.k8s.io{said}", prune))
             optional.add(lists[-1][3])
+    kueue = kueue_api(reader)
+    if kueue is not None:  # Kueue: topologies, flavors, queues, admitted Workloads
+        version, resources = kueue
+        for resource in resources:
+            where, said = (scope, within) if resource in KUEUE_NAMESPACED else ("", "")
+            lists.append((f"/apis/{version}{where}/{resource}", KUEUE_RESOURCES[resource],
+                          version, f"{resource}.kueue.x-k8s.io{said}", prune))
+            optional.add(lists[-1][3])
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -82,8 +93,11 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             except Forbidden:
                 if resource not in optional:
                     raise
-                warnings.append(f"RBAC does not allow listing {resource}: DRA devices and "
-                                "claims are planned without it (see samples/rbac)")
+                what = ("Kueue's objects are planned without it (--scheduler kueue)"
+                        if "kueue.x-k8s.io" in resource else
+                        "DRA devices and claims are planned without it")
+                warnings.append(f"RBAC does not allow listing {resource}: {what} (see "
+                                "samples/rbac)")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
             tasplan_version=__version__, server=connection.server, server_version=version,

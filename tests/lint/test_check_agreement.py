@@ -137,13 +137,35 @@ def test_everything_check_plans_lint_lints() -> None:
     assert set(report.skipped) <= {"PodGroup", "Job"}
 
 
-def test_scheduling_keys_check_warns_about_are_lint_warnings() -> None:
-    report = lint([FIXTURES / "kueue-tas-job.yaml"])
-    warned = sorted(f.path for f in report.findings if f.rule.id == "TP220")
-    assert warned == ['metadata.labels["kueue.x-k8s.io/queue-name"]',
-                      'metadata.labels["kueue.x-k8s.io/queue-name"]',
-                      'spec.template.metadata.annotations["kueue.x-k8s.io/'
-                      'podset-required-topology"]']
+def test_scheduling_keys_no_scheduler_honours_are_lint_warnings(tmp_path: Path) -> None:
+    """TP220 for the keys no scheduler of tasplan's honours, in check's words; a key some
+    scheduler honours (check's auto plans the workload with it) is not a lint warning."""
+    from tasplan.model.scheduling_keys import BY_KEY, Status, Where, describe
+
+    path = tmp_path / "lws.yaml"
+    path.write_text(textwrap.dedent("""
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata:
+          name: lws
+          namespace: ml
+          labels: {kueue.x-k8s.io/queue-name: user-queue}
+          annotations:
+            leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: kubernetes.io/hostname
+        spec:
+          leaderWorkerTemplate:
+            size: 2
+            workerTemplate: {spec: {containers: [{name: c, image: busybox}]}}
+        """))
+    warned = {f.path: f.message for f in lint([path]).findings if f.rule.id == "TP220"}
+    subgroup = BY_KEY[(Where.ANNOTATION,
+                       "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology")]
+    path_of = 'metadata.annotations["leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"]'
+    assert warned[path_of] == f"'kubernetes.io/hostname': {describe(subgroup, 'x')}".replace(
+        "'x'", "'kubernetes.io/hostname'")
+    queue = BY_KEY[(Where.LABEL, "kueue.x-k8s.io/queue-name")]
+    honoured = any(status != Status.WARNED for status in queue.planned.values())
+    assert ('metadata.labels["kueue.x-k8s.io/queue-name"]' in warned) is not honoured
 
 
 def test_a_trainjob_without_its_runtime_is_a_lint_warning(tmp_path: Path) -> None:

@@ -43,6 +43,8 @@ class Cluster:
     workload_resources: tuple[str, ...] = ("workloads", "podgroups")
     # resource.k8s.io versions served (DRA); none by default
     resource_versions: tuple[str, ...] = ()
+    # kueue.x-k8s.io versions served (Kueue installed); none by default
+    kueue_versions: tuple[str, ...] = ()
     version: str = "v1.37.0"
     token: str | None = TOKEN
     forbidden: set[str] = field(default_factory=set)  # collection paths answered 403
@@ -66,6 +68,8 @@ def collection_path(obj: dict[str, Any]) -> str:
     plural = kind.lower() + ("es" if kind.endswith("s") else "s")
     if kind == "PriorityClass":
         plural = "priorityclasses"
+    if kind == "Topology":
+        plural = "topologies"
     prefix = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
     return f"{prefix}/{plural}"
 
@@ -125,6 +129,16 @@ class _Handler(BaseHTTPRequestHandler):
                                    "resources": [{"name": n, "namespaced": "claim" in n,
                                                   "verbs": ["get", "list", "watch"]}
                                                  for n in names]})
+        for v in c.kueue_versions:
+            if path == f"/apis/kueue.x-k8s.io/{v}":
+                names = ["topologies", "resourceflavors", "clusterqueues", "cohorts",
+                         "localqueues", "workloads"]
+                return self._json({"kind": "APIResourceList",
+                                   "groupVersion": f"kueue.x-k8s.io/{v}",
+                                   "resources": [{"name": n, "namespaced": n in (
+                                       "localqueues", "workloads"),
+                                                  "verbs": ["get", "list", "watch"]}
+                                                 for n in names]})
         collection, namespace = _collection(path)
         if collection is None or not self._served(collection):
             return self._status(404, "NotFound", "the server could not find the requested "
@@ -148,6 +162,8 @@ class _Handler(BaseHTTPRequestHandler):
         c = self.cluster
         if collection.startswith("/apis/resource.k8s.io/"):
             return collection.split("/")[3] in c.resource_versions
+        if collection.startswith("/apis/kueue.x-k8s.io/"):
+            return collection.split("/")[3] in c.kueue_versions
         if collection.startswith("/apis/scheduling.k8s.io/"):
             version, resource = collection.split("/")[3:5]
             if version not in c.scheduling_versions:

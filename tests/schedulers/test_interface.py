@@ -196,7 +196,7 @@ def test_a_named_scheduler_plans_every_group() -> None:
 
 def test_an_unknown_scheduler_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="unknown scheduler 'kueu': expected one of auto, "
-                                         "kube-scheduler, first-fit"):
+                                         "kube-scheduler, kueue, first-fit"):
         plan(cluster(train(200)), schedulers=schedulers(), scheduler="kueu")
 
 
