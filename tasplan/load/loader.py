@@ -31,6 +31,7 @@ from tasplan.load import (
 )
 from tasplan.load import dra as dra_decode
 from tasplan.load import kueue as kueue_decode
+from tasplan.load import volcano as volcano_decode
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.composite import decode_composite
 from tasplan.load.composite import resolve as resolve_composite
@@ -96,6 +97,7 @@ _KINDS = {
     **{(v, k): k for v in ray.VERSIONS for k in ray.KINDS},
     **{(v, "PodCliqueSet"): "PodCliqueSet" for v in grove.VERSIONS},
     **{(v, "AppWrapper"): "AppWrapper" for v in appwrapper.VERSIONS},
+    **volcano_decode.KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
@@ -109,7 +111,8 @@ _PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
               "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps),
               **dict.fromkeys(kubeflow.KINDS, kubeflow.decode_kubeflow),
               MPIJOB_V2: mpijob.decode_mpijob, **dict.fromkeys(ray.KINDS, ray.decode_ray),
-              "PodCliqueSet": grove.decode_grove, "TrainJob": None, "AppWrapper": None}
+              "PodCliqueSet": grove.decode_grove, "VolcanoJob": volcano_decode.vcjob_producer,
+              "TrainJob": None, "AppWrapper": None}
 
 
 def pod_producers(runtime_docs: list[Document]) -> dict[tuple[str, str], Callable]:
@@ -202,7 +205,8 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", COMPOSITE_KIND) or used in _PRODUCERS:
+            if used in ("Workload", "PodGroup", "VolcanoPodGroup", COMPOSITE_KIND) \
+                    or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
                                       else "") in _OWN_GROUPS:
@@ -361,10 +365,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             + [ps for e in extra.values() for ps in e.pod_sets])
     for pg in pod_group_defs.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
+    volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
     groups.extend(pod_groups.group_pods(
         pods, pod_annotations, {(p.namespace, p.name): positions.get(p.source, 0)
                                 for p in pods.values() if p.group is None},
-        overrides, pod_groups.coscheduling_groups(by_kind[""])))
+        overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     keys: dict[str, PodGroup] = {}
@@ -416,6 +421,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made),
         skipped=_skipped(by_kind[""], unplannable, pods.values()),
+        volcano=volcano,
         kueue=_kueue_inputs(by_kind, warnings),
     )
 

@@ -68,12 +68,14 @@ def named_group(labels: Mapping[str, str], annotations: Mapping[str, Any]
 
 def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str, str], Any],
                positions: Mapping[tuple[str, str], int], overrides: Overrides,
-               coscheduling: Mapping[tuple[str, str], int]) -> list[PodGroup]:
+               coscheduling: Mapping[tuple[str, str], int],
+               existing: set[str] = frozenset()) -> list[PodGroup]:
     """Groups for the pods that name one by label or annotation (``annotations``: pod key
     -> its metadata.annotations where known), and with ``--gang`` / ``--topology-key`` one
     group per namespace of the workload inputs' bare pending pods. Member pods get the
     group (``pods`` is updated). ``coscheduling``: minMember of scheduler-plugins PodGroups
-    by (namespace, name)."""
+    by (namespace, name). A pod naming a group the inputs define otherwise (``existing``:
+    a Volcano PodGroup object) joins it."""
     found: dict[str, _Found] = {}
     bare = overrides.min_count is not None or overrides.topology_key is not None
     for pkey, pod in pods.items():
@@ -86,6 +88,9 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
                 continue
             named = ("", "", BARE)
         owner, key, name = named
+        if f"{pod.namespace}/{name}" in existing:
+            pods[pkey] = replace(pod, group=f"{pod.namespace}/{name}")
+            continue
         group = found.setdefault(f"{pod.namespace}/{name}", _Found(
             owner, key, position=positions.get(pkey, 0), source=pod.source))
         group.pods.append(pod)

@@ -13,6 +13,7 @@ from tasplan.model.group import PodGroup
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
+from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,8 @@ class ClusterSnapshot:
     intents: tuple = ()
     # What the workload inputs hold that was not planned (tasplan.model.skipped.Skipped).
     skipped: tuple = ()
+    # Volcano's HyperNodes and PodGroups (--scheduler volcano).
+    volcano: VolcanoInputs = NO_VOLCANO
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
 

@@ -13,8 +13,8 @@ BLOCK = re.compile(r"(<!-- keys:start[^>]*-->\n)(.*?)(<!-- keys:end -->)", re.S)
 
 
 def render() -> str:
-    lines = ["| Key | Where | Owner | Plan | Why, or what would honour it |",
-             "|---|---|---|---|---|"]
+    lines = ["| Key | Where | Owner | kube-scheduler | Other schedulers | Why, or what would "
+             "honour it |", "|---|---|---|---|---|---|"]
     for k in KEYS:
         where = k.where.value + (f" of {', '.join(k.kinds)}" if k.kinds else "")
         status = k.status(KUBE_SCHEDULER)
@@ -25,7 +25,9 @@ def render() -> str:
         else:
             why = f"{k.meaning}: {k.why}"
         name = k.key.lstrip("*") if k.where == Where.FIELD else k.key
-        lines.append(f"| `{name}` | {where} | {k.owner} | {status.value} | {why} |")
+        others = ", ".join(f"{s}: {st.value}" for s, st in k.planned.items()
+                           if s != KUBE_SCHEDULER and st != Status.WARNED) or "-"
+        lines.append(f"| `{name}` | {where} | {k.owner} | {status.value} | {others} | {why} |")
     return "\n".join(lines) + "\n"
 
 
