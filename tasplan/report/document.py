@@ -7,18 +7,19 @@ same result always serialises to the same bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tasplan.explain.composite import explanation_document as tree_explanation
-from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
-from tasplan.model.skipped import Skipped
-from tasplan.plan.preemption_result import PreemptionResult
-from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
-from tasplan.plan.tree_result import CompositeResult
-from tasplan.report.explain_document import explanation_document
+from tasplan.plan.result import GroupResult
 from tasplan.report.tree_order import report_order
-from tasplan.whatif.edits import AppliedEdit
+
+if TYPE_CHECKING:
+    from tasplan.explain.result import Explanation
+    from tasplan.model.skipped import Skipped
+    from tasplan.plan.preemption_result import PreemptionResult
+    from tasplan.plan.result import PlacementResult, PlanResult
+    from tasplan.plan.tree_result import CompositeResult
+    from tasplan.whatif.edits import AppliedEdit
 
 API_VERSION = "tasplan/v1"
 
@@ -34,6 +35,9 @@ def plan_document(result: PlanResult,
     cluster was planned with, in the order applied (empty: the cluster as loaded).
     ``skipped``: what the workload inputs hold that was not planned (the snapshot's)."""
     groups = []
+    if explanations is not None:  # explain's parts, imported by explain only
+        from tasplan.explain.composite import explanation_document as tree_explanation
+        from tasplan.report.explain_document import explanation_document
     for item, _ in report_order(result):
         if not isinstance(item, GroupResult):
             doc = composite_document(item)
