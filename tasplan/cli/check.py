@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
@@ -12,6 +13,10 @@ from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.schedulers.planner import plan as plan_groups
 from tasplan.stdio import write_stdout
+
+if TYPE_CHECKING:
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.result import PlanResult
 
 # Each output's renderer is imported where it is used: a run pays only for its own.
 
@@ -32,11 +37,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(workloads, clusters)
     snapshot = loaded.snapshot
-    if not any(g.planned for g in snapshot.groups):
-        hints = "; ".join(snapshot.warnings)
-        raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)"
-                         + (f"; {hints}" if hints else ""))
+    nothing = not any(g.planned for g in snapshot.groups)
     with session.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
@@ -58,16 +59,27 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     elif not fmt.table:
         from tasplan.report.document import plan_document
 
-        write_stdout(fmt.render_document(plan_document(result, what_if=applied)))
+        write_stdout(fmt.render_document(plan_document(result, what_if=applied,
+                                                       skipped=snapshot.skipped)))
     else:
-        from tasplan.report.table import TOP_PLACEMENTS, render_plan
+        from tasplan.report.table import TOP_PLACEMENTS, render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
 
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
             result, wide=fmt.kind == "wide", all_assignments=all_assignments, width=target,
-            rows=None if every_placement else TOP_PLACEMENTS)],
-            stdout_width(width)))
+            rows=None if every_placement else TOP_PLACEMENTS),
+            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result, snapshot, nothing)
+
+
+def exit_status(result: PlanResult, snapshot: ClusterSnapshot, nothing: bool) -> ExitStatus:
+    """1 when a planned group does not fit; else 4 when nothing could be planned or an
+    object the workload inputs hold could not be (see ``Skipped.checked``); else 0."""
+    if not result.schedulable:
+        return ExitStatus.UNSCHEDULABLE
+    if nothing or any(not k.checked for k in snapshot.skipped):
+        return ExitStatus.NOT_CHECKED
+    return ExitStatus.OK

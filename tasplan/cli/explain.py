@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tasplan.cli import teardown
+from tasplan.cli.check import exit_status
 from tasplan.cli.definition import PlanOptions
-from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import parse_output, render, stdout_width, target_notes, warn
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
@@ -54,9 +54,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
     loaded = session.load(paths, clusters)
     snapshot = select(loaded.snapshot, names, unschedulable=pending,
                       namespace=session.live.namespace)
-    if not any(g.planned for g in snapshot.groups) and not pending:
-        raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)")
+    nothing = not any(g.planned for g in snapshot.groups) and not pending
     with session.status("explaining…"):
         result = explain(snapshot, all_assignments=not fmt.table and fmt.kind != "name",
                          scheduler_config=loaded.config, target=plan.target(snapshot),
@@ -76,16 +74,18 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
         from tasplan.report.document import plan_document
 
         write_stdout(fmt.render_document(plan_document(
-            result.plan, result.explanations, what_if=applied, trees=result.trees)))
+            result.plan, result.explanations, what_if=applied, trees=result.trees,
+            skipped=snapshot.skipped)))
     else:
         from tasplan.report.explain_table import render_explanations
-        from tasplan.report.table import TOP_PLACEMENTS
+        from tasplan.report.table import TOP_PLACEMENTS, skipped_lines
         from tasplan.report.whatif import render_what_if
 
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
             result, wide=fmt.kind == "wide", width=target,
-            rows=None if every_placement else TOP_PLACEMENTS)], stdout_width(width)))
+            rows=None if every_placement else TOP_PLACEMENTS),
+            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result.plan, snapshot, nothing)

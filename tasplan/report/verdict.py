@@ -66,9 +66,12 @@ def group_sentence(g: GroupResult) -> str:
                     f"CompositePodGroup {g.group.parent} does not fit, so none is bound")
         return f"{pods(chosen.placed)} fit{where}, but the scheduler does not bind them"
     if not g.placements:
-        if g.group.parent and g.message.startswith("not attempted"):
-            return g.message
-        return f"no {domain_noun(g.group.topology_key)} to place it in"
+        # No node carries the topology key; else the scheduler stopped it before any
+        # placement (a tree's leaf not attempted, Kueue's quota): its own account says why.
+        if g.group.topology_key and not (g.group.parent and g.message.startswith(
+                "not attempted")):
+            return f"no {domain_noun(g.group.topology_key)} to place it in"
+        return g.message
     return shortfall(g.placements, _needed(g), g.pending, g.group.min_count,
                      domain_noun(g.group.topology_key), "pod", g.group.topology_key)
 

@@ -188,3 +188,15 @@ def test_every_scheduler_reads_as_one_plain_sentence(scheduler: str) -> None:
     assert lines, out
     for line in lines:
         assert SENTENCE.match(line), line
+
+
+def test_stopped_before_any_placement_keeps_the_schedulers_account() -> None:
+    """Kueue's quota refuses a workload before any placement: "no domain to place it in"
+    would be false; a group whose topology key no node carries has none to place it in."""
+    quota = GroupResult(make_group("q", min_count=4, key=None), pending=4, scheduled=0,
+                        schedulable=False, scheduler="kueue",
+                        message="insufficient quota for nvidia.com/gpu in flavor h100")
+    assert group_sentence(quota) == quota.message and group_reason(quota) is None
+    no_key = replace(quota, group=make_group("q", min_count=4, key="example.com/rack"),
+                     scheduler="kube-scheduler", message="no placements")
+    assert group_sentence(no_key) == "no rack to place it in"
