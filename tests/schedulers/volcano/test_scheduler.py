@@ -80,3 +80,52 @@ def test_auto_gives_pods_asking_for_volcano_to_volcano() -> None:
     (g,) = plan(snapshot(nodes, pods, [group])).groups
     assert g.scheduler == "volcano" and g.schedulable and g.selected == "cluster"
     assert any(n.code == "scheduler-auto" and "schedulerName" in n.message for n in g.notes)
+
+
+PENDING_PG = """
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: ml}
+spec: {minMember: 1}
+status: {phase: PHASE}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  schedulerName: volcano
+  schedulingGroup: {podGroupName: pg}
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_a_pending_podgroup_is_planned_as_if_admitted_and_says_so(tmp_path: Path) -> None:
+    """Volcano's allocate action skips a PodGroup still Pending when the enqueue action is
+    configured (allocate.go buildAllocateContext, volcano
+    ed72c7c815a9fd547a787134676f73d42e9d049c): tasplan plans it, with a note."""
+    notes = {}
+    for phase in ("Pending", "Inqueue"):
+        path = tmp_path / f"{phase}.yaml"
+        path.write_text(PENDING_PG.replace("PHASE", phase))
+        (g,) = plan(load_inputs([path], [SAMPLES / "cluster"])).groups
+        assert g.scheduler == "volcano" and g.schedulable
+        notes[phase] = {n.code for n in g.notes}
+    assert "volcano-pending" in notes["Pending"] and "volcano-pending" not in notes["Inqueue"]
+
+
+def test_a_vcjob_given_as_a_workload_is_not_called_waiting(tmp_path: Path) -> None:
+    """The cluster holds the vcjob, Pending (no pods yet); the same vcjob as a workload input
+    is planned, so the warning about waiting vcjobs leaves it out."""
+    import yaml
+
+    job = yaml.safe_load((SAMPLES / "volcano" / "train-vcjob.yaml").read_text())
+    job["metadata"]["uid"] = "u-1"
+    job["status"] = {"state": {"phase": "Pending"}}
+    other = yaml.safe_load(yaml.safe_dump(job))
+    other["metadata"].update(name="other", uid="u-2")
+    cluster = tmp_path / "vcjobs.yaml"
+    cluster.write_text(yaml.safe_dump_all([job, other]))
+    snapshot = load_inputs([SAMPLES / "volcano" / "train-vcjob.yaml"],
+                           [SAMPLES / "cluster", cluster])
+    (warning,) = [w for w in snapshot.warnings if "vcjob" in w]
+    assert "1 vcjob(s)" in warning and "'ml/other'" in warning and "llm-train" not in warning
