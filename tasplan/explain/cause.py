@@ -44,7 +44,9 @@ FIXES = {
     TAINT: ("toleration", "tolerations"),
     CORDON: ("addNodes",),
     TOPOLOGY_KEY: ("topologyKey",),
-    CAPACITY: ("minCount", "addNodes", "topologyKey"),
+    # Volcano: minMember as minCount; its tier or soft mode as a coarser topology key
+    CAPACITY: ("minCount", "minMember", "addNodes", "topologyKey", "highestTierAllowed",
+               "networkTopologyMode"),
     CONTENTION: ("evict", "consolidate", "addNodes"),
 }
 # Which constraint names the cause when several shut out as many nodes.

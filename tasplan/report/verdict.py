@@ -100,14 +100,14 @@ def shortfall(placements: tuple, needed: int, pending: int, min_count: int, noun
                         if pending > 1 else f"its {unit} fits nowhere in the cluster")
             return f"none of the {needed:,} {units} it needs fits in the cluster"
         return f"the cluster holds {most:,} of the {needed:,} {units} it needs"
-    if not most:
-        return f"no {noun} holds any of the {needed:,} {units} it needs"
     if needed == pending:
         wanted = f"all {needed:,} {units}" if needed > 1 else f"its {unit}"
     elif unit == "pod":
         wanted = f"the {needed:,} {units} minCount {min_count} needs"
     else:
         wanted = f"the {needed:,} {units} minGroupCount {min_count} needs"
+    if not most:  # nothing placed: a scheduler may rule domains out without trying a pod
+        return f"no {noun} holds {wanted}"
     return f"no {noun} holds {wanted}: the best, {best.name}, holds {most:,}"
 
 

@@ -164,12 +164,13 @@ SENTENCE = re.compile(
     r"^(SCHEDULABLE|UNSCHEDULABLE|SCHEDULABLE AFTER PREEMPTION): ("
     r"all [\d,]+ pending pods fit( in \S+)?|its pending pod fits( in \S+)?"
     r"|[\d,]+ of [\d,]+ pending pods fit.*|fits in \S+ after evicting [\d,]+ pods?.*"
-    r"|no \S+ holds .+: the best, \S+, holds [\d,]+|no \S+ holds any of .*"
+    r"|no \S+ holds [^:]+(: the best, \S+, holds [\d,]+)?"
     r"|none of .* fits in the cluster|the cluster holds .*|its [\d,]+ pods? fit .*)$")
 RUNS = {  # each scheduler on inputs it plans
     "kube-scheduler": [URGENT, BIG, REPO / "samples" / "workloads" / "train-rack.yaml"],
     "kueue": [REPO / "samples" / "explain" / "kueue-wide.yaml", REPO / "samples" / "kueue"],
-    "volcano": [REPO / "samples" / "volcano" / "train-vcjob.yaml", "-c",
+    "volcano": [REPO / "samples" / "volcano" / "train-vcjob.yaml",
+                REPO / "samples" / "volcano" / "train-vcjob-too-big.yaml", "-c",
                 REPO / "samples" / "volcano" / "hypernodes.yaml"],
     "kai": [BIG],
 }
@@ -200,3 +201,13 @@ def test_stopped_before_any_placement_keeps_the_schedulers_account() -> None:
     no_key = replace(quota, group=make_group("q", min_count=4, key="example.com/rack"),
                      scheduler="kube-scheduler", message="no placements")
     assert group_sentence(no_key) == "no rack to place it in"
+
+
+def test_nothing_placed_claims_only_what_is_known() -> None:
+    """Volcano rules HyperNodes out by minResources without trying a pod (placed 0 in
+    every one): "no domain holds any of the 5 pods" was false where 4 would fit."""
+    group = make_group("job", min_count=5, key=None)
+    ruled_out = GroupResult(group, pending=5, scheduled=0, schedulable=False, scheduler="volcano",
+                            message="5/5 tasks in gang unschedulable",
+                            placements=(_placement("rack-b1", 0), _placement("rack-b3", 0)))
+    assert group_sentence(ruled_out) == "no domain holds all 5 pods"
