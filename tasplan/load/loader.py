@@ -21,6 +21,7 @@ from tasplan.dra import decode as dra_decode
 from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
 from tasplan.load import apps, jobset, lws, names, scheduling
+from tasplan.load import kai as kai_decode
 from tasplan.load import kueue as kueue_decode
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.core_v1 import (
@@ -39,6 +40,9 @@ from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.model.group import PodGroup
+from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
+from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API
+from tasplan.model.kai import KaiInputs
 from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
 from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
@@ -70,6 +74,8 @@ _KINDS = {
     (apps.API_VERSION, "Deployment"): "Deployment",
     **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
     **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
+    (KAI_TOPOLOGY_API, "Topology"): "KaiTopology",
+    (KAI_POD_GROUP_API, "PodGroup"): "KaiPodGroup",
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
@@ -344,6 +350,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         kueue=_kueue_inputs(by_kind, warnings),
+        kai=_kai_inputs(by_kind, warnings),
     )
 
 
@@ -424,6 +431,26 @@ def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> Ku
         topologies=decoded("Topology"), flavors=decoded("ResourceFlavor"),
         cluster_queues=decoded("ClusterQueue"), local_queues=decoded("LocalQueue", True),
         cohorts=decoded("Cohort"), workloads=decoded("Workload", True))
+
+
+def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiInputs:
+    """KAI's Topologies and PodGroups, and what their admission webhooks would say."""
+    problems: dict[tuple[str, str], tuple] = {}
+    topologies = {}
+    for key, (topology, found) in _unique("Topology (kai.scheduler)", [
+            ((t.name,), (t, p), d.source) for d in by_kind["KaiTopology"]
+            for t, p in [kai_decode.decode_topology(d.source, d.obj)]], warnings).items():
+        topologies[key[0]] = topology
+        if found:
+            problems[("Topology", key[0])] = tuple(found)
+    groups = {}
+    for _key, (group, found) in _unique("PodGroup (scheduling.run.ai)", [
+            ((g.namespace, g.name), (g, p), d.source) for d in by_kind["KaiPodGroup"]
+            for g, p in [kai_decode.decode_pod_group(d.source, d.obj)]], warnings).items():
+        groups[group.key] = group
+        if found:
+            problems[("PodGroup", group.key)] = tuple(found)
+    return KaiInputs(topologies, groups, problems)
 
 
 def _server_version(pod_docs: list[Document]) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from tasplan.errors import UsageError
 from tasplan.schedulers.interface import AUTO, Scheduler
+from tasplan.schedulers.kai.scheduler import KaiScheduler
 from tasplan.schedulers.kube.scheduler import KUBE_SCHEDULER, KubeScheduler
 
 DEFAULT = KUBE_SCHEDULER
@@ -15,7 +16,7 @@ DEFAULT = KUBE_SCHEDULER
 def in_tree_schedulers(kube: KubeScheduler | None = None) -> dict[str, Scheduler]:
     """Every registered scheduler by name, in claim order (``kube``: the kube-scheduler
     instance to use, e.g. with explain's hook)."""
-    schedulers: list[Scheduler] = [kube or KubeScheduler()]
+    schedulers: list[Scheduler] = [kube or KubeScheduler(), KaiScheduler()]
     return {s.name: s for s in schedulers}
 
 

@@ -195,8 +195,9 @@ def test_a_named_scheduler_plans_every_group() -> None:
 
 
 def test_an_unknown_scheduler_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="unknown scheduler 'kueu': expected one of auto, "
-                                         "kube-scheduler, first-fit"):
+    known = ", ".join(["auto", *schedulers()])  # registry order, first-fit last
+    assert known.startswith("auto, kube-scheduler, ") and known.endswith(", first-fit")
+    with pytest.raises(UsageError, match=f"unknown scheduler 'kueu': expected one of {known}$"):
         plan(cluster(train(200)), schedulers=schedulers(), scheduler="kueu")
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement
+from tasplan.model.kai import DEFAULT_SUBGROUP, GPU
 from tasplan.model.pod import Pod
 from tasplan.schedulers.kai.fit import Fit, cpu_only_node, gpu_task
 from tasplan.schedulers.kai.jobs import (
@@ -40,7 +41,6 @@ from tasplan.schedulers.kai.jobs import (
     ordered,
     tasks_to_allocate,
 )
-from tasplan.schedulers.kai.model import DEFAULT_SUBGROUP, GPU
 from tasplan.schedulers.kai.tree import DomainError, Subset, TopologyTree, idle, subset_nodes
 
 BINPACK_MAX = 9
@@ -193,6 +193,7 @@ class Allocator:
 
     def _rollback(self, checkpoint: int, mark: int) -> None:
         self.statement.rollback(checkpoint)
+        self.fit.rolled_back()
         for podset, pod in self._log[mark:]:
             del podset.active[id(pod)]
         del self._log[mark:]
@@ -211,10 +212,11 @@ class Allocator:
         podsets = [ps for ps in sgs.descendant_podsets() if any(_in(t, ps) for t in tasks)]
         for node_set, attempt in self._node_sets(job, sgs, podsets, tasks, nodes):
             checkpoint, mark = self.statement.checkpoint(), len(self._log)
+            errors = len(self._outcome.errors)
             if self._members(job, sgs, node_set, tasks):
-                _done(attempt, True, len(self._log) - mark)
+                self._done(attempt, True, len(self._log) - mark, errors)
                 return True
-            _done(attempt, False, len(self._log) - mark)
+            self._done(attempt, False, len(self._log) - mark, errors)
             self._rollback(checkpoint, mark)
         return False
 
@@ -236,12 +238,22 @@ class Allocator:
             return True
         for node_set, attempt in self._node_sets(job, podset, [podset], tasks, nodes):
             checkpoint, mark = self.statement.checkpoint(), len(self._log)
-            if self._tasks_on(job, podset, node_set, tasks, attempt):
-                _done(attempt, True, len(self._log) - mark)
+            errors = len(self._outcome.errors)
+            if self._tasks_on(job, podset, node_set, tasks):
+                self._done(attempt, True, len(self._log) - mark, errors)
                 return True
-            _done(attempt, False, len(self._log) - mark)
+            self._done(attempt, False, len(self._log) - mark, errors)
             self._rollback(checkpoint, mark)
         return False
+
+    def _done(self, attempt: Try | None, ok: bool, placed: int, errors: int) -> None:
+        """Record a node set's outcome: pods placed in it, and the last error it caused."""
+        if attempt is None:
+            return
+        attempt.ok, attempt.placed = ok, placed
+        new = self._outcome.errors[errors:]
+        if not ok and new:
+            attempt.reason = new[-1].detailed
 
     def _node_sets(self, job: Job, member: SubGroupSet | PodSet, podsets: list[PodSet],
                    tasks: list[Pod], nodes: Sequence[int]):
@@ -288,8 +300,8 @@ class Allocator:
             member = member.parent
         return None
 
-    def _tasks_on(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod],
-                  attempt: Try | None) -> bool:
+    def _tasks_on(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod]
+                  ) -> bool:
         scores = self._relevant_scores(podset)
         orders: dict[tuple, _Order] = {}
         exact = any(t.nominated_node_name for t in tasks)
@@ -301,16 +313,14 @@ class Allocator:
             counts = self._counts.setdefault(id(task), Counter())
             chosen = order.first_fit(task, counts)
             if chosen is None:
-                reason = self._task_failed(job, podset, task, index)
-                if attempt is not None:
-                    attempt.reason = reason
+                self._task_failed(job, podset, task, index)
                 return False
             self._assume(podset, task, self.infos[chosen])
             for other in orders.values():
                 other.moved(chosen)
         return True
 
-    def _task_failed(self, job: Job, podset: PodSet, task: Pod, placed: int) -> str:
+    def _task_failed(self, job: Job, podset: PodSet, task: Pod, placed: int) -> None:
         """Upstream ``handleFailedTaskAllocation``."""
         counts = self._counts.get(id(task))
         text = fit_errors_text(counts if counts else None)
@@ -327,16 +337,10 @@ class Allocator:
                        "gang scheduling. Additional pods cannot be scheduled in this "
                        f"sub-group due to: {text}")
         self._outcome.errors.append(simple_error(message))
-        return message
 
 
 def _in(pod: Pod, podset: PodSet) -> bool:
     return any(p is pod for p in podset.pods)
-
-
-def _done(attempt: Try | None, ok: bool, placed: int) -> None:
-    if attempt is not None:
-        attempt.ok, attempt.placed = ok, placed
 
 
 class _Order:

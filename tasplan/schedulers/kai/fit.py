@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.kai import GPU, MIG_PREFIX
 from tasplan.model.pod import Pod
-from tasplan.schedulers.kai.model import GPU, MIG_PREFIX
 from tasplan.schedulers.kai.tree import idle
 
 UNSCHEDULABLE = "node is unschedulable"
@@ -33,6 +33,10 @@ class Fit(Protocol):
     def monotone(self, pod: Pod) -> bool:
         """True when a node that rejects ``pod`` keeps rejecting it while pods are only
         added (no required pod affinity): the allocation then skips it afterwards."""
+        ...
+
+    def rolled_back(self) -> None:
+        """The Statement went back to an earlier checkpoint."""
         ...
 
 
@@ -105,3 +109,6 @@ class ResourceFit:
 
     def monotone(self, pod: Pod) -> bool:
         return True
+
+    def rolled_back(self) -> None:
+        pass

@@ -24,8 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.limits import INT64_MAX, INT64_MIN
-from tasplan.model.pod import Pod
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
     DEFAULT_SUBGROUP,
     SUBGROUP_LABEL,
     TASK_PRIORITY_LABEL,
@@ -33,6 +32,7 @@ from tasplan.schedulers.kai.model import (
     KaiPodGroup,
     KaiTopology,
 )
+from tasplan.model.pod import Pod
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
 

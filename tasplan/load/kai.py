@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.model.source import Source
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
     POD_GROUP_API,
     Constraint,
     KaiPodGroup,
     KaiTopology,
+    Problem,
     SubGroup,
     TopologyLevel,
 )
+from tasplan.model.source import Source
 
 MAX_LEVELS = 16
 MAX_LABEL = 316
@@ -33,16 +33,6 @@ _LABEL = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 PREEMPTIBILITY = ("preemptible", "non-preemptible")
 HOSTNAME = "kubernetes.io/hostname"
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A rule the admission webhook enforces. ``hard``: the webhook rejects the object on
-    create; else it admits it with a warning."""
-
-    field: str
-    message: str
-    hard: bool = True
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any], *, namespaced: bool) -> tuple[str, str]:
