@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--explain", action="store_true",
                     help="also time `explain` once (its suggestions re-plan the whole input)")
     ap.add_argument("--no-reuse", action="store_true",
-                    help="plan without reusing equivalent work (tasplan.composite.algorithm"
+                    help="plan without reusing equivalent work (tasplan.plan.tree_cycle"
                     ".MEMO: composites' and leaves' outcomes, shared leaf caches), for "
                     "comparison")
     ap.add_argument("--json-out")
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tasplan import load_inputs, plan
-    from tasplan.composite import algorithm
+    from tasplan.plan import tree_cycle as algorithm
 
     algorithm.MEMO = not args.no_reuse
 

@@ -10,9 +10,9 @@ from tasplan.errors import InputError, TasplanError, UsageError
 from tasplan.framework.profile import SchedulerConfig
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
-from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
+from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.schedulers.planner import plan
 

@@ -15,7 +15,7 @@ from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
-from tasplan.load.scheduler_config import load_scheduler_config
+from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan

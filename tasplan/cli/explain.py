@@ -18,7 +18,7 @@ from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
-from tasplan.load.scheduler_config import load_scheduler_config
+from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml

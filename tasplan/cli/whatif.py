@@ -114,7 +114,7 @@ class WhatIfOptions:
             elif name == "what_if":
                 close()
                 # Imported here: it validates with jsonschema, which costs start-up time.
-                from tasplan.whatif.file import load_what_if
+                from tasplan.lint.whatif_file import load_what_if
 
                 out.extend(load_what_if(value))
             elif name == "add_nodes":

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.dra.cel import CelError, compile_selector, device_value
-from tasplan.dra.model import (
+from tasplan.model.dra import (
     ALL,
     MAX_ALLOCATED_DEVICES,
     AllocatedDevice,

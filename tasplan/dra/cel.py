@@ -23,7 +23,7 @@ from functools import lru_cache
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
-from tasplan.dra.model import Device
+from tasplan.model.dra import Device
 from tasplan.model.quantity import QuantityError, parse_exact
 
 QUANTITY = "k8s.quantity"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tasplan.dra.model import Allocation, ClaimSpec, DraInputs, PodClaim
+from tasplan.model.dra import Allocation, ClaimSpec, DraInputs, PodClaim
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from tasplan.dra.model import ResourceSlice
+from tasplan.model.dra import ResourceSlice
 
 
 def copied_slices(slices: Iterable[ResourceSlice], like: str, node: str) -> list[ResourceSlice]:

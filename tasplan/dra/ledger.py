@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tasplan.dra.allocator import ClaimResult, World
-from tasplan.dra.model import Allocation, DeviceId
+from tasplan.model.dra import Allocation, DeviceId
 
 
 @dataclass(frozen=True, slots=True)

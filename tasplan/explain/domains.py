@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from tasplan.dra.plugin import DEVICES
 from tasplan.explain.case import Case
 from tasplan.explain.result import Consumer, DomainExplanation
 from tasplan.framework.diagnosis import Diagnosis
@@ -17,6 +16,7 @@ from tasplan.model.pod import Pod
 from tasplan.model.taints import Taint
 from tasplan.plan.result import PlacementResult
 from tasplan.plugins import names
+from tasplan.plugins.dynamic_resources import DEVICES
 from tasplan.plugins.node_resources_fit import TOO_MANY_PODS
 
 # Consumers are listed for this many of the closest domains: the others are rarely read and

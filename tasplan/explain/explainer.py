@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tasplan.composite.explain import explain_trees
 from tasplan.explain.case import Case, TrialStatement, with_pods
+from tasplan.explain.composite import explain_trees
 from tasplan.explain.counterfactuals import (
     add_nodes,
     consolidation,

@@ -84,7 +84,7 @@ class ExplainResult:
     plan: PlanResult
     explanations: Mapping[str, Explanation]
     # Unschedulable CompositePodGroup trees, keyed by root key
-    # (tasplan.composite.explain.TreeExplanation).
+    # (tasplan.explain.composite.TreeExplanation).
     trees: Mapping[str, object] = field(default_factory=dict)
 
     @property

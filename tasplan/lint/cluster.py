@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from tasplan.composite.lint_cluster import tree_findings
 from tasplan.errors import InputError
 from tasplan.framework.node_info import NodeInfo
+from tasplan.lint.composite_cluster import tree_findings
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
 from tasplan.load.batch import JobOverrides
@@ -100,7 +100,7 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]
     result = now.get(group.key)
-    # A tree's verdict "now" is reported once, on its root (tasplan.composite.lint_cluster).
+    # A tree's verdict "now" is reported once, on its root (tasplan.lint.composite_cluster).
     if result is not None and not result.schedulable and group.parent is None:
         return [(owner, Violation("TP303", ("metadata", "name"), (
             f"{group.key} does not fit the cluster now: {result.message}")))]

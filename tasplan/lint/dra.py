@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable, Iterator
 
 from tasplan.dra.cel import compile_error
-from tasplan.dra.decode import DECODERS, KINDS, VERSIONS
 from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Path, Violation
+from tasplan.load.dra import DECODERS, KINDS, VERSIONS
 from tasplan.model.source import Source
 
 Found = tuple[Manifest, Violation]

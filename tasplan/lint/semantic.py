@@ -110,7 +110,7 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
     for m in index.all:
         if m.kind == "WhatIf" and m.api_version == "tasplan/v1":
             out.extend(_what_if(m))
-    from tasplan.composite.lint import check as composite_check  # it reads with our helpers
+    from tasplan.lint.composite import check as composite_check  # it reads with our helpers
 
     out.extend(composite_check(index.all, namespace))
     return out
@@ -118,7 +118,7 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
 
 def _what_if(m: Manifest) -> Iterator[Found]:
     """Targets must read as the flags read them; the cluster is not needed for that."""
-    from tasplan.whatif.file import check_target
+    from tasplan.lint.whatif_file import check_target
 
     for i, edit in _items(m.obj, "edits"):
         op, target = edit.get("op"), edit.get("target")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from tasplan.dra.references import claim_statuses, pod_claims
+from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
 from tasplan.model.node import Node

@@ -13,17 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from tasplan.composite.decode import decode_composite
-from tasplan.composite.decode import resolve as resolve_composite
-from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
-from tasplan.composite.model import KIND as COMPOSITE_KIND
-from tasplan.dra import decode as dra_decode
-from tasplan.dra.model import DraInputs
 from tasplan.errors import InputError
 from tasplan.load import apps, jobset, lws, names, scheduling
+from tasplan.load import dra as dra_decode
 from tasplan.load import kai as kai_decode
 from tasplan.load import kueue as kueue_decode
 from tasplan.load.batch import JobOverrides, decode_job
+from tasplan.load.composite import decode_composite
+from tasplan.load.composite import resolve as resolve_composite
 from tasplan.load.core_v1 import (
     PriorityResolver,
     decode_namespace,
@@ -39,6 +36,9 @@ from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
+from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.model.composite import KIND as COMPOSITE_KIND
+from tasplan.model.dra import DraInputs
 from tasplan.model.group import PodGroup
 from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
 from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from tasplan.dra.references import pod_claims
+from tasplan.load.dra_references import pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.group_fields import policy_of, topology_key_of
 from tasplan.load.producers import (

@@ -12,11 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tasplan.composite.decode import parent_name
-from tasplan.composite.model import API_VERSIONS as COMPOSITE_VERSIONS
-from tasplan.composite.templates import decode_template_tree
-from tasplan.dra.model import PodClaim
-from tasplan.dra.references import claim_statuses, pod_claims
+from tasplan.load.composite import parent_name
+from tasplan.load.composite_templates import decode_template_tree
+from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.group_fields import (
     disruption_mode_of,
@@ -24,6 +22,8 @@ from tasplan.load.group_fields import (
     priority_fields,
     topology_key_of,
 )
+from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
+from tasplan.model.dra import PodClaim
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
 

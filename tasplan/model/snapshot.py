@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from tasplan.dra.model import NO_DRA, DraInputs
 from tasplan.model.disruption import PodDisruptionBudget
+from tasplan.model.dra import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
 from tasplan.model.kai import NO_KAI, KaiInputs
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
@@ -102,7 +102,7 @@ class ClusterSnapshot:
     unknown_nodes: Mapping[str, int] = field(default_factory=dict)
     nominated: tuple[Pod, ...] = ()
     disruption_budgets: tuple[PodDisruptionBudget, ...] = ()
-    # CompositePodGroups (tasplan.composite.model.CompositePodGroup) in input order.
+    # CompositePodGroups (tasplan.model.composite.CompositePodGroup) in input order.
     composites: tuple = ()
     # The Kubernetes version a live read or tasplan snapshot recorded ("" for kubectl dumps).
     server_version: str = ""

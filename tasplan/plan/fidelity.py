@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from tasplan.dra.model import DraInputs
-from tasplan.dra.notes import dra_notes
 from tasplan.framework.profile import Profile
 from tasplan.framework.sampling import NodeSampling
 from tasplan.framework.types import GroupContext
+from tasplan.model.dra import DraInputs
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.dra_notes import dra_notes
 
 if TYPE_CHECKING:
     from tasplan.plan.result import GroupResult

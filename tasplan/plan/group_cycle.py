@@ -34,11 +34,11 @@ def schedule_group(
     parent: Placement | None = None,
     reuse: Reuse | None = None,
 ) -> GroupResult:
-    """``parent``: the domain of the CompositePodGroup this group is a leaf of (tasplan.composite
-    drives the cycle for each leaf inside its parent's placement). Then, as upstream does for
-    a leaf of a tree, the nominated fast path is skipped, tree-wide gating replaces the
-    group's own, a feasible winner counts even with no new pod, and the winner is assumed
-    but not committed (the tree commits or rolls back as a whole).
+    """``parent``: the domain of the CompositePodGroup this group is a leaf of
+    (``tree_cycle`` drives the cycle for each leaf inside its parent's placement). Then, as
+    upstream does for a leaf of a tree, the nominated fast path is skipped, tree-wide gating
+    replaces the group's own, a feasible winner counts even with no new pod, and the winner
+    is assumed but not committed (the tree commits or rolls back as a whole).
 ``all_assignments``: choose nodes pod by pod in every feasible placement, not only in
     the selected one (what ``--all`` and JSON output show). ``assign=False`` (what-if runs
     that show no assignments): the verdict and the selected placement are the same, but a
@@ -159,7 +159,7 @@ def schedule_group(
 
 class Reuse:
     """What a caller planning many equivalent groups from related states lets their cycles
-    share (tasplan.composite: the leaves of a tree, whose pods have no pod affinity, spread,
+    share (tasplan.plan.tree_cycle: the leaves of a tree, whose pods have no pod affinity, spread,
     claims or nominations, so a placement's outcome depends only on its own nodes).
 
     ``cache``: static filter results and cluster-state summaries; the caller shares one

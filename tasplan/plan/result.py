@@ -10,7 +10,7 @@ from tasplan.framework.sampling import NodeSampling
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import DEFAULT_SCHEDULER
 from tasplan.plan.fidelity import Note
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.target import Target
 
 
@@ -106,7 +106,7 @@ class PlanResult:
     nodes: int
     pods: int
     warnings: tuple[str, ...] = ()
-    # CompositePodGroup results (tasplan.composite.result.CompositeResult), tree by tree.
+    # CompositePodGroup results (tasplan.plan.tree_result.CompositeResult), tree by tree.
     composites: tuple = ()
 
     # The release planned for and its gates.

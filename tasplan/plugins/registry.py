@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tasplan.dra import plugin as dynamic_resources
 from tasplan.framework.registry import Registry
 from tasplan.plugins import (
     balanced_allocation,
+    dynamic_resources,
     gang_scheduling,
     inter_pod_affinity,
     names,

@@ -24,9 +24,9 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
 from tasplan.plan.pod_cycle import PluginError
+from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.result import PreemptionResult, Victim
 from tasplan.preemption.victims import Unit, reprieve_order
 
 NEVER = "not eligible due to preemptionPolicy=Never."

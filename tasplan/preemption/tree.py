@@ -28,15 +28,15 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.model.pod import Pod
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
 from tasplan.preemption.evaluator import Attempt, Placed, select_victims
-from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.victims import Unit
 
 if TYPE_CHECKING:
-    from tasplan.composite.algorithm import TreeOutcome
-    from tasplan.composite.model import CompositePodGroup
+    from tasplan.model.composite import CompositePodGroup
+    from tasplan.plan.tree_cycle import TreeOutcome
 
 # replan(nodes, statement) -> the tree planned on ``nodes``, its assumptions in ``statement``
 Replan = Callable[[Sequence[NodeInfo], Statement], "TreeOutcome"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tasplan.composite.model import CompositePodGroup
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.preemption.budgets import DisruptionBudget

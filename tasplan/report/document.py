@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasplan.composite.explain import explanation_document as tree_explanation
-from tasplan.composite.result import CompositeResult
+from tasplan.explain.composite import explanation_document as tree_explanation
 from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.explain_document import explanation_document
 from tasplan.report.tree_order import report_order
 from tasplan.whatif.edits import AppliedEdit

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tasplan.composite.explain import level_summary
+from tasplan.explain.composite import level_summary
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
@@ -162,7 +162,7 @@ def _consumer(c: Consumer) -> str:
 
 def render_tree_explanation(e) -> RenderableType:
     """Which level of a tree is short, where, and the verified changes
-    (tasplan.composite.explain.TreeExplanation)."""
+    (tasplan.explain.composite.TreeExplanation)."""
     parts: list[RenderableType] = []
     for level in e.levels:
         parts.append(Text(f"{level.composite}: {level_summary(level)}"))

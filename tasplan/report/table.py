@@ -8,9 +8,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
-from tasplan.composite.result import CompositeResult
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.layout import Columns
 from tasplan.report.tree_order import report_order

@@ -17,12 +17,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tasplan.composite.result import CompositeResult
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
+from tasplan.plan.tree_result import CompositeResult
 
 AUTO = "auto"
 

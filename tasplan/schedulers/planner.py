@@ -88,7 +88,7 @@ def plan(
 
     CompositePodGroup trees (``composite_pod_groups``, default: the target's
     CompositePodGroup gate) are planned as one unit each, at their root's priority
-    (tasplan.composite); with the gate off their PodGroups are planned alone, with a note.
+    (tasplan.plan.tree_cycle); with the gate off their PodGroups are planned alone, with a note.
 
     ``target``: the release and gates (default: ``target_for(snapshot)``); gates switch
     plugins off in every profile. A unit that does not fit goes through preemption where

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from tasplan.dra.model import ResourceSlice
 from tasplan.errors import UsageError
+from tasplan.model.dra import ResourceSlice
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod

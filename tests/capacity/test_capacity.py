@@ -145,7 +145,7 @@ def test_shape_requests_are_canonical() -> None:
 
 
 def test_resource_claims_of_a_shape_are_reported_not_counted() -> None:
-    from tasplan.dra.model import PodClaim
+    from tasplan.model.dra import PodClaim
     from tests.dra.builders import DRIVER_A, device, inputs, local_slice
     from tests.dra.test_plugin import CLASSES, ONE_GPU
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import count
 
-from tasplan.composite.model import CompositePodGroup
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.snapshot import ClusterSnapshot
 from tests.builders import WORKLOAD, gang_pods, make_group, make_node

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tasplan.composite.explain import explanation_document, level_summary
+from tasplan.explain.composite import explanation_document, level_summary
 from tasplan.explain.explainer import explain
 from tasplan.schedulers.planner import plan
 from tasplan.whatif.apply import apply_edits
@@ -163,7 +163,7 @@ def test_nested_tree_without_root_constraint() -> None:
 def test_searches_find_the_boundary_with_few_replans() -> None:
     """``_largest`` (minGroupCount) and ``_fewest`` (added nodes) over monotone answers: the
     boundary, each value tried at most once, and one try when nothing works."""
-    from tasplan.composite.suggest import _fewest, _largest
+    from tasplan.explain.composite_suggest import _fewest, _largest
 
     for limit in range(0, 20):
         for edge in range(0, limit + 2):

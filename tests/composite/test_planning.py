@@ -215,7 +215,7 @@ def test_reusing_equivalent_leaf_outcomes_changes_nothing(monkeypatch) -> None:
     """The reuse of a leaf's outcome for an equivalent leaf in the same domain state
     (algorithm.MEMO) gives byte-identical reports: a depth-3 tree of identical leaves where
     later inner composites meet domains earlier ones left unchanged, some racks busy."""
-    from tasplan.composite import algorithm
+    from tasplan.plan import tree_cycle as algorithm
     from tasplan.report.document import plan_document
     from tests.builders import make_pod
 

@@ -18,7 +18,6 @@ from dataclasses import replace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tasplan.composite import algorithm
 from tasplan.model.pod_affinity import (
     DO_NOT_SCHEDULE,
     LabelSelector,
@@ -29,6 +28,7 @@ from tasplan.model.pod_affinity import (
 )
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import NO_SCHEDULE, Taint, Toleration
+from tasplan.plan import tree_cycle as algorithm
 from tasplan.report.document import plan_document
 from tasplan.schedulers.planner import plan
 from tests.builders import make_node, make_pod

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from tasplan.composite.model import CompositePodGroup
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm, Requirement
 from tasplan.model.snapshot import ClusterSnapshot

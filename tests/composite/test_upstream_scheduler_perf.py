@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tasplan.composite.model import CompositePodGroup
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.schedulers.planner import plan

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tasplan.dra.model import (
+from tasplan.model.dra import (
     ClaimSpec,
     Constraint,
     Device,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tasplan.dra.allocator import INVALID_POOLS, AllocationError, World, allocate
-from tasplan.dra.model import ALL, Constraint, DeviceRequest
+from tasplan.model.dra import ALL, Constraint, DeviceRequest
 from tasplan.model.taints import Taint, Toleration
 from tests.builders import make_node
 from tests.dra.builders import (
@@ -346,7 +346,7 @@ def test_device_taints(effect, tolerations, fits):
 
 def test_device_taint_rule():
     """DeviceTaintRule: a rule selecting a device taints it like its own taint."""
-    from tasplan.dra.model import DeviceTaintRule
+    from tasplan.model.dra import DeviceTaintRule
     rule = DeviceTaintRule("r", TAINT, DRIVER_A, "pool-1", "device-1")
     s = local_slice("slice-1", "node-1", "pool-1", DRIVER_A, device("device-1"), device("device-2"))
     assert run([s], [claim()], rules=[rule]) == [[("req-0", DRIVER_A, "pool-1", "device-2")]]
@@ -363,7 +363,7 @@ def test_partitionable_devices_shared_counters():
     counters last."""
     from dataclasses import replace
 
-    from tasplan.dra.model import ResourceSlice
+    from tasplan.model.dra import ResourceSlice
     from tests.dra.builders import SRC
     counters = ResourceSlice("slice-c", DRIVER_A, "pool-1", 1, 2, SRC, node_name="node-1",
                              shared_counters={"gpu-0": {"memory": 8}})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tasplan.dra.cel import CelError, compile_error, compile_selector, device_value
-from tasplan.dra.model import Device
+from tasplan.model.dra import Device
 
 D = "dra.example.com"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tasplan.dra.model import (
+from tasplan.model.dra import (
     AllocatedDevice,
     Allocation,
     ClaimSpec,
@@ -316,8 +316,8 @@ def test_counted_capacity_agrees_with_pod_by_pod_devices():
 
 
 def test_scope_narrows_only_for_own_node_local_claims():
-    from tasplan.dra.plugin import DynamicResources
     from tasplan.framework.types import Scope
+    from tasplan.plugins.dynamic_resources import DynamicResources
     nodes, slices = _fabric_cluster()
     group = replace(make_group(min_count=1, key=None),
                     claims=(PodClaim("fabric", template_name="fabric"),))

@@ -12,8 +12,8 @@ import pytest
 
 from tasplan.errors import InputError
 from tasplan.framework.profile import PluginRef
-from tasplan.load.scheduler_config import load_scheduler_config
 from tasplan.plugins import names as n
+from tasplan.plugins.config import load_scheduler_config
 from tasplan.plugins.defaults import default_profile
 from tasplan.plugins.resource_allocation import ResourceSpec
 from tests.load.helpers import line_of, write

@@ -232,7 +232,7 @@ def test_add_nodes_copies_node_local_resource_slices() -> None:
     """Three pods each claim one GPU device (a claim template); n1's node-local slice has
     two devices, so one pod is left over. A copy of n1 gets its own slice (pool named after
     the copy) and the third pod its device there."""
-    from tasplan.dra.model import PodClaim
+    from tasplan.model.dra import PodClaim
     from tests.dra.builders import DRIVER_A, device, inputs, local_slice
     from tests.dra.test_plugin import CLASSES, ONE_GPU, with_claims
 

@@ -8,8 +8,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from tasplan.composite.algorithm import TreeOutcome
-from tasplan.composite.planning import TreeUnit, composite_gate_note, plan_unit, units_of
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.sampling import node_sampling
@@ -19,16 +17,18 @@ from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
+from tasplan.plan.tree_cycle import TreeOutcome
 from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
-from tasplan.preemption.result import PreemptionResult
 from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
 from tasplan.preemption.victims import atomic_ancestors
 from tasplan.preemption.victims import units as victim_units
 from tasplan.schedulers.interface import UnitResult
+from tasplan.schedulers.kube.trees import TreeUnit, composite_gate_note, plan_unit, units_of
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
     GENERIC_WORKLOAD,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tasplan.dra.model import PodClaim
 from tasplan.load.fields import ObjectFields
+from tasplan.model.dra import PodClaim
 
 
 def pod_claims(f: ObjectFields, raw: object, path: str) -> tuple[PodClaim, ...]:

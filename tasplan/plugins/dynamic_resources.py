@@ -22,7 +22,10 @@ from dataclasses import replace
 from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
 from tasplan.dra.ledger import DeviceLedger, Reservation, Scratch
-from tasplan.dra.model import (
+from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.status import InsufficientResource, Status, error, unschedulable
+from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
+from tasplan.model.dra import (
     EXACT_COUNT,
     NO_DRA,
     Allocation,
@@ -31,9 +34,6 @@ from tasplan.dra.model import (
     DraInputs,
     ResourceSlice,
 )
-from tasplan.framework.node_info import NodeInfo
-from tasplan.framework.status import InsufficientResource, Status, error, unschedulable
-from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot

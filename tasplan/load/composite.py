@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasplan.composite.model import CompositePodGroup
-from tasplan.composite.templates import CompositeSpec, composite_spec
+from tasplan.load.composite_templates import CompositeSpec, composite_spec
 from tasplan.load.fields import ObjectFields
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.source import Source
 
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import orjson
 
-from tasplan.dra.model import (
+from tasplan.load.core_v1 import node_selector_term
+from tasplan.load.fields import ObjectFields
+from tasplan.model.dra import (
     ALL,
     EXACT_COUNT,
     AllocatedDevice,
@@ -28,8 +30,6 @@ from tasplan.dra.model import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from tasplan.load.core_v1 import node_selector_term
-from tasplan.load.fields import ObjectFields
 from tasplan.model.quantity import QuantityError, parse_value
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration

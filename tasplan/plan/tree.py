@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tasplan.composite.model import MAX_TREE_DEPTH, CompositePodGroup
+from tasplan.model.composite import MAX_TREE_DEPTH, CompositePodGroup
 from tasplan.model.group import PodGroup
 
 Member = CompositePodGroup | PodGroup

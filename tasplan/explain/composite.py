@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from tasplan.composite.model import CompositePodGroup
-from tasplan.composite.result import CompositeResult
-from tasplan.composite.suggest import Replan, TreeSuggestion, suggestions, tree_leaves
+from tasplan.explain.composite_suggest import Replan, TreeSuggestion, suggestions, tree_leaves
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.quantity import format_quantity
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import GroupResult, PlanResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.whatif.draft import Draft
 
 

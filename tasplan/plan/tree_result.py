@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tasplan.composite.model import CompositePodGroup
+from tasplan.model.composite import CompositePodGroup
 from tasplan.plan.fidelity import Note
-from tasplan.preemption.result import PreemptionResult
+from tasplan.plan.preemption_result import PreemptionResult
 
 
 @dataclass(frozen=True)

@@ -18,19 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from tasplan.composite.model import CompositePodGroup
-from tasplan.composite.result import CompositePlacement, CompositeResult
-from tasplan.composite.tree import Member, Tree
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import Code
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse, schedule_group
 from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult
+from tasplan.plan.tree import Member, Tree
+from tasplan.plan.tree_result import CompositePlacement, CompositeResult
 
 # prepare(group) -> (framework, context) to plan the leaf with, or the result it gets
 # without planning (no profile for its scheduler, invalid group).

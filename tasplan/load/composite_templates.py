@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasplan.composite.model import MAX_TREE_DEPTH
 from tasplan.load.fields import ObjectFields
 from tasplan.load.group_fields import (
     disruption_mode_of,
@@ -17,6 +16,7 @@ from tasplan.load.group_fields import (
     priority_fields,
     topology_key_of,
 )
+from tasplan.model.composite import MAX_TREE_DEPTH
 from tasplan.model.group import Policy
 
 MAX_TEMPLATES = 8

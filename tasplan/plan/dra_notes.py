@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from tasplan.dra.allocator import CANNOT_ALLOCATE, TIMED_OUT
 from tasplan.dra.claims import resolve
-from tasplan.dra.model import DraInputs
 from tasplan.framework.types import GroupContext
+from tasplan.model.dra import DraInputs
 
 if TYPE_CHECKING:
     from tasplan.plan.result import GroupResult

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from tasplan.composite.result import CompositeResult
-from tasplan.composite.tree import build_trees
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.tree import build_trees
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.schedulers.planner import plan
 
 Found = tuple[Manifest, Violation]

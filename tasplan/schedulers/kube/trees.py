@@ -6,9 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from tasplan.composite.algorithm import Prepare, TreeOutcome, plan_tree
-from tasplan.composite.result import CompositeResult
-from tasplan.composite.tree import Tree, build_trees
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
@@ -17,6 +14,9 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import Note
 from tasplan.plan.result import GroupResult
+from tasplan.plan.tree import Tree, build_trees
+from tasplan.plan.tree_cycle import Prepare, TreeOutcome, plan_tree
+from tasplan.plan.tree_result import CompositeResult
 
 GATE = "CompositePodGroup"
 

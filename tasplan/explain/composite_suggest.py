@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from tasplan.composite.model import CompositePodGroup
-from tasplan.composite.result import CompositeResult
+from tasplan.model.composite import CompositePodGroup
 from tasplan.model.node import Node
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import PlanResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.preemption.evaluator import NO_VICTIMS, NOT_ENOUGH
 from tasplan.whatif.apply import apply_edits
 from tasplan.whatif.draft import Draft
