@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,9 @@ class ShapeFit:
     now: int
     empty: int
     stranded: Mapping[str, int]
+    # Whether a gang of the shape's size (``CapacityReport.gangs``) fits here now; None
+    # when the shape has no gang size.
+    holds: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -36,14 +39,26 @@ class Domain:
 
 
 @dataclass(frozen=True)
+class Box:
+    """The topology as nested boxes, for the map: a domain of a ``nested`` level and the
+    boxes of the next nested level inside it. A box whose domain has the name "" holds the
+    nodes of its parent box that lack that level's label (``CapacityReport.outside``)."""
+
+    domain: Domain
+    children: tuple[Box, ...] = ()
+
+
+@dataclass(frozen=True)
 class Largest:
     """The most pods of a shape one domain of a level holds now (a gang of that size fits
-    there), and the domains that hold that many."""
+    there), and the domains that hold that many; ``strict`` when one domain alone holds the
+    most and the level has others to compare with (the ★ of the tree and the map)."""
 
     level: str
     shape: str
     now: int
     domains: tuple[str, ...]
+    strict: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,3 +70,13 @@ class CapacityReport:
     largest: tuple[Largest, ...]
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    # Shape name -> gang size (the group's minCount for --for shapes, --gang for --shape).
+    gangs: Mapping[str, int] = field(default_factory=dict)
+    # The longest chain of levels, outermost first, in which every domain lies within one
+    # domain of the level before; the other levels cut across them.
+    nested: tuple[str, ...] = ()
+    # Per nested level, the nodes of one enclosing box (or of the cluster) that lack the
+    # level's label, as a domain named "" whose parent is that box's domain key.
+    outside: tuple[Domain, ...] = ()
+    # The whole cluster as nested boxes (root: ``total``).
+    tree: Box | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tasplan.errors import UsageError
+from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.snapshot import ClusterSnapshot
@@ -21,10 +22,12 @@ _DEFAULT_MEMORY = 200 * 1024 * 1024
 @dataclass(frozen=True)
 class Shape:
     """``name`` is the ``--shape`` text itself, or the group (``ns/name``) of a ``--for``
-    pod; ``pod`` is what the filters see."""
+    pod; ``pod`` is what the filters see; ``gang`` how many of them must fit together (the
+    group's minCount, or ``--gang``), None when that is not asked."""
 
     name: str
     pod: Pod
+    gang: int | None = None
 
     @property
     def requests(self) -> dict[str, int]:
@@ -45,7 +48,8 @@ def parse_toleration(text: str) -> Toleration:
     return Toleration(key, "Equal" if eq else "Exists", value, effect)
 
 
-def parse_shape(text: str, tolerations: tuple[Toleration, ...] = ()) -> Shape:
+def parse_shape(text: str, tolerations: tuple[Toleration, ...] = (),
+                gang: int | None = None) -> Shape:
     requests: dict[str, int] = {}
     for part in text.split(","):
         resource, eq, qty = (s.strip() for s in part.partition("="))
@@ -68,7 +72,7 @@ def parse_shape(text: str, tolerations: tuple[Toleration, ...] = ()) -> Shape:
               non_zero=(requests.get("cpu") or _DEFAULT_CPU,
                         requests.get("memory") or _DEFAULT_MEMORY),
               source=Source("--shape"), order=0, tolerations=tolerations)
-    return Shape(text, pod)
+    return Shape(text, pod, gang)
 
 
 def workload_shapes(snapshot: ClusterSnapshot) -> list[Shape]:
@@ -83,6 +87,8 @@ def workload_shapes(snapshot: ClusterSnapshot) -> list[Shape]:
         for pod in by_group.get(group.key, ()):
             if not pod.node_name and not pod.terminal:
                 kinds.setdefault(pod.signature(), pod)
+        # minCount counts the group's pods of every kind: a gang size only for one kind.
+        gang = group.min_count if group.policy == Policy.GANG and len(kinds) == 1 else None
         for i, pod in enumerate(kinds.values(), 1):
-            shapes.append(Shape(group.key if i == 1 else f"{group.key}[{i}]", pod))
+            shapes.append(Shape(group.key if i == 1 else f"{group.key}[{i}]", pod, gang))
     return shapes

@@ -131,6 +131,11 @@ GangOpt = Annotated[int | None, typer.Option(
     "--gang", min=1, metavar="MINCOUNT",
     help="Plan pod-producing objects without their own scheduling (a plain Job, JobSet, "
     "LeaderWorkerSet, Deployment, ...) as a gang with this minCount.")]
+HtmlOpt = Annotated[str | None, typer.Option(
+    "--html", metavar="FILE", show_default=False,
+    help="Also write the report as one HTML page: per group the topology map with its "
+    "candidate placements, the ranked placements and the assignments (nothing fetched; "
+    "prints).")]
 TopologyKeyOpt = Annotated[str | None, typer.Option(
     "--topology-key", metavar="KEY",
     help="Topology key for pod-producing objects without their own scheduling (e.g. a rack "
@@ -145,6 +150,7 @@ def check(
     output: OutputOpt = Output.table,
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
+    html: HtmlOpt = None,
     gang: GangOpt = None,
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
@@ -184,7 +190,7 @@ def check(
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
                                   topology_key, scheduler_config, source, width, edits,
-                                  release), traceback=traceback)
+                                  release, html), traceback=traceback)
 
 
 app.command()(lint)
@@ -229,6 +235,7 @@ def explain(
         "workload files and directories.", show_default=False)],
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
+    html: HtmlOpt = None,
     gang: GangOpt = None,
     topology_key: TopologyKeyOpt = None,
     width: WidthOpt = None,
@@ -269,8 +276,8 @@ def explain(
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    width, JobOverrides(gang, topology_key), edits, release),
-                traceback=traceback)
+                                    width, JobOverrides(gang, topology_key), edits, release,
+                                    html), traceback=traceback)
 
 
 def _print_version(value: bool) -> None:
@@ -313,10 +320,21 @@ def capacity(
         "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
     svg: Annotated[str | None, typer.Option(
         "--svg", metavar="FILE", show_default=False,
-        help="Also write the tree as an SVG picture.")] = None,
+        help="Also write the topology map: the levels as nested boxes, coloured by "
+        "--color-by (one SVG file, nothing fetched).")] = None,
     html: Annotated[str | None, typer.Option(
         "--html", metavar="FILE", show_default=False,
-        help="Also write the tree as an HTML page.")] = None,
+        help="Also write an HTML page: the map and every domain's figures in tables.")
+    ] = None,
+    color_by: Annotated[str | None, typer.Option(
+        "--color-by", metavar="MEASURE", show_default=False,
+        help="What colours the map's tiles: now[:SHAPE] (default: pods of shape A that fit "
+        "now), empty[:SHAPE], free[:RESOURCE] or free-fraction[:RESOURCE] (default resource: "
+        "the GPU, else cpu).")] = None,
+    gang: Annotated[int | None, typer.Option(
+        "--gang", min=1, metavar="N", show_default=False,
+        help="The --shape pods form a gang of N: the tree and the map mark (✓) each domain "
+        "where N of them fit now. --for shapes take their group's minCount.")] = None,
     width: WidthOpt = None,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -348,7 +366,8 @@ def capacity(
     edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, [],
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_capacity(cluster, shape, for_, tolerate, levels, depth, output,
-                                     svg, html, width, source, edits), traceback=traceback)
+                                     svg, html, width, source, edits, color_by, gang),
+                traceback=traceback)
 
 
 @app.command()

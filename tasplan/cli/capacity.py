@@ -13,28 +13,33 @@ from tasplan.capacity.view import capacity
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.pictures import check_color_by, write_capacity_pictures
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import InputError, UsageError
 from tasplan.load.loader import load_inputs
-from tasplan.output_file import check_output_file, write_output_file
+from tasplan.output_file import check_output_file
 from tasplan.report.capacity_document import capacity_document
 from tasplan.report.capacity_tree import render_capacity
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
 from tasplan.whatif import apply_edits
 
-EXPORT_WIDTH = 160  # columns of --svg / --html pictures
-
 
 def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                  tolerate: list[str], levels: str | None, depth: int | None, output: str,
                  svg: str | None, html: str | None, width: int | None = None,
-                 source: LiveOptions | None = None, what_if: WhatIfOptions | None = None
-                 ) -> int:
+                 source: LiveOptions | None = None, what_if: WhatIfOptions | None = None,
+                 color_by: str | None = None, gang: int | None = None) -> int:
     tolerations = tuple(parse_toleration(t) for t in tolerate)
-    parsed = [parse_shape(s, tolerations) for s in shapes]
+    parsed = [parse_shape(s, tolerations, gang) for s in shapes]
     if tolerations and not shapes:
         raise UsageError("--tolerate applies to --shape shapes (--for pods have their own)")
+    if gang is not None and not shapes:
+        raise UsageError("--gang applies to --shape shapes (--for groups have their minCount)")
+    if color_by is not None:
+        if svg is None and html is None:
+            raise UsageError("--color-by colours the map: give --svg or --html")
+        check_color_by(color_by)
     if not parsed and not for_files:
         raise UsageError("give at least one --shape RESOURCE=QTY,... or --for WORKLOAD")
     keys = [k.strip() for k in levels.split(",")] if levels else None
@@ -67,9 +72,8 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
     def renderables(target: int | None) -> list:
         return [*render_what_if(edited.applied), *render_capacity(report, depth)]
 
-    for path, kind in ((svg, "svg"), (html, "html")):
-        if path is not None:
-            _export(path, kind, renderables(EXPORT_WIDTH))
+    if svg is not None or html is not None:
+        write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)
     if output in ("json", "yaml"):
         document = capacity_document(report, edited.applied)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
@@ -78,22 +82,3 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         sys.stdout.write(render(renderables, stdout_width(width)))
     sys.stdout.flush()
     return ExitStatus.OK
-
-
-def _export(path: str, kind: str, renderables: list) -> None:
-    """Rich's own SVG / HTML export of the tree: readable without a terminal."""
-    console = Console(record=True, width=EXPORT_WIDTH, file=_Discard(), force_terminal=True,
-                      color_system="truecolor", highlight=False)
-    for renderable in renderables:
-        console.print(renderable)
-    text = (console.export_svg(title="tasplan capacity") if kind == "svg"
-            else console.export_html(inline_styles=True))
-    write_output_file(path, text, option=f"--{kind}", stdout=False)
-
-
-class _Discard:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        return None

@@ -10,11 +10,13 @@ from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
+from tasplan.output_file import check_output_file
 from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
@@ -29,9 +31,11 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
               width: int | None = None, what_if: WhatIfOptions | None = None,
-              release: ReleaseOptions | None = None) -> int:
+              release: ReleaseOptions | None = None, html: str | None = None) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
+    if html is not None:  # before any work: a bad target costs no load
+        check_output_file(html, option="--html", stdout=False)
     # The (small) configuration and edits first: bad ones fail before a large snapshot is read.
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     edits = what_if.edits() if what_if else ()
@@ -57,6 +61,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
                       target=release.target(snapshot), preempt=release.preempt,
                       scheduler=release.scheduler)
+    if html is not None:
+        write_plan_html(html, result, snapshot, edited.applied, all_placements)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
         text = to_json(document) if output == "json" else to_yaml(document)

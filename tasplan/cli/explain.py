@@ -11,6 +11,7 @@ from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.release import ReleaseOptions
 from tasplan.cli.whatif import WhatIfOptions
 from tasplan.errors import UsageError
@@ -18,6 +19,7 @@ from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
+from tasplan.output_file import check_output_file
 from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
@@ -48,10 +50,12 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
                 scheduler_config: Path | None = None, source: LiveOptions | None = None,
                 width: int | None = None, jobs: JobOverrides | None = None,
                 what_if: WhatIfOptions | None = None,
-                release: ReleaseOptions | None = None) -> int:
+                release: ReleaseOptions | None = None, html: str | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
+    if html is not None:  # before any work: a bad target costs no load
+        check_output_file(html, option="--html", stdout=False)
     config = load_scheduler_config(scheduler_config) if scheduler_config else None
     edits = what_if.edits() if what_if else ()
     source = source or LiveOptions()
@@ -71,6 +75,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str,
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=config, target=release.target(snapshot),
                          preempt=release.preempt, scheduler=release.scheduler)
+    if html is not None:
+        write_plan_html(html, result, snapshot, edited.applied)
     if output in ("json", "yaml"):
         document = plan_document(result.plan, result.explanations, what_if=edited.applied,
                                  trees=result.trees)

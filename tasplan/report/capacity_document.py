@@ -23,12 +23,16 @@ def capacity_document(report: CapacityReport,
         "kind": "CapacityReport",
         "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         "levels": list(report.levels),
-        "shapes": [{"name": name, "requests": _quantities(requests)}
+        "nested": list(report.nested),
+        "shapes": [{"name": name, "requests": _quantities(requests),
+                    "gang": report.gangs.get(name)}
                    for name, requests in report.shapes],
         "total": _domain(report.total),
         "domains": [_domain(d) for d in report.domains],
+        "outside": [_domain(d) for d in report.outside],
         "largest": [{"level": x.level, "shape": x.shape, "now": x.now,
-                     "domains": list(x.domains)} for x in report.largest],
+                     "domains": list(x.domains), "strict": x.strict}
+                    for x in report.largest],
         "notes": list(report.notes),
         "warnings": list(report.warnings),
     }
@@ -46,6 +50,7 @@ def _domain(d: Domain) -> dict[str, Any]:
         "nodes": d.nodes,
         "allocatable": _quantities(d.allocatable),
         "free": _quantities(d.free),
-        "fit": {shape: {"now": f.now, "empty": f.empty, "stranded": _quantities(f.stranded)}
+        "fit": {shape: {"now": f.now, "empty": f.empty, "stranded": _quantities(f.stranded),
+                        "holdsGang": f.holds}
                 for shape, f in d.fit.items()},
     }

@@ -43,7 +43,7 @@ def render_capacity(report: CapacityReport, depth: int | None = None
         asks = ", ".join(f"{short_resource(r)} {human(r, v)}" for r, v in requests.items())
         yield Text.assemble("shape ", (labels[name], "bold"), f" = {name}",
                             f" (requests {asks})" if asks and asks != name else "")
-    best = {(x.level, x.shape): set(x.domains) for x in report.largest}
+    best = {(x.level, x.shape): set(x.domains) for x in report.largest if x.strict}
     children: dict[str | None, list[Domain]] = {}
     for d in report.domains:
         if d.level in shown:
@@ -58,7 +58,7 @@ def render_capacity(report: CapacityReport, depth: int | None = None
     yield tree
     yield Text("now = pods of the shape that fit as the cluster is; empty = with only DaemonSet "
                "and mirror pods left; stranded = free capacity no further whole pod can use; "
-               "★ = the largest gang of the shape one domain of that level holds now",
+               "★ = the one domain of its level that holds the most pods of the shape now",
                style="dim")
     for note in report.notes:
         yield Text.assemble(("note ", "yellow"), note)

@@ -59,7 +59,7 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
     if g.schedulable:
         parts.append(Text(f"only {e.result.selected_placement.placed}/{e.needed} pending pods "
                           f"fit in {g.selected!r}"))
-    parts.append(_diagnosis(e))
+    parts.append(Text(f"why: {diagnosis_text(e)}"))
     if e.failures and e.domains:
         parts.append(Text(f"pods that failed in {e.domains[0].name!r} (the closest domain):",
                           style="italic"))
@@ -88,7 +88,7 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
             more = f" and {len(tied) - TIED_SHOWN} more" if len(tied) > TIED_SHOWN else ""
             line.append(f"; tied with {', '.join(tied[:TIED_SHOWN])}{more}")
         line.append(")")
-        cost = ", ".join(f"{v} {_COST.get(k, k)}" for k, v in s.cost.items())
+        cost = ", ".join(f"{v} {COST_WORDS.get(k, k)}" for k, v in s.cost.items())
         if cost:
             line.append(f" · cost: {cost}")
         if not s.minimal:
@@ -97,11 +97,12 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
     return Group(*parts)
 
 
-_COST = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
+COST_WORDS = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
          "podsMoved": "pod(s) moved"}
 
 
-def _diagnosis(e: Explanation) -> Text:
+def diagnosis_text(e: Explanation) -> str:
+    """Capacity or contention, where it fits now, and the nodes no placement has."""
     if e.fits_empty_cluster:
         text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
                 "it needs")
@@ -114,7 +115,7 @@ def _diagnosis(e: Explanation) -> Text:
     if e.unlabelled:
         text += (f"; {e.unlabelled} node(s) lack {e.result.group.topology_key} and belong to "
                  "no placement")
-    return Text(f"why: {text}")
+    return text
 
 
 def _domains_table(e: Explanation, *, wide: bool) -> Columns:
@@ -128,12 +129,12 @@ def _domains_table(e: Explanation, *, wide: bool) -> Columns:
     table.add("USED BY (priority ×pods)", drop=3)
     for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
         table.row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
-                      _short(d), _excluded(d.excluded),
-                      "\n".join(_consumer(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
+                      shortfall_text(d), excluded_text(d.excluded),
+                      "\n".join(consumer_text(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
     return table
 
 
-def _short(d: DomainExplanation) -> str:
+def shortfall_text(d: DomainExplanation) -> str:
     if not d.short:
         return "-"
     parts = []
@@ -151,11 +152,11 @@ def _amount(resource: str, value: int) -> str:
     return str(value) if resource == "pods" else human(resource, value)
 
 
-def _excluded(excluded: Mapping[str, int]) -> str:
+def excluded_text(excluded: Mapping[str, int]) -> str:
     return "\n".join(f"{n} {reason}" for reason, n in excluded.items()) or "-"
 
 
-def _consumer(c: Consumer) -> str:
+def consumer_text(c: Consumer) -> str:
     used = ", ".join(f"{human(r, v)} {short_resource(r)}" for r, v in c.requests.items())
     return f"{c.namespace} p{c.priority} ×{c.pods}" + (f": {used}" if used else "")
 

@@ -44,8 +44,11 @@ _FLAGS = {"addNodes": "add-nodes"}
 
 @dataclass(frozen=True, slots=True)
 class AppliedEdit:
-    """An edit and what it did, in words (``effect``)."""
+    """An edit and what it did, in words (``effect``); ``nodes`` names the nodes it
+    changed (cordoned, drained, removed, added, or that lost evicted pods), sorted, for the
+    pictures that show where an edit applied."""
 
     op: str
     target: str
     effect: str
+    nodes: tuple[str, ...] = ()

@@ -79,7 +79,7 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     effect += f": {_span(added)}"
     if local:
         effect += f", each with {len(local)} DaemonSet/mirror pod(s)"
-    return AppliedEdit(edit.op, edit.describe(), effect)
+    return AppliedEdit(edit.op, edit.describe(), effect, tuple(sorted(added)))
 
 
 def _span(names: list[str]) -> str:

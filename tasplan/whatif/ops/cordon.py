@@ -31,4 +31,4 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     effect = f"cordoned {len(nodes)} node(s): {names(nodes)}"
     if already:
         effect += f" ({already} already cordoned)"
-    return AppliedEdit(edit.op, edit.describe(), effect)
+    return AppliedEdit(edit.op, edit.describe(), effect, tuple(sorted(n.name for n in nodes)))

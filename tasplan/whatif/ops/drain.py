@@ -23,4 +23,4 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
               f"kept {kept} DaemonSet/mirror pod(s)")
     if violated:
         effect += "; would violate " + "; ".join(violated)
-    return AppliedEdit(edit.op, edit.describe(), effect)
+    return AppliedEdit(edit.op, edit.describe(), effect, tuple(sorted(chosen)))

@@ -16,8 +16,8 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     if not pods:
         raise UsageError(f"{edit.where} {edit.target!r}: matches no running pod")
     violated = draft.evict(pods)
-    nodes = len({p.node_name for p in pods})
-    effect = f"evicted {len(pods)} pod(s) from {nodes} node(s)"
+    nodes = sorted({p.node_name for p in pods})
+    effect = f"evicted {len(pods)} pod(s) from {len(nodes)} node(s)"
     if violated:
         effect += "; would violate " + "; ".join(violated)
-    return AppliedEdit(edit.op, edit.describe(), effect)
+    return AppliedEdit(edit.op, edit.describe(), effect, tuple(nodes))

@@ -16,4 +16,4 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
         del draft.nodes[name]
     return AppliedEdit(edit.op, edit.describe(),
                        f"removed {len(nodes)} node(s) ({names(nodes)}) and their "
-                       f"{len(pods)} pod(s)")
+                       f"{len(pods)} pod(s)", tuple(sorted(chosen)))
