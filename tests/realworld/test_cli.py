@@ -64,6 +64,7 @@ def test_generate_name_warning_goes_to_stderr_in_table_mode() -> None:
 
 
 def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
+    """KAI's scheduling.run.ai PodGroup is read (--scheduler kai); the others are skipped."""
     result = invoke("check", FIXTURES / "foreign.yaml", "-c", CLUSTER, "-o", "json")
     assert result.exit_code == 0, result.output
     warnings = json.loads(result.stdout)["warnings"]
@@ -71,7 +72,6 @@ def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
     assert [re.match(r"skipped (\d+) (\w+) object\(s\) of apiVersion (\S+):", w).groups()
             for w in skipped] == [
         ("1", "Job", "batch.volcano.sh/v1alpha1"),
-        ("1", "PodGroup", "scheduling.run.ai/v2alpha2"),
         ("1", "PodGroup", "scheduling.volcano.sh/v1beta1"),
         ("2", "PodGroup", "scheduling.x-k8s.io/v1alpha1"),
     ]
