@@ -6,6 +6,8 @@ PodTopologySpread is not among them: KAI does not run it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.runtime import Framework
@@ -36,9 +38,10 @@ class KaiFit:
     """``check(pod, node)``: KAI's order of checks, the shared filters' answers for the
     pod's class kept while the Statement does not move."""
 
-    def __init__(self, state: PlanState, fw: Framework) -> None:
+    def __init__(self, state: PlanState, fw: Framework, nodes: Sequence[NodeInfo]) -> None:
         self.state = state
         self.fw = fw
+        self.nodes = nodes
         self._fits: dict[tuple, PodFit] = {}
         self._statuses: dict[tuple, tuple[int, list[Status | None]]] = {}
 
@@ -59,8 +62,8 @@ class KaiFit:
             return cached[1]
         fit = self._fits.get(key)
         if fit is None:
-            fit = self._fits[key] = PodFit(self.fw, pod, self.state.nodes,
-                                           self.state.statement)
+            fit = self._fits[key] = PodFit(self.fw, pod, self.nodes, self.state.statement,
+                                           cluster=self.nodes)
         statuses = fit.statuses()
         self._statuses[key] = (position, statuses)
         return statuses
