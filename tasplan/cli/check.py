@@ -16,10 +16,12 @@ from tasplan.errors import UsageError
 from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.plugins.config import load_scheduler_config
+from tasplan.report.compare import comparisons_document, render_comparisons
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
+from tasplan.schedulers.compare import compare as compare_schedulers
 from tasplan.schedulers.planner import plan
 from tasplan.stdio import write_stdout
 from tasplan.whatif import apply_edits
@@ -29,7 +31,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
               width: int | None = None, what_if: WhatIfOptions | None = None,
-              release: ReleaseOptions | None = None) -> int:
+              release: ReleaseOptions | None = None, compare: bool = False) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     # The (small) configuration and edits first: bad ones fail before a large snapshot is read.
@@ -57,16 +59,25 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
         result = plan(snapshot, all_assignments=all_placements, scheduler_config=config,
                       target=release.target(snapshot), preempt=release.preempt,
                       scheduler=release.scheduler)
+    comparisons = ()
+    if compare:
+        with _nothing() if quiet else err.status("comparing schedulers…"):
+            comparisons = compare_schedulers(
+                snapshot, result, lambda snap, **kw: plan(
+                    snap, scheduler_config=config, preempt=release.preempt, **kw),
+                release.target)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
+        if compare:
+            document["comparisons"] = comparisons_document(comparisons)
         text = to_json(document) if output == "json" else to_yaml(document)
         write_stdout(text)
     else:
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target)],
-            stdout_width(width)))
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            *render_comparisons(comparisons, target)], stdout_width(width)))
     teardown.keep(edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 

@@ -19,15 +19,16 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
+from tasplan.schedulers.intent import Intent
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kai.allocate import Allocator, Outcome, Step, Trace
 from tasplan.schedulers.kai.grouper import pod_group_for
+from tasplan.schedulers.kai.intent import KAI, read_intent, translate
 from tasplan.schedulers.kai.jobs import Job, build_job, tasks_to_allocate
 from tasplan.schedulers.kai.notes import kai_notes
 from tasplan.schedulers.kai.predicates import KaiFit, kai_framework
 from tasplan.schedulers.kai.tree import TopologyTree
 
-KAI = "kai"
 CLUSTER = "cluster"
 SUMMARY_RESOURCES = ("cpu", "memory")
 
@@ -54,6 +55,16 @@ class KaiScheduler:
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KaiRun:
         return KaiRun(state, groups, self._explain)
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the group's intent in KAI's dialect."""
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a KAI PodGroup (or why not)."""
+        return translate(snapshot, intents)
 
 
 @dataclass(frozen=True)
