@@ -55,15 +55,33 @@ def level_of(intent: Intent) -> str | None:
 
 def levels_for(intent: Intent, snapshot: ClusterSnapshot) -> tuple[str, ...]:
     """The topology levels to translate an intent into a dialect that needs a tree: the
-    source dialect's, else the cluster's well-known and named levels (``infer_levels``),
-    else just the intent's own keys; the hostname level left out."""
+    source dialect's, else the cluster's well-known and named levels (``infer_levels``) that
+    nest around the intent's keys (each domain of a level inside one domain of the level
+    above it, as an administrator's Topology is), else just the intent's own keys; never
+    the hostname level."""
     wanted = [k for k in (intent.required, intent.preferred) if k]
     if intent.levels and all(k in intent.levels for k in wanted):
         return intent.levels
-    inferred = tuple(k for k in infer_levels(n.labels for n in snapshot.nodes) if k != HOSTNAME)
-    if all(k in inferred for k in wanted):
-        return inferred
-    return tuple(dict.fromkeys(wanted))
+    inferred = [k for k in infer_levels(n.labels for n in snapshot.nodes) if k != HOSTNAME]
+    if not wanted or not all(k in inferred for k in wanted):
+        return tuple(dict.fromkeys(wanted))
+    finest = max(wanted, key=inferred.index)
+    kept = [finest]
+    for level in reversed(inferred[:inferred.index(finest)]):
+        if level in wanted or _nests(snapshot, kept[0], level):
+            kept.insert(0, level)
+    return tuple(kept)
+
+
+def _nests(snapshot: ClusterSnapshot, inner: str, outer: str) -> bool:
+    """Every domain of ``inner`` lies inside one domain of ``outer``."""
+    seen: dict[str, str] = {}
+    for node in snapshot.nodes:
+        labels = node.labels
+        if inner in labels and outer in labels and \
+                seen.setdefault(labels[inner], labels[outer]) != labels[outer]:
+            return False
+    return True
 
 
 def with_scheduler_name(snapshot: ClusterSnapshot, groups: Iterable[str], name: str
