@@ -57,11 +57,17 @@ def _per_domain(row: Row) -> str:
 
 
 def _why(row: Row) -> str:
-    if row.result is None:
+    """Why not, in words that compare across schedulers: the domain that came closest."""
+    result = row.result
+    if result is None:
         return row.reason
-    if row.result.schedulable:
+    if result.schedulable:
         return "-"
-    return row.result.message
+    closest = max(result.placements, key=lambda p: p.placed, default=None)
+    if closest is None or not closest.nodes:
+        return result.message
+    return (f"closest: {closest.name!r} holds {closest.placed} of {result.group.min_count} "
+            "pod(s)")
 
 
 def comparisons_document(comparisons: Sequence[Comparison]) -> list[dict[str, Any]]:

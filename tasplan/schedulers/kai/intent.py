@@ -48,11 +48,22 @@ def _topology(intent: Intent, snapshot: ClusterSnapshot, made: dict[tuple, KaiTo
         topology = snapshot.kai.topologies[name]
         if all(k in topology.labels for k in wanted):
             return topology
-    levels = levels_for(intent, snapshot)
+    levels = _distinct(levels_for(intent, snapshot), snapshot, wanted)
     if levels not in made:
         made[levels] = KaiTopology(COMPARE_TOPOLOGY.format(n=len(made) + 1),
                                    tuple(TopologyLevel(k) for k in levels), intent.group.source)
     return made[levels]
+
+
+def _distinct(levels: tuple[str, ...], snapshot: ClusterSnapshot, wanted: Sequence[str]
+              ) -> tuple[str, ...]:
+    """Outer levels with one value on every node add nothing to the tree but length to its
+    domain IDs: a Topology tasplan makes leaves them out."""
+    keep = list(levels)
+    while len(keep) > 1 and keep[0] not in wanted and \
+            len({n.labels.get(keep[0]) for n in snapshot.nodes}) == 1:
+        keep.pop(0)
+    return tuple(keep)
 
 
 def translate(snapshot: ClusterSnapshot, intents: Sequence[Intent]

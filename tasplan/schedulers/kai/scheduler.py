@@ -234,7 +234,7 @@ def _result(group: PodGroup, minimum: int, job: Job, outcome: Outcome,
             members = [nodes[i] for i in domain.nodes]
             placements.append(PlacementResult(
                 domain.id, tuple(n.name for n in members), False, "; ".join(error.detailed),
-                0, {}, {}, free=_free(members), simulated=False))
+                error.allocatable or 0, {}, {}, free=_free(members), simulated=False))
     return GroupResult(_shown(group, minimum, job, spec), len(pending), 0, outcome.allocated,
                        _message(outcome, selected, trace, assigned),
                        placements=tuple(placements), selected=selected)
