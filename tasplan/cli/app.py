@@ -158,6 +158,9 @@ def check(
     kube_version: KubeVersionOpt = None,
     feature_gates: FeatureGatesOpt = None,
     scheduler: SchedulerOpt = "auto",
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="Also plan each group under every scheduler its intent translates "
+        "to (kube-scheduler, KAI, ...), side by side; JSON: comparisons.")] = False,
     no_preempt: NoPreemptOpt = False,
     cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     drain: DrainOpt = [],  # noqa: B006
@@ -190,7 +193,7 @@ def check(
                           what_if, ctx.meta.get(ARGS_KEY))
     run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
                                   topology_key, scheduler_config, source, width, edits,
-                                  release, html), traceback=traceback)
+                                  release, html, compare), traceback=traceback)
 
 
 app.command()(lint)

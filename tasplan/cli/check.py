@@ -18,10 +18,12 @@ from tasplan.load.batch import JobOverrides
 from tasplan.load.loader import load_inputs
 from tasplan.output_file import check_output_file
 from tasplan.plugins.config import load_scheduler_config
+from tasplan.report.compare import comparisons_document, render_comparisons
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.table import render_plan
 from tasplan.report.whatif import render_what_if
+from tasplan.schedulers.compare import compare as compare_schedulers
 from tasplan.schedulers.planner import plan
 from tasplan.stdio import write_stdout
 from tasplan.whatif import apply_edits
@@ -31,7 +33,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
               gang: int | None, topology_key: str | None,
               scheduler_config: Path | None = None, source: LiveOptions | None = None,
               width: int | None = None, what_if: WhatIfOptions | None = None,
-              release: ReleaseOptions | None = None, html: str | None = None) -> int:
+              release: ReleaseOptions | None = None, html: str | None = None,
+              compare: bool = False) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     if html is not None:  # before any work: a bad target costs no load
@@ -63,16 +66,25 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str, all_plac
                       scheduler=release.scheduler)
     if html is not None:
         write_plan_html(html, result, snapshot, edited.applied, all_placements)
+    comparisons = ()
+    if compare:
+        with _nothing() if quiet else err.status("comparing schedulers…"):
+            comparisons = compare_schedulers(
+                snapshot, result, lambda snap, **kw: plan(
+                    snap, scheduler_config=config, preempt=release.preempt, **kw),
+                release.target)
     if output in ("json", "yaml"):
         document = plan_document(result, what_if=edited.applied)
+        if compare:
+            document["comparisons"] = comparisons_document(comparisons)
         text = to_json(document) if output == "json" else to_yaml(document)
         write_stdout(text)
     else:
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(edited.applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target)],
-            stdout_width(width)))
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            *render_comparisons(comparisons, target)], stdout_width(width)))
     teardown.keep(edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
 

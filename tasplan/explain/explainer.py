@@ -20,6 +20,7 @@ from tasplan.explain.counterfactuals import (
     topology_key,
 )
 from tasplan.explain.domains import analyse_domains
+from tasplan.explain.kai import explainer as kai_explainer
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -34,8 +35,10 @@ from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.victims import atomic_ancestors
 from tasplan.schedulers.interface import AUTO
-from tasplan.schedulers.kube.scheduler import group_priority
+from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
+from tasplan.schedulers.kube.scheduler import KubeScheduler, group_priority
 from tasplan.schedulers.planner import plan, target_for
+from tasplan.schedulers.registry import in_tree_schedulers
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
@@ -73,9 +76,11 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             statement.commit()
         return result
 
+    schedulers = {**in_tree_schedulers(KubeScheduler(schedule)),
+                  KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, schedule=schedule, target=target,
-                  preempt=preempt, scheduler=scheduler)
+                  preempt=preempt, scheduler=scheduler, schedulers=schedulers)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt, scheduler=scheduler)) if result.composites else {}

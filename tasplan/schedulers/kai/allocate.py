@@ -209,7 +209,8 @@ class Allocator:
                       tasks: list[Pod]) -> bool:
         if not tasks:
             return True
-        podsets = [ps for ps in sgs.descendant_podsets() if any(_in(t, ps) for t in tasks)]
+        owners = {id(job.owner[id(t)]) for t in tasks}
+        podsets = [ps for ps in sgs.descendant_podsets() if id(ps) in owners]
         for node_set, attempt in self._node_sets(job, sgs, podsets, tasks, nodes):
             checkpoint, mark = self.statement.checkpoint(), len(self._log)
             errors = len(self._outcome.errors)
@@ -224,11 +225,12 @@ class Allocator:
                  tasks: list[Pod]) -> bool:
         for member in ordered(sgs.members):
             if isinstance(member, PodSet):
-                ok = self._podset(job, member, nodes, [t for t in tasks if _in(t, member)])
+                ok = self._podset(job, member, nodes,
+                                  [t for t in tasks if job.owner[id(t)] is member])
             else:
-                inner = list(member.descendant_podsets())
+                inner = {id(ps) for ps in member.descendant_podsets()}
                 ok = self._subgroup_set(job, member, nodes,
-                                        [t for t in tasks if any(_in(t, ps) for ps in inner)])
+                                        [t for t in tasks if id(job.owner[id(t)]) in inner])
             if not ok:
                 return False
         return True
@@ -303,6 +305,7 @@ class Allocator:
     def _tasks_on(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod]
                   ) -> bool:
         scores = self._relevant_scores(podset)
+        self.fit.focus(nodes)
         orders: dict[tuple, _Order] = {}
         exact = any(t.nominated_node_name for t in tasks)
         for index, task in enumerate(tasks):
@@ -337,10 +340,6 @@ class Allocator:
                        "gang scheduling. Additional pods cannot be scheduled in this "
                        f"sub-group due to: {text}")
         self._outcome.errors.append(simple_error(message))
-
-
-def _in(pod: Pod, podset: PodSet) -> bool:
-    return any(p is pod for p in podset.pods)
 
 
 class _Order:

@@ -12,6 +12,7 @@ alone is what the algorithm's own tests use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from tasplan.framework.node_info import NodeInfo
@@ -37,6 +38,10 @@ class Fit(Protocol):
 
     def rolled_back(self) -> None:
         """The Statement went back to an earlier checkpoint."""
+        ...
+
+    def focus(self, nodes: Sequence[int]) -> None:
+        """The nodes (indexes) the next checks are about, until the next ``focus``."""
         ...
 
 
@@ -111,4 +116,7 @@ class ResourceFit:
         return True
 
     def rolled_back(self) -> None:
+        pass
+
+    def focus(self, nodes: Sequence[int]) -> None:
         pass

@@ -107,6 +107,8 @@ class Job:
     podsets: dict[str, PodSet]
     # Pods whose subgroup the PodGroup does not define: KAI never schedules them.
     invalid: list[Pod] = field(default_factory=list)
+    # id(pod) -> its pod set.
+    owner: dict[int, PodSet] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -183,6 +185,7 @@ def build_job(group: KaiPodGroup, pods: Iterable[Pod],
                 job.invalid.append(pod)
             continue
         podset.pods.append(pod)
+        job.owner[id(pod)] = podset
         if running(pod):
             podset.active[id(pod)] = pod.node_name
     return job

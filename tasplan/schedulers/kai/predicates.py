@@ -6,6 +6,8 @@ PodTopologySpread is not among them: KAI does not run it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.runtime import Framework
@@ -33,14 +35,25 @@ def kai_framework(state: PlanState, devices: bool) -> Framework:
 
 
 class KaiFit:
-    """``check(pod, node)``: KAI's order of checks, the shared filters' answers for the
-    pod's class kept while the Statement does not move."""
+    """``check(pod, node)``: KAI's order of checks. The shared filters run on the nodes of
+    the set being tried (``focus``; the whole cluster is what cross-node filters read), per
+    pod class, their answers kept while the Statement does not move."""
 
-    def __init__(self, state: PlanState, fw: Framework) -> None:
+    def __init__(self, state: PlanState, fw: Framework, nodes: Sequence[NodeInfo]) -> None:
         self.state = state
         self.fw = fw
+        self.nodes = nodes
+        self._focus: tuple[int, ...] = tuple(range(len(nodes)))
+        self._local: dict[int, int] | None = None
         self._fits: dict[tuple, PodFit] = {}
         self._statuses: dict[tuple, tuple[int, list[Status | None]]] = {}
+
+    def focus(self, nodes: Sequence[int]) -> None:
+        focus = tuple(nodes)
+        if focus != self._focus:
+            self._focus, self._local = focus, None
+            self._fits.clear()
+            self._statuses.clear()
 
     def check(self, pod: Pod, info: NodeInfo) -> str | None:
         reason = resource_reason(pod, info)
@@ -48,7 +61,13 @@ class KaiFit:
             return reason
         if info.node.unschedulable:
             return UNSCHEDULABLE
-        status = self._filters(pod)[info.index]
+        if self._local is None:
+            self._local = {i: k for k, i in enumerate(self._focus)}
+        local = self._local.get(info.index)
+        if local is None:  # outside the focus: ask about this node alone
+            self.focus((*self._focus, info.index))
+            return self.check(pod, info)
+        status = self._filters(pod)[local]
         return None if status is None else ", ".join(status.reasons) or status.plugin
 
     def _filters(self, pod: Pod) -> list[Status | None]:
@@ -59,8 +78,8 @@ class KaiFit:
             return cached[1]
         fit = self._fits.get(key)
         if fit is None:
-            fit = self._fits[key] = PodFit(self.fw, pod, self.state.nodes,
-                                           self.state.statement)
+            fit = self._fits[key] = PodFit(self.fw, pod, [self.nodes[i] for i in self._focus],
+                                           self.state.statement, cluster=self.nodes)
         statuses = fit.statuses()
         self._statuses[key] = (position, statuses)
         return statuses

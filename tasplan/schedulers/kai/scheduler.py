@@ -9,7 +9,7 @@ the root's candidate domains in KAI's try order, the first where every pod fits 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tasplan.framework.node_info import NodeInfo
@@ -19,24 +19,32 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
+from tasplan.schedulers.intent import Intent
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kai.allocate import Allocator, Outcome, Step, Trace
 from tasplan.schedulers.kai.grouper import pod_group_for
+from tasplan.schedulers.kai.intent import KAI, read_intent, translate
 from tasplan.schedulers.kai.jobs import Job, build_job, tasks_to_allocate
 from tasplan.schedulers.kai.notes import kai_notes
 from tasplan.schedulers.kai.predicates import KaiFit, kai_framework
 from tasplan.schedulers.kai.tree import TopologyTree
 
-KAI = "kai"
 CLUSTER = "cluster"
 SUMMARY_RESOURCES = ("cpu", "memory")
 
 
 class KaiScheduler:
+    """``explain``: called with the run, the group, its KAI PodGroup, the result and the
+    outcome of a group that does not (fully) fit, in the state the group was planned in
+    (``tasplan explain`` looks at it there)."""
+
     name = KAI
     summary = ("KAI-Scheduler's Allocate action: each PodGroup in the first domain between "
                "its preferred and required topology level where every pod fits, most packed "
                "first; subgroups inside it")
+
+    def __init__(self, explain: Callable[..., None] | None = None) -> None:
+        self._explain = explain
 
     def claim(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
               ) -> str | None:
@@ -46,7 +54,17 @@ class KaiScheduler:
         return None
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KaiRun:
-        return KaiRun(state, groups)
+        return KaiRun(state, groups, self._explain)
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the group's intent in KAI's dialect."""
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a KAI PodGroup (or why not)."""
+        return translate(snapshot, intents)
 
 
 @dataclass(frozen=True)
@@ -59,15 +77,28 @@ class KaiUnit:
         return self.group.order
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A group planned (or tried) once: the report's result, KAI's outcome, the PodGroup
+    it was planned as and its pending pods."""
+
+    result: GroupResult
+    outcome: Outcome | None = None
+    spec: KaiPodGroup | None = None
+    pending: tuple[Pod, ...] = ()
+
+
 class KaiRun:
     """KAI's part of one planning run: topology trees built once, one unit per group."""
 
-    def __init__(self, state: PlanState, groups: Sequence[PodGroup]) -> None:
+    def __init__(self, state: PlanState, groups: Sequence[PodGroup],
+                 explain: Callable[..., None] | None = None) -> None:
         self.state, self.groups = state, groups
         snapshot = state.snapshot
         self.by_group = snapshot.pods_by_group
         self._trees: dict[str, TopologyTree] | None = None
         self._fw = None
+        self._explain = explain
 
     def units(self) -> Iterator[KaiUnit]:
         snapshot = self.state.snapshot
@@ -75,27 +106,36 @@ class KaiRun:
             pods = self.by_group.get(group.key, [])
             yield KaiUnit(group, _priority(group, pods, snapshot))
 
-    @property
-    def trees(self) -> dict[str, TopologyTree]:
+    def trees(self, nodes: Sequence[NodeInfo] | None = None) -> dict[str, TopologyTree]:
+        """The Topologies' trees over the run's nodes (built once) or over ``nodes``."""
+        topologies = self.state.snapshot.kai.topologies
+        if nodes is not None:
+            return {name: TopologyTree(t, nodes) for name, t in topologies.items()}
         if self._trees is None:
-            nodes = self.state.nodes
-            self._trees = {name: TopologyTree(t, nodes)
-                           for name, t in self.state.snapshot.kai.topologies.items()}
+            self._trees = {name: TopologyTree(t, self.state.nodes)
+                           for name, t in topologies.items()}
         return self._trees
 
-    def fit(self, pods: Sequence[Pod]) -> KaiFit:
+    def fit(self, nodes: Sequence[NodeInfo]) -> KaiFit:
         if self._fw is None:
             devices = bool(self.state.snapshot.dra) and any(
                 p.claims for g in self.groups for p in self.by_group.get(g.key, []))
             self._fw = kai_framework(self.state, devices)
-        return KaiFit(self.state, self._fw)
+        return KaiFit(self.state, self._fw, nodes)
 
     def schedule(self, unit: KaiUnit) -> UnitResult:
-        return UnitResult((self.plan_group(unit.group),))
+        group = unit.group
+        if self._explain is not None:
+            tried = self.plan(group, commit=False)
+            if tried.outcome is not None and _short(tried):
+                self._explain(self, group, tried)
+        return UnitResult((self.plan(group).result,))
 
-    def plan_group(self, group: PodGroup, spec: KaiPodGroup | None = None) -> GroupResult:
-        """Plan one group in the run's state and commit what it gets. ``spec``: the KAI
-        PodGroup to plan it as (``--compare`` passes a translated one)."""
+    def plan(self, group: PodGroup, spec: KaiPodGroup | None = None, *, commit: bool = True,
+             nodes: Sequence[NodeInfo] | None = None) -> Planned:
+        """Plan one group in the run's state and commit what it gets (``commit=False``: a
+        trial, rolled back). ``spec``: the KAI PodGroup to plan it as instead of its own
+        (``--compare`` and explain's changes); ``nodes``: other nodes (explain's)."""
         state, snapshot = self.state, self.state.snapshot
         pods = [p for p in self.by_group.get(group.key, []) if not p.terminal]
         waiting = [p for p in pods if not p.node_name and not p.deleting]
@@ -105,31 +145,41 @@ class KaiRun:
                     scheduler_name=SCHEDULER_NAME, gated=len(waiting) - len(pending))
         others = sorted({p.scheduler_name for p in pending} - {SCHEDULER_NAME})
         if spec is None and others:
-            return GroupResult(**base, schedulable=False, planned=False, message=(
+            return Planned(GroupResult(**base, schedulable=False, planned=False, message=(
                 f"not planned: its pods ask for schedulerName {', '.join(others)}; KAI "
-                f'schedules pods of "{SCHEDULER_NAME}" only'))
+                f'schedules pods of "{SCHEDULER_NAME}" only')))
         kai_spec, grouper_notes = (spec, ()) if spec is not None else \
             pod_group_for(group, pods, snapshot)
         rejected = [p for p in snapshot.kai.problems.get(("PodGroup", kai_spec.key), ())
                     if p.hard]
-        if rejected and not kai_spec.synthesised:
+        if rejected and not kai_spec.synthesised and spec is None:
             text = "; ".join(f"{p.field}: {p.message}" for p in rejected)
-            return GroupResult(**base, schedulable=False, error=True, message=(
-                f"KAI's admission webhook rejects PodGroup {kai_spec.key}: {text}"))
+            return Planned(GroupResult(**base, schedulable=False, error=True, message=(
+                f"KAI's admission webhook rejects PodGroup {kai_spec.key}: {text}")))
         job = build_job(kai_spec, pods, snapshot.kai.topologies)
         # The gang: the pods already running plus those KAI allocates first.
         minimum = len(scheduled) + (0 if job.root.satisfied() else len(tasks_to_allocate(job)))
+        infos = state.nodes if nodes is None else nodes
         checkpoint = state.statement.checkpoint()
-        outcome = Allocator(state.nodes, self.trees, self.fit(pending),
+        outcome = Allocator(infos, self.trees(nodes), self.fit(infos),
                             state.statement).allocate(job)
-        if outcome.assigned:
+        result = _result(group, minimum, job, outcome, pending, infos, kai_spec)
+        if commit and outcome.assigned:
             state.statement.commit()
         else:
             state.statement.rollback(checkpoint)
-        result = _result(group, minimum, job, outcome, pending, state.nodes, kai_spec)
-        return replace(result, scheduled=len(scheduled), scheduler_name=SCHEDULER_NAME,
-                       gated=len(waiting) - len(pending),
-                       notes=kai_notes(job, outcome, pending, snapshot, grouper_notes))
+        result = replace(result, scheduled=len(scheduled), scheduler_name=SCHEDULER_NAME,
+                         gated=len(waiting) - len(pending),
+                         notes=kai_notes(job, outcome, pending, snapshot, grouper_notes))
+        return Planned(result, outcome, kai_spec, tuple(pending))
+
+
+def _short(planned: Planned) -> bool:
+    """Explain wants it: the group does not fit, or fits with pods left over."""
+    result = planned.result
+    if result.error or not result.planned or not planned.pending:
+        return False
+    return not result.schedulable or len(planned.outcome.assigned) < len(planned.pending)
 
 
 def _priority(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot) -> int:
@@ -184,7 +234,7 @@ def _result(group: PodGroup, minimum: int, job: Job, outcome: Outcome,
             members = [nodes[i] for i in domain.nodes]
             placements.append(PlacementResult(
                 domain.id, tuple(n.name for n in members), False, "; ".join(error.detailed),
-                0, {}, {}, free=_free(members), simulated=False))
+                error.allocatable or 0, {}, {}, free=_free(members), simulated=False))
     return GroupResult(_shown(group, minimum, job, spec), len(pending), 0, outcome.allocated,
                        _message(outcome, selected, trace, assigned),
                        placements=tuple(placements), selected=selected)

@@ -27,7 +27,9 @@ from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
 from tasplan.preemption.victims import atomic_ancestors
 from tasplan.preemption.victims import units as victim_units
+from tasplan.schedulers.intent import Intent
 from tasplan.schedulers.interface import UnitResult
+from tasplan.schedulers.kube.intent import KUBE_SCHEDULER, read_intent, translate
 from tasplan.schedulers.kube.trees import TreeUnit, composite_gate_note, plan_unit, units_of
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
@@ -35,8 +37,6 @@ from tasplan.target import (
     POD_GROUP_PREEMPTION_POLICY,
     Target,
 )
-
-KUBE_SCHEDULER = "kube-scheduler"
 
 # schedule_group's signature: explain wraps it to look at each group in the state the
 # planner gives it.
@@ -132,6 +132,16 @@ class KubeScheduler:
               ) -> str | None:
         """Never claims: it plans whatever no other scheduler claims."""
         return None
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the group's intent in kube-scheduler's dialect."""
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a KEP-5732 PodGroup (or why not)."""
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KubeRun:
         trees = self._composite_pod_groups
