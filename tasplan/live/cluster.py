@@ -14,6 +14,7 @@ from tasplan.live.config import Connection
 from tasplan.live.discovery import (
     DRA_NAMESPACED,
     DRA_RESOURCES,
+    kai_api,
     resource_api,
     scheduling_api,
     server_version,
@@ -71,6 +72,12 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             lists.append((f"/apis/{version}{where}/{resource}", DRA_RESOURCES[resource],
                           version, f"{resource}.resource.k8s.io{said}", prune))
             optional.add(lists[-1][3])
+    for version, resource, kind, namespaced in kai_api(reader):  # KAI (--scheduler kai)
+        where, said = (scope, within) if namespaced else ("", "")
+        group = version.split("/")[0]
+        lists.append((f"/apis/{version}{where}/{resource}", kind, version,
+                      f"{resource}.{group}{said}", prune))
+        optional.add(lists[-1][3])
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -82,8 +89,10 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             except Forbidden:
                 if resource not in optional:
                     raise
-                warnings.append(f"RBAC does not allow listing {resource}: DRA devices and "
-                                "claims are planned without it (see samples/rbac)")
+                what = ("KAI's Topologies and PodGroups" if kind in ("Topology", "PodGroup")
+                        else "DRA devices and claims")
+                warnings.append(f"RBAC does not allow listing {resource}: {what} are planned "
+                                "without it (see samples/rbac)")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
             tasplan_version=__version__, server=connection.server, server_version=version,

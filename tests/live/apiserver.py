@@ -33,6 +33,9 @@ class Request:
     headers: dict[str, str]
 
 
+KAI = (("kai.scheduler/v1alpha1", "topologies"), ("scheduling.run.ai/v2alpha2", "podgroups"))
+
+
 @dataclass
 class Cluster:
     """What the fake server serves. ``objects`` maps a collection path (``/api/v1/nodes``)
@@ -43,6 +46,9 @@ class Cluster:
     workload_resources: tuple[str, ...] = ("workloads", "podgroups")
     # resource.k8s.io versions served (DRA); none by default
     resource_versions: tuple[str, ...] = ()
+    # KAI-Scheduler's kai.scheduler/v1alpha1 topologies and scheduling.run.ai/v2alpha2
+    # podgroups served
+    kai: bool = False
     version: str = "v1.37.0"
     token: str | None = TOKEN
     forbidden: set[str] = field(default_factory=set)  # collection paths answered 403
@@ -66,6 +72,8 @@ def collection_path(obj: dict[str, Any]) -> str:
     plural = kind.lower() + ("es" if kind.endswith("s") else "s")
     if kind == "PriorityClass":
         plural = "priorityclasses"
+    if kind == "Topology":
+        plural = "topologies"
     prefix = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
     return f"{prefix}/{plural}"
 
@@ -125,6 +133,12 @@ class _Handler(BaseHTTPRequestHandler):
                                    "resources": [{"name": n, "namespaced": "claim" in n,
                                                   "verbs": ["get", "list", "watch"]}
                                                  for n in names]})
+        for version, resource in KAI:
+            if c.kai and path == f"/apis/{version}":
+                return self._json({"kind": "APIResourceList", "groupVersion": version,
+                                   "resources": [{"name": resource,
+                                                  "namespaced": resource == "podgroups",
+                                                  "verbs": ["get", "list", "watch"]}]})
         collection, namespace = _collection(path)
         if collection is None or not self._served(collection):
             return self._status(404, "NotFound", "the server could not find the requested "
@@ -146,6 +160,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _served(self, collection: str) -> bool:
         c = self.cluster
+        if any(collection.startswith(f"/apis/{v}/") for v, _ in KAI):
+            return c.kai
         if collection.startswith("/apis/resource.k8s.io/"):
             return collection.split("/")[3] in c.resource_versions
         if collection.startswith("/apis/scheduling.k8s.io/"):
