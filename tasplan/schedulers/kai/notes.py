@@ -38,6 +38,15 @@ def kai_notes(job: Job, outcome: Outcome, pending: Sequence[Pod], snapshot: Clus
                     f"{what} may use ({subset.lca.level}={subset.lca.id}), which lies below "
                     "its required level: every domain of the required level counts as empty "
                     "(upstream behaviour, planned as is)")))
+    if outcome.allocated:
+        chosen: dict[str, str] = {}  # the last try of each subgroup is the one kept
+        for trace in steps[0].traces:
+            domain = next((x.domain for x in trace.tries if x.ok), None)
+            if trace.subgroup and domain is not None:
+                chosen[trace.subgroup] = domain
+        if chosen:
+            notes.append(Note("kai-subgroups", "subgroups placed by their own constraints: "
+                              + ", ".join(f"{k} in {v!r}" for k, v in chosen.items())))
     if job.invalid:
         shown = ", ".join(p.key for p in job.invalid[:3]) + (
             f" and {len(job.invalid) - 3} more" if len(job.invalid) > 3 else "")

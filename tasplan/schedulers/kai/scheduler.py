@@ -219,7 +219,6 @@ def _result(group: PodGroup, minimum: int, job: Job, outcome: Outcome,
             chosen = attempt.ok is True
             if chosen:
                 selected = attempt.domain
-            if chosen:
                 status = "every pod fits"
             elif attempt.ok is None:
                 status = "not tried: KAI takes the first candidate where every pod fits"
@@ -237,7 +236,8 @@ def _result(group: PodGroup, minimum: int, job: Job, outcome: Outcome,
                 error.allocatable or 0, {}, {}, free=_free(members), simulated=False))
     return GroupResult(_shown(group, minimum, job, spec), len(pending), 0, outcome.allocated,
                        _message(outcome, selected, trace, assigned),
-                       placements=tuple(placements), selected=selected)
+                       placements=tuple(placements), selected=selected,
+                       waiting=not outcome.ready)
 
 
 def _shown(group: PodGroup, minimum: int, job: Job, spec: KaiPodGroup) -> PodGroup:
@@ -254,12 +254,13 @@ def _shown(group: PodGroup, minimum: int, job: Job, spec: KaiPodGroup) -> PodGro
 def _unplaced(outcome: Outcome, pending: Sequence[Pod], assigned: Mapping[str, str]
               ) -> dict[str, str]:
     failed = next((s for s in outcome.steps if not s.ok), None)
+    tried = {id(t) for t in failed.tasks} if failed is not None else set()
     reason = outcome.errors[-1].detailed if outcome.errors else "not allocated"
     out = {}
     for pod in pending:
         if pod.key in assigned:
             continue
-        if failed is not None and any(t is pod for t in failed.tasks):
+        if id(pod) in tried:
             out[pod.key] = reason
         else:
             out[pod.key] = "not allocated: the job's allocation stopped before this pod"
