@@ -155,3 +155,29 @@ def test_report_is_deterministic() -> None:
     (group,) = first["groups"]
     assert group["scheduler"] == "kai" and group["selected"] == "b"
     assert [p["name"] for p in group["placements"]] == ["b", "b.r0", "b.r1", "b.r2"]
+
+
+def test_subgroups_get_their_own_domains_and_a_note() -> None:
+    """Two subgroups of two pods, each required in one rack, inside one required block."""
+    from tasplan.model.kai import SUBGROUP_LABEL, SubGroup
+    subgroups = (SubGroup("a", 2, None, None, Constraint("dc", "rack")),
+                 SubGroup("b", 2, None, None, Constraint("dc", "rack")))
+    g, pods, spec = kai_group(n=4, required="block", subgroups=subgroups)
+    spec = replace(spec, min_member=None)
+    pods = [replace(p, labels={SUBGROUP_LABEL: "ab"[i // 2]}) for i, p in enumerate(pods)]
+    (group,) = plan(kai_snapshot(nodes(3), (g, pods, spec))).groups
+    assert group.schedulable and group.selected == "b"
+    racks = {}
+    for pod, node in group.selected_placement.assignments.items():
+        racks.setdefault(pod.split("-")[-1] in "01", set()).add(node[:2])
+    assert all(len(r) == 1 for r in racks.values())
+    notes = {n.code: n.message for n in group.notes}
+    assert notes["kai-subgroups"] == ("subgroups placed by their own constraints: a in 'b.r0', "
+                                      "b in 'b.r1'")
+
+
+def test_fewer_ready_pods_than_min_member_is_waiting() -> None:
+    g, pods, spec = kai_group(required="rack", n=2, min_member=3)
+    (group,) = plan(kai_snapshot(nodes(2), (g, pods, spec))).groups
+    assert group.outcome == "waiting"
+    assert "fewer pods than minMember are ready" in group.message
