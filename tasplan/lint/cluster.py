@@ -95,7 +95,7 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
     alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods),
                                  groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
-                                 dra=snapshot.dra.unallocated())).groups[0]
+                                 dra=snapshot.dra.unallocated(), kai=snapshot.kai)).groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]
