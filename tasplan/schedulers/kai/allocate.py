@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.framework.node_info import NodeInfo
@@ -207,22 +207,15 @@ class Allocator:
 
     def _subgroup_set(self, job: Job, sgs: SubGroupSet, nodes: Sequence[int],
                       tasks: list[Pod]) -> bool:
-        if not tasks:
-            return True
+        """Upstream ``allocateSubGroupSet``."""
         owners = {id(job.owner[id(t)]) for t in tasks}
         podsets = [ps for ps in sgs.descendant_podsets() if id(ps) in owners]
-        for node_set, attempt in self._node_sets(job, sgs, podsets, tasks, nodes):
-            checkpoint, mark = self.statement.checkpoint(), len(self._log)
-            errors = len(self._outcome.errors)
-            if self._members(job, sgs, node_set, tasks):
-                self._done(attempt, True, len(self._log) - mark, errors)
-                return True
-            self._done(attempt, False, len(self._log) - mark, errors)
-            self._rollback(checkpoint, mark)
-        return False
+        return self._first_set(job, sgs, podsets, tasks, nodes,
+                               lambda node_set: self._members(job, sgs, node_set, tasks))
 
     def _members(self, job: Job, sgs: SubGroupSet, nodes: Sequence[int],
                  tasks: list[Pod]) -> bool:
+        """Upstream ``allocateMembersOnNodes``."""
         for member in ordered(sgs.members):
             if isinstance(member, PodSet):
                 ok = self._podset(job, member, nodes,
@@ -236,15 +229,24 @@ class Allocator:
         return True
 
     def _podset(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod]) -> bool:
+        """Upstream ``allocatePodSet``."""
+        return self._first_set(job, podset, [podset], tasks, nodes,
+                               lambda node_set: self._tasks_on(job, podset, node_set, tasks))
+
+    def _first_set(self, job: Job, member: SubGroupSet | PodSet, podsets: list[PodSet],
+                   tasks: list[Pod], nodes: Sequence[int],
+                   place: Callable[[Sequence[int]], bool]) -> bool:
+        """Try the member's node sets in order; keep the first where ``place`` succeeds,
+        roll every other back."""
         if not tasks:
             return True
-        for node_set, attempt in self._node_sets(job, podset, [podset], tasks, nodes):
+        for node_set, attempt in self._node_sets(job, member, podsets, tasks, nodes):
             checkpoint, mark = self.statement.checkpoint(), len(self._log)
             errors = len(self._outcome.errors)
-            if self._tasks_on(job, podset, node_set, tasks):
-                self._done(attempt, True, len(self._log) - mark, errors)
+            ok = place(node_set)
+            self._done(attempt, ok, len(self._log) - mark, errors)
+            if ok:
                 return True
-            self._done(attempt, False, len(self._log) - mark, errors)
             self._rollback(checkpoint, mark)
         return False
 
