@@ -152,7 +152,7 @@ class Allocator:
         self.statement = statement
         self.all_nodes = [info.index for info in infos]
         self._scores: dict[str, dict[int, float]] = {}
-        self._log: list[tuple[PodSet, Pod]] = []
+        self._log: list[tuple[PodSet, Pod, NodeInfo]] = []  # this job's assumptions
         self._counts: dict[int, Counter] = {}
         self._outcome: Outcome | None = None
         self._step: Step | None = None
@@ -178,30 +178,20 @@ class Allocator:
             if not step.ok:
                 self._rollback(checkpoint, mark)
                 break
-            step.assigned = [(pod, self._node_of(ps, pod)) for ps, pod in self._log[mark:]]
+            step.assigned = [(pod, info) for _, pod, info in self._log[mark:]]
         return out
-
-    def _node_of(self, podset: PodSet, pod: Pod) -> NodeInfo:
-        return self.infos[self._index[podset.active[id(pod)]]]
-
-    @property
-    def _index(self) -> dict[str, int]:
-        index = getattr(self, "_by_name", None)
-        if index is None:
-            index = self._by_name = {info.name: info.index for info in self.infos}
-        return index
 
     def _rollback(self, checkpoint: int, mark: int) -> None:
         self.statement.rollback(checkpoint)
         self.fit.rolled_back()
-        for podset, pod in self._log[mark:]:
+        for podset, pod, _ in self._log[mark:]:
             del podset.active[id(pod)]
         del self._log[mark:]
 
     def _assume(self, podset: PodSet, pod: Pod, info: NodeInfo) -> None:
         self.statement.assume(pod, info)
         podset.active[id(pod)] = info.name
-        self._log.append((podset, pod))
+        self._log.append((podset, pod, info))
 
     # -- subgroups -------------------------------------------------------------------------
 
