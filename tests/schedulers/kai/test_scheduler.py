@@ -181,3 +181,18 @@ def test_fewer_ready_pods_than_min_member_is_waiting() -> None:
     (group,) = plan(kai_snapshot(nodes(2), (g, pods, spec))).groups
     assert group.outcome == "waiting"
     assert "fewer pods than minMember are ready" in group.message
+
+
+def test_without_a_pod_group_object_kai_plans_what_its_pod_grouper_makes() -> None:
+    """minMember 1 and no constraint: the first pod is the gang, the rest follow one by one,
+    bin-packed (both 4-GPU pods on one node)."""
+    g, pods, _ = kai_group(n=2, gpus=4)
+    snap = replace(snapshot(nodes(2), pods, [g]), kai=KaiInputs({"dc": DC}, {}))
+    (group,) = plan(snap).groups
+    assert group.schedulable and group.selected == "cluster"
+    assert group.group.min_count == 1 and group.group.kind == "PodGroup"
+    assert set(group.selected_placement.assignments.values()) == {"n00"}
+    notes = {n.code: n.message for n in group.notes}
+    assert notes["kai-podgrouper"].startswith("no scheduling.run.ai PodGroup ml/train in the "
+                                              "inputs")
+    assert "kai-elastic" in notes
