@@ -19,8 +19,14 @@ OFFLINE = Note("kai-offline", (
 
 
 def kai_notes(job: Job, outcome: Outcome, pending: Sequence[Pod], snapshot: ClusterSnapshot,
-              extra: Sequence[Note] = ()) -> tuple[Note, ...]:
+              extra: Sequence[Note] = (), releasing: int = 0) -> tuple[Note, ...]:
+    """``releasing``: bound pods of the cluster being deleted."""
     notes = [*extra, OFFLINE]
+    if releasing:
+        notes.append(Note("kai-releasing", (
+            f"{releasing} bound pod(s) are being deleted: KAI counts their resources as "
+            "releasing and may place pods on them to start once they are gone (pipelining); "
+            "tasplan counts them as used")))
     steps = outcome.steps
     if len(steps) > 1 or (outcome.allocated and len(outcome.assigned) < len(pending)):
         gang = len(steps[0].tasks)

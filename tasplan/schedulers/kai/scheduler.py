@@ -99,6 +99,15 @@ class KaiRun:
         self._trees: dict[str, TopologyTree] | None = None
         self._fw = None
         self._explain = explain
+        self._releasing: int | None = None
+
+    @property
+    def releasing(self) -> int:
+        """Bound pods being deleted (KAI's releasing resources), counted once per run."""
+        if self._releasing is None:
+            self._releasing = sum(1 for p in self.state.snapshot.pods
+                                  if p.deleting and p.node_name and not p.terminal)
+        return self._releasing
 
     def units(self) -> Iterator[KaiUnit]:
         snapshot = self.state.snapshot
@@ -170,7 +179,8 @@ class KaiRun:
             state.statement.rollback(checkpoint)
         result = replace(result, scheduled=len(scheduled), scheduler_name=SCHEDULER_NAME,
                          gated=len(waiting) - len(pending),
-                         notes=kai_notes(job, outcome, pending, snapshot, grouper_notes))
+                         notes=kai_notes(job, outcome, pending, snapshot, grouper_notes,
+                                         self.releasing))
         return Planned(result, outcome, kai_spec, tuple(pending))
 
 

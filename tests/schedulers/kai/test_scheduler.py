@@ -196,3 +196,12 @@ def test_without_a_pod_group_object_kai_plans_what_its_pod_grouper_makes() -> No
     assert notes["kai-podgrouper"].startswith("no scheduling.run.ai PodGroup ml/train in the "
                                               "inputs")
     assert "kai-elastic" in notes
+
+
+def test_pods_being_deleted_get_a_note() -> None:
+    g, pods, spec = kai_group(required="rack", n=1)
+    leaving = replace(make_pod("leaving", 1, node="n00", **{GPU: 8}), deleting=True)
+    (group,) = plan(kai_snapshot(nodes(2), (g, pods, spec), extra_pods=[leaving])).groups
+    notes = {n.code: n.message for n in group.notes}
+    assert notes["kai-releasing"].startswith("1 bound pod(s) are being deleted")
+    assert "n00" not in group.selected_placement.assignments.values()
