@@ -4,7 +4,8 @@ and of the 5,000-node benchmark cluster, rendered by headless Chromium to PNG.
 
     .venv/bin/python benchmarks/gallery.py --out docs/gallery \\
         --cluster-5k /work/bench-cache/c5000.snapshot.json \\
-        --gang-5k /work/bench-cache/gang5000.yaml
+        --gang-5k /work/bench-cache/gang5000.yaml \\
+        --cluster-250-racks /work/bench-cache/c5000-250racks.snapshot.json
 
 Each picture is made by the tasplan command shown next to it in ``README.md`` (run in a
 fresh process, as a user would), then loaded in Chromium; a page that logs an error or
@@ -57,11 +58,15 @@ def samples() -> list[Shot]:
     ]
 
 
-def large(cluster: Path, gang: Path | None) -> list[Shot]:
+def large(cluster: Path, gang: Path | None, racks250: Path | None) -> list[Shot]:
     shots = [Shot("capacity-5k", "5,000 nodes, 157 racks: which racks hold a 64-GPU gang "
                   "(8 whole nodes) now?",
                   ("capacity", "-c", str(cluster), *NODE_5K, "--gang", "8", "--svg", "OUT"),
                   "svg")]
+    if racks250 is not None:
+        shots.append(Shot("capacity-5k-250-racks", "5,000 nodes in 250 racks of 20, on one "
+                          "screen", ("capacity", "-c", str(racks250), *NODE_5K, "--gang", "8",
+                                     "--svg", "OUT"), "svg"))
     if gang is not None:
         shots.append(Shot("check-5k", "check --html of the 1,024-pod benchmark gang on 5,000 "
                           "nodes", ("check", str(gang), "-c", str(cluster), "--html", "OUT"),
@@ -92,10 +97,14 @@ def index(shots: list[Shot], out: Path) -> str:
     lines = ["# Gallery", "",
              "Made by `benchmarks/gallery.py` (headless Chromium, 1,400 CSS pixels wide); "
              "each picture shows the command that drew it. See [capacity.md](../capacity.md) "
-             "for the map and [report-format.md](../report-format.md) for the HTML report.", ""]
+             "for the map and [report-format.md](../report-format.md) for the HTML report. "
+             "`c5000.snapshot.json` is `benchmarks/generate.py --nodes 5000` (157 racks of 32 "
+             "in blocks of 8; zones alternate node by node), `gang5000.yaml` its `--gang-out`, "
+             "`c5000-250racks.snapshot.json` the same with `--rack-size 20 --racks-per-block "
+             "50`, each through `tasplan snapshot`.", ""]
     for shot in shots:
-        shown = ["tasplan", *(f"{shot.name}.{shot.kind}" if a == "OUT" else a
-                              for a in shot.args)]
+        shown = ["tasplan", *(f"{shot.name}.{shot.kind}" if a == "OUT" else
+                              Path(a).name if a.startswith("/") else a for a in shot.args)]
         lines += [f"## {shot.title}", "", f"```sh\n{shlex.join(shown)}\n```", "",
                   f"![{shot.title}]({shot.name}.png)", ""]
     return "\n".join(lines)
@@ -106,8 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "gallery")
     ap.add_argument("--cluster-5k", type=Path, help="the 5,000-node benchmark cluster")
     ap.add_argument("--gang-5k", type=Path, help="its 1,024-pod benchmark gang (--gang-out)")
+    ap.add_argument("--cluster-250-racks", type=Path, help="generate.py --nodes 5000 "
+                    "--rack-size 20 --racks-per-block 50")
     args = ap.parse_args(argv)
-    shots = samples() + (large(args.cluster_5k, args.gang_5k) if args.cluster_5k else [])
+    shots = samples() + (large(args.cluster_5k, args.gang_5k, args.cluster_250_racks)
+                         if args.cluster_5k else [])
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tasplan-gallery-") as work:
         for shot in shots:

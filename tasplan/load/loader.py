@@ -31,6 +31,7 @@ from tasplan.load.core_v1 import (
 from tasplan.load.documents import Document, expand_paths, locate, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, skipped_kinds
+from tasplan.load.intents import find_intents
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
@@ -47,6 +48,7 @@ from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
 from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
+from tasplan.model.scheduling_keys import Intent
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
@@ -147,10 +149,12 @@ def require_kind(doc: Document) -> tuple[str, str]:
 
 
 def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter, dict]:
-    """Documents by kind, ignored kinds counted (by apiVersion and kind), and the input
-    position of every object that defines a group (groups of equal priority are planned in
-    input order)."""
+    """Documents by kind, ignored kinds counted (by apiVersion and kind; the workload
+    inputs' ignored objects are kept under ``""`` for the scheduling keys they carry), and
+    the input position of every object that defines a group (groups of equal priority are
+    planned in input order)."""
     by_kind: dict[str, list[Document]] = {k: [] for k in _USED_KINDS}
+    by_kind[""] = []
     ignored: Counter = Counter()
     positions: dict = {}
     for position, doc in enumerate(docs):
@@ -169,6 +173,8 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
                 f"(supported: {', '.join(supported)})")
         else:
             ignored[(api_version, kind)] += 1
+            if doc.source.workload:
+                by_kind[""].append(doc)
     return by_kind, ignored, positions
 
 
@@ -289,6 +295,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     joined: dict[str, list] = {}
     index = PodIndex(pods)
     synthesised = 0  # pods made from templates so far: one limit for all of them
+    # id(producer) -> (its groups, its PodSets): what its scheduling keys apply to
+    made: dict[int, tuple[tuple[str, ...], list]] = {}
     for producer in producers:
         before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
@@ -298,6 +306,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         groups.extend(own)
         for key, expansion in extra.items():
             joined.setdefault(key, []).append(expansion)
+        made[id(producer)] = (
+            (*(g.key for g in own), *extra),
+            [ps for g in own for e in g.expansions for ps in e.pod_sets]
+            + [ps for e in extra.values() for ps in e.pod_sets])
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
@@ -349,9 +361,45 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
+        intents=_intents(by_kind, producers, made),
         kueue=_kueue_inputs(by_kind, warnings),
         kai=_kai_inputs(by_kind, warnings),
     )
+
+
+def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
+             made: dict[int, tuple[tuple[str, ...], list]]) -> tuple[Intent, ...]:
+    """The recognised scheduling keys of the workload inputs: of every pod-producing
+    object (with the pod count of the template a key sits on, for the --gang hint), of the
+    other objects tasplan reads, and of skipped objects (their kinds' fields only)."""
+    found: list[Intent] = []
+    for producer in producers:
+        if not producer.source.workload:
+            continue
+        groups, sets = made.get(id(producer), ((), []))
+        total = sum(ps.count for ps in sets)
+        for intent in find_intents(producer.obj, f"{producer.kind} {producer.key}",
+                                   _kind_id(producer.obj)):
+            count = next((ps.count for ps in sets if ps.template_path
+                          and intent.path.startswith(f"{ps.template_path}.")), total)
+            found.append(replace(intent, count=count, groups=groups))
+    for kind, docs in by_kind.items():
+        if kind in _PRODUCERS or kind in ("Node", "PriorityClass", "Namespace"):
+            continue
+        for d in docs:
+            if d.source.workload:
+                f = ObjectFields(d.source, d.obj)
+                found.extend(find_intents(d.obj, f"{f.kind} {f.name}", _kind_id(d.obj),
+                                          fields_only=kind == ""))
+    return tuple(found)
+
+
+def _kind_id(obj: dict) -> str:
+    """``group/Kind`` of an object (``Kind`` for the core group)."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    group = api_version.rsplit("/", 1)[0] if isinstance(api_version, str) \
+        and "/" in api_version else ""
+    return f"{group}/{kind}" if group else str(kind)
 
 
 def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> None:

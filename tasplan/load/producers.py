@@ -28,8 +28,8 @@ from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.load.core_v1 import PriorityResolver, _group_ref, decode_pod
 from tasplan.load.fields import ObjectFields
 from tasplan.load.scheduling import GroupSpec
-from tasplan.model.group import Expansion, PodGroup, Policy
-from tasplan.model.pod import Pod
+from tasplan.model.group import Expansion, PodGroup, PodSet, Policy, pairs
+from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef
 
@@ -58,6 +58,12 @@ class PodBatch:
     name; without selectors its pods have fixed ordinal names (StatefulSet,
     LeaderWorkerSet), found by name. ``group`` is the name of the object's own group these
     pods form (without namespace).
+
+    ``pod_set`` names the PodSet the batch belongs to (batches of one template, such as a
+    JobSet's replicas of one replicated Job, share it); ``labels`` and ``annotations`` are
+    what the controller adds to every pod of the batch besides ``pod(i)``'s per-pod labels
+    (recorded on the PodSet). ``webhook``, when set, is what an admission webhook does to
+    the template given the pods' resolved priority (JobSet's exclusive placement).
     """
 
     template: Mapping[str, Any]
@@ -67,6 +73,11 @@ class PodBatch:
     selectors: tuple[Mapping[str, str], ...]
     group: str
     controller: ControllerRef | None = None  # the pods' ownerReference (default spreading)
+    pod_set: str = "main"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    min_count: int | None = None  # the object's minimum for this PodSet, if it sets one
+    webhook: Callable[[Mapping[str, Any], int], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +85,9 @@ class Producer:
     """One pod-producing object and the groups its pods form when no template names one.
 
     ``specs`` gives each own group's policy (by group name); groups not listed use
-    ``default``.
+    ``default``. ``notes`` are (code, message) pairs every own group carries into its
+    report: what tasplan assumed about the controller (a gang its operator would make).
+    ``via`` names the objects this one was expanded from (an AppWrapper around a Job).
     """
 
     kind: str
@@ -88,6 +101,8 @@ class Producer:
     explicit: bool  # the object has scheduling of its own: --gang does not apply
     specs: Mapping[str, GroupSpec] = field(default_factory=dict)
     count_field: str = "spec.replicas"  # the field an error about too many pods names
+    notes: tuple[tuple[str, str], ...] = ()
+    via: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -133,16 +148,25 @@ def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str 
     return _group_ref(owner, namespace, spec, f"{batch.template_path}.spec")
 
 
-def _synthesise(batch: PodBatch, namespace: str, name: str,
+def _synthesise(template: Mapping[str, Any], namespace: str, name: str,
                 labels: Mapping[str, str]) -> dict[str, Any]:
-    meta = batch.template.get("metadata") or {}
+    meta = template.get("metadata") or {}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace,
                      "labels": {**(meta.get("labels") or {}), **labels}},
-        "spec": batch.template.get("spec") or {},
+        "spec": template.get("spec") or {},
     }
+
+
+def batch_priority(owner: ObjectFields, batch: PodBatch, priorities: PriorityResolver) -> int:
+    """The priority the pods of a batch get at admission (what a webhook sees)."""
+    spec = batch.template.get("spec") or {}
+    if isinstance(spec.get("priority"), int):
+        return spec["priority"]
+    name = spec.get("priorityClassName") or ""
+    return priorities.resolve(owner, name, f"{batch.template_path}.spec.priorityClassName")
 
 
 class PodIndex:
@@ -190,6 +214,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
     ns = producer.namespace
     owner = ObjectFields(producer.source, producer.obj)
     counts: dict[str, list[int]] = {}  # group key -> [synthesised, existing]
+    sets: dict[str, dict[str, _PodSetAcc]] = {}  # group key -> pod set name -> accumulator
     own: dict[str, None] = {}
     for batch in producer.batches:
         named = template_group(owner, ns, batch)
@@ -204,15 +229,24 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
         else:
             existing = list(dict.fromkeys(
                 k for selector in batch.selectors for k in index.matching(ns, selector)))
+        acc = sets.setdefault(group, {}).get(batch.pod_set)
+        if acc is None:
+            acc = sets[group][batch.pod_set] = _PodSetAcc(batch)
+        acc.count += batch.count
         active = 0
         for pkey in existing:
             pod = pods[pkey]
             active += not pod.terminal
+            if not pod.terminal:
+                acc.pods.append(pkey[1])
             if pod.group is None and not joins:
                 pods[pkey] = replace(pod, group=own_key)
         missing = max(batch.count - active, 0)
         check_expansion(owner, producer.count_field, missing, total)
         total += missing
+        template = batch.template
+        if batch.webhook is not None and missing:
+            template = batch.webhook(template, batch_priority(owner, batch, priorities))
         # Ordinal names are fixed; other controllers name a recreated pod anew, so names
         # taken by pods in the inputs are skipped (each skip is one of those pods).
         last = batch.count if not batch.selectors else batch.count + len(pods)
@@ -222,7 +256,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             i += 1
             if (ns, name) in pods:
                 continue
-            pod = decode_pod(producer.source, _synthesise(batch, ns, name, labels), order,
+            pod = decode_pod(producer.source, _synthesise(template, ns, name, labels), order,
                              priorities, group=group, spec_path=f"{batch.template_path}.spec",
                              synthesised=True, owner=owner)
             order += 1
@@ -230,6 +264,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             pkey = (ns, pod.name)
             pods[pkey] = pod
             index.add(pkey, pod)
+            acc.pods.append(pod.name)
             if owners is not None and batch.controller is not None:
                 owners[pkey] = batch.controller
         entry = counts.setdefault(group, [0, 0])
@@ -242,13 +277,42 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             key=key, namespace=ns, policy=spec.policy or Policy.BASIC,
             min_count=spec.min_count or 1, topology_key=spec.topology_key,
             kind=producer.kind, api_version=producer.api_version, source=producer.source,
-            order=position, claims=spec.claims))
-    expansions = {key: Expansion(producer.kind, producer.key, s, e)
+            order=position, claims=spec.claims, notes=producer.notes))
+    meta = producer.obj.get("metadata") or {}
+    labels, annotations = pairs(meta.get("labels")), pairs(meta.get("annotations"))
+    expansions = {key: Expansion(producer.kind, producer.key, s, e, producer.api_version,
+                                 labels, annotations,
+                                 tuple(a.pod_set() for a in sets[key].values()),
+                                 producer.via)
                   for key, (s, e) in counts.items()}
     groups = [replace(g, expansions=(expansions[g.key],)) if g.key in expansions else g
               for g in groups]
     joined = {k: v for k, v in expansions.items() if k not in own}
     return groups, order, joined
+
+
+class _PodSetAcc:
+    """One PodSet being collected across the batches that share it."""
+
+    __slots__ = ("batch", "count", "pods")
+
+    def __init__(self, batch: PodBatch) -> None:
+        self.batch = batch
+        self.count = 0
+        self.pods: list[str] = []
+
+    def pod_set(self) -> PodSet:
+        b = self.batch
+        meta = b.template.get("metadata") or {}
+        spec = b.template.get("spec") or {}
+        scheduler = spec.get("schedulerName")
+        return PodSet(
+            name=b.pod_set, count=self.count, pods=tuple(self.pods),
+            labels=pairs({**(meta.get("labels") or {}), **b.labels}),
+            annotations=pairs({**(meta.get("annotations") or {}), **b.annotations}),
+            scheduler_name=scheduler if isinstance(scheduler, str) and scheduler
+            else DEFAULT_SCHEDULER,
+            min_count=b.min_count, template_path=b.template_path)
 
 
 def merge_expansions(groups: Sequence[PodGroup], joined: Mapping[str, list[Expansion]]

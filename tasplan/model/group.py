@@ -14,15 +14,71 @@ class Policy(StrEnum):
     BASIC = "basic"
 
 
+Pairs = tuple[tuple[str, str], ...]  # a label or annotation map, sorted: hashable and frozen
+
+
+def pairs(mapping: object) -> Pairs:
+    """A str->str mapping as sorted pairs (anything else: none)."""
+    if not isinstance(mapping, dict):
+        return ()
+    return tuple(sorted((k, v) for k, v in mapping.items()
+                        if isinstance(k, str) and isinstance(v, str)))
+
+
+@dataclass(frozen=True, slots=True)
+class PodSet:
+    """One pod template of an expanded object and the pods made from it, named as Kueue
+    names the object's PodSets (``main`` for a Job, the replicated Job of a JobSet, the
+    replica type of a Kubeflow job, ``head`` and the worker groups of a RayCluster, ...).
+
+    Enough for another scheduler to rebuild its own grouping from the model (a Kueue
+    Workload with several PodSets, a KAI PodGroup with subgroups): ``labels`` and
+    ``annotations`` are those of the pods (template plus what the controller adds, without
+    the per-pod index labels), ``pods`` the names of its pods in the group's namespace
+    (existing ones first), ``min_count`` a minimum the object sets for this template
+    (Grove's clique ``minAvailable``), ``template_path`` the template's field path.
+    """
+
+    name: str
+    count: int
+    pods: tuple[str, ...]
+    labels: Pairs = ()
+    annotations: Pairs = ()
+    scheduler_name: str = "default-scheduler"
+    min_count: int | None = None
+    template_path: str = ""
+
+    def annotation(self, key: str) -> str | None:
+        return dict(self.annotations).get(key)
+
+    def label(self, key: str) -> str | None:
+        return dict(self.labels).get(key)
+
+
 @dataclass(frozen=True, slots=True)
 class Expansion:
     """Pods tasplan synthesised for a group from a pod-producing object's template (a Job,
-    JobSet, LeaderWorkerSet, ...), and the pods of that object that already existed."""
+    JobSet, LeaderWorkerSet, TrainJob, ...), and the pods of that object that already
+    existed; the object's own labels and annotations (a Kueue ``queue-name``, KAI's
+    topology annotations) and its PodSets in this group. ``via`` names the objects it was
+    expanded through (an AppWrapper's component, a TrainJob's JobSet: ``AppWrapper
+    ns/name``), outermost first."""
 
     kind: str
     name: str  # namespace/name
     synthesised: int
     existing: int
+    api_version: str = ""
+    labels: Pairs = ()
+    annotations: Pairs = ()
+    pod_sets: tuple[PodSet, ...] = ()
+    via: tuple[str, ...] = ()
+
+    def annotation(self, key: str) -> str | None:
+        return dict(self.annotations).get(key)
+
+    def label(self, key: str) -> str | None:
+        return dict(self.labels).get(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +122,10 @@ class PodGroup:
     # spec.disruptionMode: True when the group is evicted as a whole ("all" / "PodGroup"),
     # False when pod by pod (the default).
     disrupt_all: bool = False
+    # (code, message) notes the loader attaches: what tasplan assumed about the object
+    # that made the group (a gang its operator would create, ...). Reported with the
+    # group's other fidelity notes.
+    notes: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return self.key

@@ -112,6 +112,9 @@ class ClusterSnapshot:
     documents: tuple = field(default=(), repr=False, compare=False)
     # DeviceClasses, ResourceSlices, ResourceClaims and the rest of DRA.
     dra: DraInputs = NO_DRA
+    # Scheduling keys found in the workload inputs (tasplan.model.scheduling_keys.Intent):
+    # the planner warns about those its scheduler does not honour.
+    intents: tuple = ()
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
     # KAI's Topologies and scheduling.run.ai PodGroups (--scheduler kai).

@@ -60,7 +60,7 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
     """``sampling``: the simulated placements where upstream would not look at every node."""
     pending = ctx.pending
     selected, tied_with = result.selected, result.tied_with
-    notes: list[Note] = []
+    notes: list[Note] = [Note(code, message) for code, message in ctx.group.notes]
     features = frozenset().union(*(p.unmodelled for p in pending))
     if UNMODELLED_VOLUMES in features:
         notes.append(Note("volumes", "pods use persistent or CSI volumes: VolumeBinding, "
@@ -107,5 +107,7 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
 
 
 def _uses_namespace_selector(affinity: PodAffinity | None) -> bool:
+    """A selector with requirements: an empty one selects every namespace, labels or not."""
     return affinity is not None and any(t.namespace_selector is not None
+                                        and not t.namespace_selector.empty
                                         for t in affinity.terms())

@@ -10,6 +10,7 @@ from dataclasses import replace
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.model.group import PodGroup, Policy
+from tasplan.model.scheduling_keys import KUBE_SCHEDULER, intent_warnings
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import Note
 from tasplan.plan.group_cycle import schedule_group
@@ -112,10 +113,12 @@ def plan(
         composites += [replace(c, position=len(results), scheduler=name)
                        for c in outcome.composites]
         results += [_chosen(r, name, reasons.get(r.group.key)) for r in outcome.groups]
+    planned_by = {g.key: name for name, groups in given.items() for g in groups}
+    keys = intent_warnings(snapshot.intents, lambda key: planned_by.get(key, KUBE_SCHEDULER))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(state.warnings)
-                      + state.config.warnings, composites=tuple(composites), target=target,
-                      scheduler=scheduler)
+                      + state.config.warnings + tuple(keys), composites=tuple(composites),
+                      target=target, scheduler=scheduler)
 
 
 def assign(snapshot: ClusterSnapshot, choice: str, schedulers: Mapping[str, Scheduler]

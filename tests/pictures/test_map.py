@@ -207,3 +207,34 @@ def test_html_targets_are_checked_before_any_work(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, [*command, "-c", "no-such-cluster", "--html",
                                           str(tmp_path)])
         assert result.exit_code == 2 and f"--html {tmp_path}: is a directory" in result.stderr
+
+
+def test_five_nodes_without_topology_labels_are_the_map() -> None:
+    """A small cluster with only hostnames: the nodes are the tiles, and where one node
+    holds the gang (2 pods of 4 GPUs on 8) it is marked like any domain."""
+    nodes = tuple(make_node(f"gpu-{i}", 64, **{"nvidia.com/gpu": 8 if i else 2})
+                  for i in range(5))
+    report = capacity(ClusterSnapshot(nodes, (), ()), [parse_shape("nvidia.com/gpu=4", gang=2)])
+    svg = topology_map(report, parse_measure(None, report))
+    shown = texts(svg)
+    assert [t for t in shown if t.startswith("gpu-")] == [f"gpu-{i}" for i in range(5)]
+    # gpu-1..4 hold the gang (and the legend names their class); gpu-0 fits no 4-GPU pod.
+    assert shown.count("2 ✓") == 4 + 1 and shown.count("0") == 1 + 1
+
+
+def test_250_racks_fit_one_screen_with_every_name_and_number() -> None:
+    """5,000 nodes in 5 blocks of 50 racks of 20 (the issue's size): the map is at most
+    1,400 x 950 pixels, and every rack tile shows its whole name and its count, in type of
+    at least 7 pixels."""
+    nodes = tuple(make_node(f"n{i:04d}", 8, labels={
+        "topology.example.com/block": f"block-{i // 1000}",
+        "topology.example.com/rack": f"rack-{i // 20:04d}"}) for i in range(5000))
+    report = capacity(ClusterSnapshot(nodes, (), ()), [parse_shape("cpu=8", gang=16)])
+    svg = topology_map(report, parse_measure(None, report))
+    root = ET.fromstring(svg)
+    assert float(root.get("height")) <= 950
+    drawn = {"".join(t.itertext()): float(t.get("font-size")) for t in root.iter(f"{SVG}text")}
+    for i in range(250):
+        assert drawn.get(f"rack-{i:04d}", 0) >= 7, f"rack-{i:04d} is not readable"
+    assert drawn.get("20 ✓", 0) >= 10
+    assert len(svg.encode()) < 2_000_000

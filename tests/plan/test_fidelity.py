@@ -9,6 +9,7 @@ import pytest
 from tasplan.model.group import Policy
 from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, PodAffinityTerm
+from tasplan.model.selectors import Requirement
 from tasplan.schedulers.planner import plan
 from tests.builders import (
     gang_pods,
@@ -97,7 +98,7 @@ def test_preemption_note_only_when_preemption_is_not_simulated():
 def test_namespace_labels_note_when_a_namespace_selector_meets_unknown_namespaces():
     group = make_group(min_count=1)
     term = PodAffinityTerm(LabelSelector(), "kubernetes.io/hostname",
-                           namespace_selector=LabelSelector())
+                           namespace_selector=LabelSelector((Requirement("team", "In", ("b",)),)))
     pods = [replace(gang_pods(group, 1)[0], pod_affinity=PodAffinity(preferred_anti=()),
                     labels={"app": "x"})]
     other = make_pod("elsewhere", node="n2", namespace="team-b")
@@ -109,3 +110,8 @@ def test_namespace_labels_note_when_a_namespace_selector_meets_unknown_namespace
     known = replace(_fits([*pods, other], group),
                     namespaces={"default": {}, "team-b": {}})
     assert "namespace-labels" not in _codes(known)
+    # An empty namespaceSelector selects every namespace, labels or not (JobSet's
+    # exclusive placement writes one): nothing was guessed, no note.
+    every = replace(term, namespace_selector=LabelSelector())
+    pods = [replace(pods[0], pod_affinity=PodAffinity(required_anti=(every,)))]
+    assert "namespace-labels" not in _codes(_fits([*pods, other], group))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tasplan import InputError, JobOverrides, load_inputs, plan
-from tasplan.model.group import Expansion, Policy
+from tasplan.model.group import Policy
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -22,6 +22,11 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))
     return path
+
+
+def brief(group) -> list[tuple[str, str, int, int]]:
+    """Which objects were expanded into the group, into how many new and existing pods."""
+    return [(e.kind, e.name, e.synthesised, e.existing) for e in group.expansions]
 
 
 def names(snapshot, group: str) -> list[str]:
@@ -38,7 +43,7 @@ def test_jobset_template_joins_the_podgroup_it_names() -> None:
     (group,) = snapshot.groups
     assert names(snapshot, "ml/trainer") == ["pytorch-workers-0-0", "pytorch-workers-0-1",
                                              "pytorch-workers-1-0", "pytorch-workers-1-1"]
-    assert group.expansions == (Expansion("JobSet", "ml/pytorch", 4, 0),)
+    assert brief(group) == [("JobSet", "ml/pytorch", 4, 0)]
     result = plan(snapshot)
     (g,) = result.groups
     assert g.schedulable and g.selected == "rack-b1"
@@ -55,6 +60,11 @@ def test_jobset_pods_carry_the_labels_jobset_and_job_controllers_add() -> None:
         "jobset.sigs.k8s.io/job-index": "1",
         "jobset.sigs.k8s.io/job-global-index": "1",
         "jobset.sigs.k8s.io/global-replicas": "2",
+        # groupName defaults to "default"; the group counts its replicas and Jobs
+        "jobset.sigs.k8s.io/group-name": "default",
+        "jobset.sigs.k8s.io/group-replicas": "2",
+        "jobset.sigs.k8s.io/job-group-index": "1",
+        "jobset.sigs.k8s.io/restart-attempt": "0",  # status.restarts
         # SHA1 of "<namespace>/<job name>", as the JobSet controller's jobHashKey
         "jobset.sigs.k8s.io/job-key": hashlib.sha1(b"ml/pytorch-workers-1").hexdigest(),
         "batch.kubernetes.io/job-name": "pytorch-workers-1",
@@ -118,12 +128,21 @@ def test_lws_is_one_group_per_replica_leader_first() -> None:
     assert names(snapshot, "serve/vllm-1") == ["vllm-1", "vllm-1-1", "vllm-1-2", "vllm-1-3"]
     leader, worker = (next(p for p in snapshot.pods if p.name == n)
                       for n in ("vllm-1", "vllm-1-2"))
+    # group-key: SHA1 of "<ns>/<leader pod>" (LWS pod webhook genGroupUniqueKey), on the
+    # leader and copied to the workers by the worker StatefulSet
+    group_key = hashlib.sha1(b"serve/vllm-1").hexdigest()
     assert leader.labels == {"role": "leader", "leaderworkerset.sigs.k8s.io/name": "vllm",
                              "leaderworkerset.sigs.k8s.io/group-index": "1",
-                             "leaderworkerset.sigs.k8s.io/worker-index": "0"}
+                             "leaderworkerset.sigs.k8s.io/worker-index": "0",
+                             "leaderworkerset.sigs.k8s.io/group-key": group_key,
+                             "statefulset.kubernetes.io/pod-name": "vllm-1",
+                             "apps.kubernetes.io/pod-index": "1"}
     assert worker.labels == {"leaderworkerset.sigs.k8s.io/name": "vllm",
                              "leaderworkerset.sigs.k8s.io/group-index": "1",
-                             "leaderworkerset.sigs.k8s.io/worker-index": "2"}
+                             "leaderworkerset.sigs.k8s.io/worker-index": "2",
+                             "leaderworkerset.sigs.k8s.io/group-key": group_key,
+                             "statefulset.kubernetes.io/pod-name": "vllm-1-2",
+                             "apps.kubernetes.io/pod-index": "2"}
 
 
 def test_lws_scheduling_is_a_gang_of_size_per_replica() -> None:
@@ -152,7 +171,7 @@ def test_lws_running_leader_counts_and_keeps_its_name(tmp_path: Path) -> None:
         """)
     snapshot = load_inputs([FIXTURES / "lws-podgroup.yaml"], [CLUSTER, running])
     group = snapshot.group_index["serve/vllm-0"]
-    assert group.expansions == (Expansion("LeaderWorkerSet", "serve/vllm", 3, 1),)
+    assert brief(group) == [("LeaderWorkerSet", "serve/vllm", 3, 1)]
     assert sorted(names(snapshot, "serve/vllm-0")) == ["vllm-0", "vllm-0-1", "vllm-0-2",
                                                        "vllm-0-3"]
     (g0, _) = plan(snapshot).groups
@@ -202,7 +221,7 @@ def test_running_pods_of_a_deployment_count(tmp_path: Path) -> None:
         """)
     snapshot = load_inputs([FIXTURES / "apps.yaml"], [CLUSTER, running])
     web = snapshot.group_index["serve/web"]
-    assert web.expansions == (Expansion("Deployment", "serve/web", 2, 1),)
+    assert brief(web) == [("Deployment", "serve/web", 2, 1)]
     assert sorted(names(snapshot, "serve/web")) == ["web-0", "web-1", "web-7d9c-abcde",
                                                     "web-7d9c-fghjk"]
 
@@ -341,7 +360,7 @@ def test_a_failed_pod_does_not_count_and_its_name_is_not_reused(tmp_path: Path) 
     snapshot = load_inputs([job], [CLUSTER, failed])
     assert names(snapshot, "ml/train") == ["train-0", "train-1", "train-2", "train-3"]
     (group,) = snapshot.groups
-    assert group.expansions == (Expansion("Job", "ml/train", 3, 0),)
+    assert brief(group) == [("Job", "ml/train", 3, 0)]
 
 
 def test_statefulset_recreates_only_missing_ordinals(tmp_path: Path) -> None:
@@ -354,5 +373,4 @@ def test_statefulset_recreates_only_missing_ordinals(tmp_path: Path) -> None:
         """)
     snapshot = load_inputs([FIXTURES / "apps.yaml"], [CLUSTER, running])
     assert sorted(names(snapshot, "serve/db")) == ["db-0", "db-1"]
-    assert snapshot.group_index["serve/db"].expansions == (
-        Expansion("StatefulSet", "serve/db", 1, 1),)
+    assert brief(snapshot.group_index["serve/db"]) == [("StatefulSet", "serve/db", 1, 1)]

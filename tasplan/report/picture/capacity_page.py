@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from tasplan.capacity.report import CapacityReport, Domain
-from tasplan.model.topology import HOSTNAME, last_segment
+from tasplan.model.topology import last_segment
+from tasplan.report.capacity_tree import default_depth
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.picture.measure import Measure, shape_letters
 from tasplan.report.picture.page import items, page, paragraph, table, what_if
@@ -52,8 +53,7 @@ def _body(report: CapacityReport, measure: Measure, depth: int | None,
     yield what_if(applied)
     yield topology_map(report, measure, depth, edits_overlay(applied), TITLE, heading=False)
     if depth is None:
-        levels = report.levels
-        depth = len(levels) - 1 if levels and levels[-1] == HOSTNAME else len(levels)
+        depth = default_depth(report.levels)
     letters = shape_letters(report)
     resources = _resources(report)
     strict = {(x.level, x.shape, x.domains[0]) for x in report.largest if x.strict}

@@ -13,8 +13,9 @@ with the common colour-vision deficiencies still tell apart.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tasplan.capacity.report import CapacityReport, Domain
 from tasplan.errors import UsageError
@@ -118,6 +119,9 @@ def bins(measure: Measure, values: Sequence[float]) -> tuple[Bin, ...]:
             Bin(lo, hi, colour, f"{lo:.0%}–{hi:.0%}")
             for (lo, hi), colour in zip(edges, BLUES, strict=True)))
     zero = Bin(0, 0, NONE_FILL, measure.text(0))
+    unit = _UNITS.get(measure.resource or "", 1) if measure.kind == "free" else 1
+    if unit > 1:  # cores, bytes: even steps of a round size
+        return (zero, *_steps(measure, top, unit, BLUES))
     gang = measure.gang
     if gang is None:
         return (zero, *_ranges(measure, 1, top, BLUES, ""))
@@ -140,6 +144,34 @@ def _ranges(measure: Measure, low: float, high: float, fills: Sequence[str],
         label = measure.text(lo) if lo == hi else f"{measure.text(lo)}–{measure.text(hi)}"
         out.append(Bin(lo, hi, fills[len(fills) - count + i], label + mark))
     return out
+
+
+_UNITS = {"cpu": 1000, "memory": 1024**3, "ephemeral-storage": 1024**3}
+
+
+def _steps(measure: Measure, top: float, unit: int, fills: Sequence[str]) -> list[Bin]:
+    """Ranges of one round size up to ``top`` (1, 2, 2.5 or 5 times a power of ten cores; a
+    power of two GiB): "0–100", "100–200", ... (a value on an edge takes the upper range)."""
+    share = top / unit / len(fills)
+    step = (_nice(share) if unit == 1000 else 2.0 ** math.ceil(math.log2(max(share, 1))))
+    step *= unit
+    out = []
+    for i, colour in enumerate(fills):
+        lo, hi = i * step, (i + 1) * step
+        if lo >= top:
+            break
+        label = f"{measure.text(lo)}–{measure.text(hi)}"
+        out.append(Bin(lo or 1, hi, colour, label))
+    return [replace(b, fill=f) for b, f in zip(out, fills[len(fills) - len(out):],
+                                                strict=True)]
+
+
+def _nice(x: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 times a power of ten that is at least ``x``."""
+    if x <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(x))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= x)
 
 
 def fill(value: float, classes: Sequence[Bin]) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from tasplan.capacity.report import Box, CapacityReport, Domain
 from tasplan.model.topology import HOSTNAME, last_segment
+from tasplan.report.capacity_tree import default_depth
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.picture.layout import Rect, layout
 from tasplan.report.picture.measure import (
@@ -89,7 +90,7 @@ class _Map:
         self.heading = heading
         levels = report.levels
         if depth is None:
-            depth = len(levels) - 1 if levels and levels[-1] == HOSTNAME else len(levels)
+            depth = default_depth(levels)
         shown = set(levels[:depth])
         if overlay is not None and overlay.level in levels:  # its placements are drawn
             shown.update(levels[:levels.index(overlay.level) + 1])
@@ -100,13 +101,15 @@ class _Map:
         self.stars = {(x.level, x.domains[0]) for x in report.largest
                       if x.shape == star_shape and x.strict}
         self.star_shape = star_shape
-        hosts = HOSTNAME in self.drawn
-        # Nodes cannot hold a gang of several pods: with nodes drawn, tiles show the plain
-        # scale and panel headers say which domains hold the gang.
-        self.tile_measure = Measure(measure.kind, measure.shape, measure.resource,
-                                    None if hosts else measure.gang)
         tree = report.tree or Box(report.total)
         self.leaves = list(self._leaves(tree))
+        # A gang too large for any one node would paint every node orange: then the tiles
+        # (nodes) show the plain scale and panel headers say which domains hold the gang.
+        self.shaded = (measure.gang is not None and HOSTNAME in self.drawn
+                       and not any(self._holds(b.domain) for b in self.leaves
+                                   if b.domain.level == HOSTNAME))
+        self.tile_measure = Measure(measure.kind, measure.shape, measure.resource,
+                                    None if self.shaded else measure.gang)
         self.bins = bins(self.tile_measure, [measure.value(b.domain) for b in self.leaves])
         self.nodes_in = _nodes_below(tree)
         self.tree = tree
@@ -187,7 +190,7 @@ class _Map:
         if self.stars:
             entries.append(("", f"★ the one domain of its level that holds the most pods of "
                             f"shape {self.letters.get(self.star_shape or '', '')} now"))
-        if HOSTNAME in self.drawn and self.measure.gang:
+        if self.shaded:
             entries.append((f'<rect width="26" height="16" fill="{HOLDS_TINT}"/>',
                             "header: the domain holds the gang now"))
         if any(b.domain.name == "" for b in self._all(self.tree)):
@@ -272,7 +275,7 @@ class _Map:
                    f'fill="#fff" stroke="#737373" stroke-width="1"{_dash(dashed)}/>')
         out.append(f'<rect x="{num(rect.x + 1)}" y="{num(rect.y + 1)}" '
                    f'width="{num(max(rect.w - 2, 0))}" height="{HEADER - 1}" '
-                   f'fill="{HOLDS_TINT if holds else "#f5f5f5"}"/>')
+                   f'fill="{HOLDS_TINT if holds and self.shaded else "#f5f5f5"}"/>')
         names = " › ".join(self._name(b.domain) for b in chain)
         value = (self.measure.text(self.measure.value(d)) + (" ✓" if holds else "")
                  + (" ★" if self._star(d) else ""))

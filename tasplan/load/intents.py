@@ -1,0 +1,70 @@
+"""Find the recognised scheduling keys (``tasplan.model.scheduling_keys``) in an input
+object: a bounded walk over its metadata at any depth (pod templates) and the registered
+fields of its kind."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any
+
+from tasplan.model.scheduling_keys import BY_KEY, FIELDS, Intent, Where
+from tasplan.untrusted import QUOTE_CHARS, clean
+
+
+def find_intents(obj: Mapping[str, Any], what: str, kind_id: str, *,
+                 fields_only: bool = False, limit: int = 100_000) -> list[Intent]:
+    """Every recognised key in ``obj`` (``what`` names it, ``kind_id`` is its
+    ``group/Kind``): labels and annotations of its own and of every nested metadata (pod
+    templates at any depth; not with ``fields_only``), and the registered fields of its
+    kind. A bounded walk: at most ``limit`` nodes."""
+    found: list[Intent] = []
+    stack: list[tuple[Any, str, str]] = [(obj, "", "")]  # node, path, path without indexes
+    seen = 0
+    while stack and seen < limit:
+        node, path, bare = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            meta = node.get("metadata")
+            if isinstance(meta, dict) and not fields_only:
+                prefix = f"{path}.metadata" if path else "metadata"
+                for where, section in ((Where.LABEL, "labels"),
+                                       (Where.ANNOTATION, "annotations")):
+                    values = meta.get(section)
+                    if not isinstance(values, dict):
+                        continue
+                    for k, v in values.items():
+                        key = BY_KEY.get((where, k)) if isinstance(k, str) else None
+                        if key is not None:
+                            found.append(Intent(key, what, f"{prefix}.{section}[{k}]",
+                                                _shown(v)))
+            for k, v in node.items():
+                if not isinstance(k, str) or (k == "metadata" and isinstance(v, dict)):
+                    continue
+                child, child_bare = (f"{path}.{k}" if path else k,
+                                     f"{bare}.{k}" if bare else k)
+                for key in FIELDS:
+                    if (kind_id in key.kinds or not (key.kinds or fields_only)) \
+                            and fnmatch.fnmatchcase(child_bare, key.key) \
+                            and (key.when is None or key.when(v if isinstance(v, str) else "")):
+                        found.append(Intent(key, what, child, _shown(v)))
+                if isinstance(v, dict | list):
+                    stack.append((v, child, child_bare))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, dict | list):
+                    stack.append((v, f"{path}[{i}]", bare))
+    found.sort(key=lambda i: i.path)
+    return found
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, dict | list):
+        text = "{…}" if isinstance(value, dict) else "[…]"
+    else:
+        text = str(value)
+    return clean(text[:QUOTE_CHARS]) + ("…" if len(text) > QUOTE_CHARS else "")
+
+

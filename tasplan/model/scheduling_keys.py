@@ -1,0 +1,319 @@
+"""Every scheduling key tasplan recognises, who owns it, and whether the plan honours it.
+
+A key is an annotation, a label or a field that asks a scheduler for something: a topology
+domain, a gang size, a queue. The founders' rule is that no such intent is dropped without
+a word: each key is either *planned* (the model honours it), *planned with a note* (honoured
+under an assumption the group's report states), or *warned* (the plan ignores it, and a
+warning names the object, the field and what would honour it). ``tests/load/
+test_scheduling_keys.py`` walks every entry and fails when one is neither.
+
+``planned`` maps a tasplan scheduler to how it treats the key; a scheduler missing from it
+warns. Peers flip their keys when their scheduler honours them (``"kueue": PLANNED``).
+The loader records every key it finds in the workload inputs (``tasplan.load.intents``);
+the planner turns the ones its scheduler does not honour into warnings
+(``intent_warnings``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from tasplan.model.pod import DEFAULT_SCHEDULER
+
+KUBE_SCHEDULER = "kube-scheduler"  # the scheduler tasplan plans with unless told otherwise
+
+
+class Where(StrEnum):
+    ANNOTATION = "annotation"
+    LABEL = "label"
+    FIELD = "field"
+
+
+class Status(StrEnum):
+    PLANNED = "planned"
+    NOTED = "planned with a note"
+    WARNED = "warned"
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulingKey:
+    """One recognised key. ``key`` is the annotation or label key, or for a field its path
+    inside the object (a glob: ``*`` matches any run of path segments, list indexes are
+    left out). ``kinds`` (``group/Kind``) limits where a field is read; ``when`` which
+    values count (a schedulerName other than the default). ``honoured_by`` says what would
+    honour a warned key; ``workaround`` (``{value}`` / ``{count}`` filled in) how to
+    approximate it today."""
+
+    key: str
+    where: Where
+    owner: str
+    meaning: str
+    planned: Mapping[str, Status] = field(default_factory=dict)
+    honoured_by: str = ""
+    workaround: str = ""
+    kinds: tuple[str, ...] = ()
+    when: Callable[[str], bool] | None = None
+    why: str = ""  # for planned keys: how the model honours it (docs/inputs.md)
+
+    def status(self, scheduler: str = KUBE_SCHEDULER) -> Status:
+        return self.planned.get(scheduler, Status.WARNED)
+
+
+_K = {KUBE_SCHEDULER: Status.PLANNED}
+_N = {KUBE_SCHEDULER: Status.NOTED}
+_KUEUE = "--scheduler kueue (Kueue TAS; coming to tasplan)"
+_KAI = "--scheduler kai (coming to tasplan)"
+_VOLCANO = "--scheduler volcano (coming to tasplan)"
+_GANG = "--gang {count} --topology-key {value}"
+_KUEUE_PREFIX = "kueue.x-k8s.io/"
+_KAI_PREFIX = "kai.scheduler/"
+_KUBEFLOW = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/MPIJob",
+             "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob")
+
+
+def _other_scheduler(value: str) -> bool:
+    return bool(value) and value != DEFAULT_SCHEDULER
+
+
+KEYS: tuple[SchedulingKey, ...] = (
+    # --- Kubernetes: the Workload API and the objects that write it
+    SchedulingKey("*spec.schedulingGroup", Where.FIELD, "Kubernetes",
+                  "the pod joins a PodGroup (v1.36+)", _K,
+                  why="the pods are planned with the PodGroup they name"),
+    SchedulingKey("*spec.workloadRef", Where.FIELD, "Kubernetes",
+                  "the pod joins a v1alpha1 Workload's pod group (v1.35)", _K,
+                  why="the pods are planned with the Workload group they name"),
+    SchedulingKey("spec.scheduling", Where.FIELD, "Kubernetes",
+                  "the Job's / LeaderWorkerSet's PodGroup (WorkloadWithJob, LWS scheduling)",
+                  _K, kinds=("batch/Job", "leaderworkerset.x-k8s.io/LeaderWorkerSet"),
+                  why="the PodGroup the controller writes: policy, minCount, constraint"),
+    SchedulingKey("spec.gangPolicy", Where.FIELD, "JobSet",
+                  "the JobSet's workload-aware gang", _K, kinds=("jobset.x-k8s.io/JobSet",),
+                  why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
+    SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
+                  "the pods ask for another scheduler", {},
+                  honoured_by="that scheduler: --scheduler kai / volcano for theirs (coming "
+                  "to tasplan), or --scheduler-config with a profile of that name",
+                  when=_other_scheduler),
+    # --- JobSet and LeaderWorkerSet exclusive placement
+    SchedulingKey("alpha.jobset.sigs.k8s.io/exclusive-topology", Where.ANNOTATION, "JobSet",
+                  "each child Job in a topology domain of its own", _K,
+                  why="JobSet's pod webhook: affinity to the own Job, anti-affinity to "
+                  "the others, over the annotated key"),
+    SchedulingKey("alpha.jobset.sigs.k8s.io/node-selector", Where.ANNOTATION, "JobSet",
+                  "exclusive placement on nodes labelled per child Job", _K,
+                  why="the nodeSelector alpha.jobset.sigs.k8s.io/namespaced-job and the "
+                  "no-schedule toleration the controller adds"),
+    SchedulingKey("leaderworkerset.sigs.k8s.io/exclusive-topology", Where.ANNOTATION, "LWS",
+                  "each LWS group in a topology domain of its own", _K,
+                  why="LWS's pod webhook: affinity to the own group, anti-affinity to the "
+                  "others"),
+    SchedulingKey("leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology", Where.ANNOTATION,
+                  "LWS", "each LWS subgroup in a topology domain of its own", {},
+                  honoured_by="nothing in tasplan yet (LWS subgroups are not modelled)"),
+    # --- Kueue
+    SchedulingKey(f"{_KUEUE_PREFIX}queue-name", Where.LABEL, "Kueue",
+                  "the LocalQueue that admits the workload", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}priority-class", Where.LABEL, "Kueue",
+                  "the WorkloadPriorityClass", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}prebuilt-workload-name", Where.LABEL, "Kueue",
+                  "a prebuilt Kueue Workload", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-required-topology", Where.ANNOTATION, "Kueue",
+                  "the PodSet must fit in one domain of this level", {},
+                  honoured_by=_KUEUE, workaround=_GANG),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-preferred-topology", Where.ANNOTATION, "Kueue",
+                  "the PodSet prefers one domain of this level", {},
+                  honoured_by=_KUEUE, workaround=_GANG),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-unconstrained-topology", Where.ANNOTATION, "Kueue",
+                  "Kueue TAS accounting without a domain constraint", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-required-topology", Where.ANNOTATION, "Kueue",
+                  "each slice of the PodSet in one domain of this level", {},
+                  honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-size", Where.ANNOTATION, "Kueue",
+                  "the size of a PodSet slice", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-required-topology-constraints",
+                  Where.ANNOTATION, "Kueue", "multi-level slice constraints", {},
+                  honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}podset-group-name", Where.ANNOTATION, "Kueue",
+                  "PodSets placed together in one domain", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}pod-group-name", Where.LABEL, "Kueue",
+                  "plain pods that form one Kueue workload", _N,
+                  why="the pods are one group <ns>/<name>; Kueue's admission is not modelled"),
+    SchedulingKey(f"{_KUEUE_PREFIX}pod-group-total-count", Where.ANNOTATION, "Kueue",
+                  "how many pods the plain-pod group has", _N,
+                  why="the group is a gang of that many pods (Kueue admits them together)"),
+    SchedulingKey(f"{_KUEUE_PREFIX}pod-group-fast-admission", Where.ANNOTATION, "Kueue",
+                  "admit the pod group before all its pods exist", {}, honoured_by=_KUEUE),
+    SchedulingKey(f"{_KUEUE_PREFIX}pod-group-serving", Where.ANNOTATION, "Kueue",
+                  "a serving pod group (pods are replaced, not finished)", {},
+                  honoured_by=_KUEUE),
+    # --- KAI
+    SchedulingKey(f"{_KAI_PREFIX}queue", Where.LABEL, "KAI", "the KAI queue", {},
+                  honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}node-pool", Where.LABEL, "KAI", "the KAI node pool", {},
+                  honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}topology", Where.ANNOTATION, "KAI",
+                  "the KAI Topology the constraints refer to", {}, honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}topology-required-placement", Where.ANNOTATION, "KAI",
+                  "the workload must fit in one domain of this level", {},
+                  honoured_by=_KAI, workaround=_GANG),
+    SchedulingKey(f"{_KAI_PREFIX}topology-preferred-placement", Where.ANNOTATION, "KAI",
+                  "the workload prefers one domain of this level", {},
+                  honoured_by=_KAI, workaround=_GANG),
+    SchedulingKey(f"{_KAI_PREFIX}segment-size", Where.ANNOTATION, "KAI",
+                  "the size of a topology segment", {}, honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}segment-topology-required-placement", Where.ANNOTATION, "KAI",
+                  "each segment in one domain of this level", {}, honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}segment-topology-preferred-placement", Where.ANNOTATION,
+                  "KAI", "each segment preferably in one domain of this level", {},
+                  honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}subgroup-name", Where.LABEL, "KAI",
+                  "the KAI subgroup a pod belongs to", {}, honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}batch-min-member", Where.ANNOTATION, "KAI",
+                  "the gang size KAI's pod grouper sets", {}, honoured_by=_KAI,
+                  workaround="--gang {value}"),
+    SchedulingKey(f"{_KAI_PREFIX}preemptibility", Where.LABEL, "KAI",
+                  "whether KAI may preempt the workload", {}, honoured_by=_KAI),
+    SchedulingKey("pod-group-name", Where.ANNOTATION, "KAI",
+                  "the KAI PodGroup the pod belongs to", _N,
+                  why="the pods are one group <ns>/<name>: a gang of the pods present "
+                  "(the PodGroup's minMember is KAI's to read)"),
+    # --- Volcano
+    SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
+                  "the Volcano PodGroup the pod belongs to", _N,
+                  why="the pods are one group <ns>/<name>: a gang of the pods present "
+                  "(the PodGroup's minMember is Volcano's to read)"),
+    SchedulingKey("scheduling.volcano.sh/group-name", Where.ANNOTATION, "Volcano",
+                  "the Volcano PodGroup the pod belongs to", _N,
+                  why="as scheduling.k8s.io/group-name"),
+    SchedulingKey("scheduling.volcano.sh/queue-name", Where.ANNOTATION, "Volcano",
+                  "the Volcano queue", {}, honoured_by=_VOLCANO),
+    SchedulingKey("volcano.sh/queue-name", Where.LABEL, "Volcano",
+                  "the Volcano queue (KubeRay)", {}, honoured_by=_VOLCANO),
+    SchedulingKey("volcano.sh/network-topology-mode", Where.LABEL, "Volcano",
+                  "Volcano network-topology mode (KubeRay)", {}, honoured_by=_VOLCANO),
+    SchedulingKey("volcano.sh/network-topology-highest-tier-allowed", Where.LABEL, "Volcano",
+                  "the highest HyperNode tier (KubeRay)", {}, honoured_by=_VOLCANO),
+    SchedulingKey("spec.networkTopology", Where.FIELD, "Volcano",
+                  "the HyperNode tier the job must fit in", {}, honoured_by=_VOLCANO,
+                  kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup")),
+    SchedulingKey("*tasks.networkTopology", Where.FIELD, "Volcano",
+                  "a task's HyperNode tier", {}, honoured_by=_VOLCANO,
+                  kinds=("batch.volcano.sh/Job",)),
+    # --- scheduler-plugins coscheduling
+    SchedulingKey("scheduling.x-k8s.io/pod-group", Where.LABEL, "scheduler-plugins",
+                  "the coscheduling PodGroup the pod belongs to", _N,
+                  why="the pods are one group <ns>/<name>, a gang of the PodGroup's "
+                  "minMember when it is in the inputs, else of the pods present"),
+    # --- Kubeflow training-operator, MPI Operator, Trainer
+    SchedulingKey("spec.runPolicy.schedulingPolicy.minAvailable", Where.FIELD, "Kubeflow",
+                  "the gang size of the job's PodGroup", _N,
+                  kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
+                  why="a gang of minAvailable, as the operator's gang scheduler gets it"),
+    SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
+                  "the gang scheduler's queue", {}, honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+    SchedulingKey("spec.runPolicy.schedulingPolicy.priorityClass", Where.FIELD, "Kubeflow",
+                  "the PodGroup's priority class (the pods keep their own)", {},
+                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+    SchedulingKey("spec.runPolicy.schedulingPolicy.minResources", Where.FIELD, "Kubeflow",
+                  "resources the gang scheduler reserves before starting", {},
+                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+    SchedulingKey("spec.runPolicy.schedulingPolicy.scheduleTimeoutSeconds", Where.FIELD,
+                  "Kubeflow", "how long the gang may wait", {},
+                  honoured_by="nothing in tasplan (an offline plan does not wait)",
+                  kinds=_KUBEFLOW),
+    SchedulingKey("spec.elasticPolicy.minReplicas", Where.FIELD, "Kubeflow",
+                  "elastic training may run with fewer workers", {},
+                  honoured_by="nothing in tasplan (all replicas are planned)",
+                  workaround="--gang {value}",
+                  kinds=("kubeflow.org/PyTorchJob", "kubeflow.org/PaddleJob")),
+    SchedulingKey("spec.podGroupPolicy.coscheduling", Where.FIELD, "Kubeflow Trainer",
+                  "a coscheduling PodGroup of all the TrainJob's pods", _N,
+                  kinds=("trainer.kubeflow.org/TrainingRuntime",
+                         "trainer.kubeflow.org/ClusterTrainingRuntime"),
+                  why="a gang of all pods, as the Trainer writes the PodGroup"),
+    SchedulingKey("spec.podGroupPolicy.volcano", Where.FIELD, "Kubeflow Trainer",
+                  "a Volcano PodGroup of all the TrainJob's pods", _N,
+                  kinds=("trainer.kubeflow.org/TrainingRuntime",
+                         "trainer.kubeflow.org/ClusterTrainingRuntime"),
+                  why="a gang of all pods, as the Trainer writes the PodGroup"),
+    SchedulingKey("spec.podGroupPolicy.volcano.networkTopology", Where.FIELD,
+                  "Kubeflow Trainer", "the Volcano HyperNode tier of the TrainJob", {},
+                  honoured_by=_VOLCANO,
+                  kinds=("trainer.kubeflow.org/TrainingRuntime",
+                         "trainer.kubeflow.org/ClusterTrainingRuntime")),
+    # --- KubeRay
+    SchedulingKey("ray.io/gang-scheduling-enabled", Where.LABEL, "KubeRay",
+                  "gang-schedule the Ray cluster", _N,
+                  why="one gang of the head and all workers, as KubeRay's "
+                  "kubernetes-was-v1alpha2 batch scheduler writes it"),
+    SchedulingKey("ray.io/priority-class-name", Where.LABEL, "KubeRay",
+                  "the Volcano PodGroup's priority class", {}, honoured_by=_VOLCANO),
+    # --- Grove
+    SchedulingKey("*topologyConstraint.packDomain", Where.FIELD, "Grove",
+                  "pack each replica into one domain of this level", {},
+                  honoured_by=_KAI + " with Grove's ClusterTopology",
+                  kinds=("grove.io/PodCliqueSet",)),
+)
+
+BY_KEY: Mapping[tuple[Where, str], SchedulingKey] = {(k.where, k.key): k for k in KEYS
+                                                     if k.where != Where.FIELD}
+FIELDS = tuple(k for k in KEYS if k.where == Where.FIELD)
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """A recognised key found in an input object: ``obj`` is ``Kind ns/name``, ``path``
+    the field path of the key in it, ``value`` its value (shortened), ``count`` the pods
+    the template it sits on makes (for the --gang workaround; 0 when unknown), ``groups``
+    the keys of the pod groups the object's pods are planned in (whose scheduler decides
+    whether the key is honoured)."""
+
+    key: SchedulingKey
+    obj: str
+    path: str
+    value: str
+    count: int = 0
+    groups: tuple[str, ...] = ()
+
+
+_SHOWN = 3
+
+
+def intent_warnings(intents: Iterable[Intent],
+                    scheduler: str | Callable[[str], str] = KUBE_SCHEDULER) -> list[str]:
+    """One warning per key and value a scheduler does not honour, naming up to three
+    objects and fields that carry it and what would honour it. ``scheduler`` is the
+    scheduler's name, or a function from a group key to the name of the scheduler that
+    planned it (an intent is honoured when every scheduler of its groups honours it)."""
+    by: dict[tuple[str, str, str], list[Intent]] = {}
+    for intent in intents:
+        names = {scheduler} if isinstance(scheduler, str) else \
+            {scheduler(g) for g in intent.groups} or {KUBE_SCHEDULER}
+        for name in sorted(names):
+            if intent.key.status(name) == Status.WARNED:
+                by.setdefault((intent.key.key, intent.value, name), []).append(intent)
+                break
+    out = []
+    for (_, value, scheduler_name), found in by.items():
+        key = found[0].key
+        where = "; ".join(f"{i.obj} {i.path}" for i in found[:_SHOWN])
+        if len(found) > _SHOWN:
+            where += f" and {len(found) - _SHOWN} more"
+        text = (f"{where} = {value!r}: {key.owner}'s {key.where.value} ({key.meaning}) is "
+                f"not read by {scheduler_name}; the plan ignores it")
+        if key.honoured_by:
+            text += f"; honoured by {key.honoured_by}"
+        if key.workaround:
+            counts = {i.count for i in found}
+            count = counts.pop() if len(counts) == 1 and 0 not in counts else "N"
+            text += "; approximate it with " + key.workaround.format(value=value, count=count)
+        out.append(text)
+    return out
+
+
+def iter_keys(status: Status | None = None, scheduler: str = KUBE_SCHEDULER
+              ) -> Iterator[SchedulingKey]:
+    return (k for k in KEYS if status is None or k.status(scheduler) == status)
