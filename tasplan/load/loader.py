@@ -40,8 +40,9 @@ from tasplan.load.spread_selectors import controller_ref, decode_spread_selector
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
 from tasplan.model.dra import DraInputs
-from tasplan.model.group import PodGroup
+from tasplan.model.group import PodGroup, Policy
 from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
+from tasplan.model.kai import SCHEDULER_NAME as KAI_SCHEDULER
 from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API
 from tasplan.model.kai import KaiInputs
 from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
@@ -163,7 +164,8 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", COMPOSITE_KIND) or used in _PRODUCERS:
+            if used in ("Workload", "PodGroup", COMPOSITE_KIND, "KaiPodGroup") \
+                    or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
                                       else "") in _OWN_GROUPS:
@@ -322,6 +324,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
                                  other.source)
     if selectors:
         _default_spread_selectors(pods, owners, selectors)
+    kai = _kai_inputs(by_kind, warnings)
+    groups.extend(_kai_groups(pods, kai, set(keys), positions, len(docs)))
 
     known = {g.key for g in groups}
     pending_from_workload: set[str] = set()
@@ -361,14 +365,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
-        intents=_intents(by_kind, producers, made),
+        intents=_intents(by_kind, producers, made, pods),
         kueue=_kueue_inputs(by_kind, warnings),
-        kai=_kai_inputs(by_kind, warnings),
+        kai=kai,
     )
 
 
 def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
-             made: dict[int, tuple[tuple[str, ...], list]]) -> tuple[Intent, ...]:
+             made: dict[int, tuple[tuple[str, ...], list]],
+             pods: dict[tuple[str, str], Pod]) -> tuple[Intent, ...]:
     """The recognised scheduling keys of the workload inputs: of every pod-producing
     object (with the pod count of the template a key sits on, for the --gang hint), of the
     other objects tasplan reads, and of skipped objects (their kinds' fields only)."""
@@ -389,9 +394,17 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
         for d in docs:
             if d.source.workload:
                 f = ObjectFields(d.source, d.obj)
-                found.extend(find_intents(d.obj, f"{f.kind} {f.name}", _kind_id(d.obj),
-                                          fields_only=kind == ""))
+                pod = pods.get(_pod_key(d.obj)) if kind == "Pod" else None
+                groups = (pod.group,) if pod is not None and pod.group else ()
+                found.extend(replace(intent, groups=groups) for intent in find_intents(
+                    d.obj, f"{f.kind} {f.name}", _kind_id(d.obj), fields_only=kind == ""))
     return tuple(found)
+
+
+def _pod_key(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (meta.get("namespace") or "default", meta.get("name") or "")
 
 
 def _kind_id(obj: dict) -> str:
@@ -499,6 +512,32 @@ def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiI
         if found:
             problems[("PodGroup", group.key)] = tuple(found)
     return KaiInputs(topologies, groups, problems)
+
+
+def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
+                after: int) -> list[PodGroup]:
+    """One group per KAI PodGroup the pods name (``pod-group-name``): from the
+    ``scheduling.run.ai`` PodGroup when the inputs hold it (in its input position), else,
+    for pods asking for kai-scheduler, the one KAI's pod grouper made (minMember 1, after
+    the groups the inputs define, in pod order)."""
+    members: dict[str, list[Pod]] = {}
+    for pod in pods.values():
+        if pod.group is not None and pod.group not in known and pod.group.count("/") == 1:
+            members.setdefault(pod.group, []).append(pod)
+    out = []
+    for key, group_pods in members.items():
+        spec = kai.pod_groups.get(key)
+        namespace = key.split("/", 1)[0]
+        if spec is not None:
+            minimum = 1 if spec.min_member is None else spec.min_member
+            out.append(PodGroup(key, namespace, Policy.GANG if minimum > 1 else Policy.BASIC,
+                                max(minimum, 1), None, "PodGroup", KAI_POD_GROUP_API,
+                                spec.source, positions[spec.source]))
+        elif all(p.scheduler_name == KAI_SCHEDULER for p in group_pods if not p.node_name):
+            first = min(group_pods, key=lambda p: p.order)
+            out.append(PodGroup(key, namespace, Policy.BASIC, 1, None, "PodGroup",
+                                KAI_POD_GROUP_API, first.source, after + first.order))
+    return out
 
 
 def _server_version(pod_docs: list[Document]) -> str:

@@ -39,6 +39,7 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 from tasplan.errors import TasplanError
 from tasplan.load.documents import Document
 from tasplan.load.strict import risky_escape
+from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
 from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
@@ -57,9 +58,11 @@ class _OwnerRef(Struct):
 
 
 class _Annotations(Struct):
-    """Only the annotation ``core_v1.owner_kind`` reads; the others are skipped."""
+    """Only the annotations ``core_v1.owner_kind`` and KAI's group reference read; the
+    others are skipped."""
 
     mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
+    pod_group: Any = msgspec.field(default=None, name=POD_GROUP_ANNOTATION)
 
 
 class _Meta(Struct):
@@ -400,7 +403,7 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
     requests, non_zero, host_ports = _resources(spec, cache)
     return Pod(
         namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
-        source, order, meta.labels or _EMPTY, _group(namespace, spec),
+        source, order, meta.labels or _EMPTY, _group(namespace, spec, meta),
         spec.priorityClassName or "", host_ports=host_ports,
         deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
     )
@@ -416,7 +419,7 @@ def _owner_kind(meta: _Meta) -> str:
     return ""
 
 
-def _group(namespace: str, spec: _Spec) -> str | None:
+def _group(namespace: str, spec: _Spec, meta: _Meta) -> str | None:
     sg = spec.schedulingGroup
     if sg is not None:
         if not sg.podGroupName:
@@ -430,6 +433,11 @@ def _group(namespace: str, spec: _Spec) -> str | None:
         if wr.podGroupReplicaKey:
             parts.append(wr.podGroupReplicaKey)
         return "/".join(parts)
+    kai = meta.annotations.pod_group if meta.annotations is not None else None
+    if kai is not None:
+        if type(kai) is not str or not kai:
+            raise _Fallback  # the dict path names the field
+        return f"{namespace}/{kai}"
     return None
 
 

@@ -17,8 +17,9 @@ reads of that object, plus the identity fields reports name:
 - PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget, DeviceClass,
   ResourceSlice, ResourceClaimTemplate, DeviceTaintRule: everything but the noisy metadata.
 - ResourceClaim: spec and ``status.allocation``. Pods keep ``status.resourceClaimStatuses``.
-Annotations are dropped: no in-tree plugin reads them. The one exception is a mirror pod's
-``kubernetes.io/config.mirror``: drain what-ifs leave mirror pods in place, as kubectl does.
+Annotations are dropped: no in-tree plugin reads them. The exceptions are a mirror pod's
+``kubernetes.io/config.mirror`` (drain what-ifs leave mirror pods in place, as kubectl does)
+and KAI's ``pod-group-name`` (the KAI PodGroup a pod belongs to).
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.pod import MIRROR_ANNOTATION
 
 _META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp")
+# Annotations the model reads: a mirror pod's, and the KAI PodGroup a pod belongs to.
+_ANNOTATIONS = (MIRROR_ANNOTATION, POD_GROUP_ANNOTATION)
 _NODE_META = ("name", "labels")
 _IGNORED_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
 _PENDING_ONLY = ("nodeSelector", "tolerations", "topologySpreadConstraints",
@@ -63,8 +67,10 @@ def _metadata(obj: Mapping[str, Any], keys: tuple[str, ...] = _META) -> dict[str
     meta = meta if isinstance(meta, dict) else {}
     out = _pick(meta, keys)
     annotations = meta.get("annotations")
-    if isinstance(annotations, dict) and MIRROR_ANNOTATION in annotations:
-        out["annotations"] = {MIRROR_ANNOTATION: annotations[MIRROR_ANNOTATION]}
+    if isinstance(annotations, dict):
+        kept = _pick(annotations, _ANNOTATIONS)
+        if kept:
+            out["annotations"] = kept
     return out
 
 

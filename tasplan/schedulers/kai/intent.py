@@ -1,4 +1,5 @@
-"""KAI's dialect for ``check --compare``: a PodGroup's minMember and its topology
+"""KAI's dialect for ``check --compare``: a PodGroup's minMember (with subgroups, the fewest
+pods that satisfy them) and its topology
 constraint's required and preferred levels. Subgroups with gangs and constraints of their own
 have no counterpart elsewhere, so a PodGroup with subgroups does not translate; any other
 intent becomes a KAI PodGroup over the cluster's Topology that has its levels (or one made
@@ -22,6 +23,7 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.schedulers.intent import Intent, left_out, levels_for, with_scheduler_name
 from tasplan.schedulers.kai.grouper import pod_group_for
+from tasplan.schedulers.kai.jobs import build_job, fewest_pods
 
 KAI = "kai"
 COMPARE_TOPOLOGY = "tasplan-compare-{n}"
@@ -29,11 +31,12 @@ COMPARE_TOPOLOGY = "tasplan-compare-{n}"
 
 def read_intent(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot) -> Intent:
     spec, _ = pod_group_for(group, pods, snapshot)
+    minimum = fewest_pods(build_job(spec, (), snapshot.kai.topologies).root)
     c = spec.constraint
     topology = snapshot.kai.topologies.get(c.topology) if c.active else None
     resolve = topology.resolve if topology is not None else (lambda level: level)
     return Intent(
-        group, 1 if spec.min_member is None else spec.min_member,
+        group, max(minimum, 1),
         required=resolve(c.required) or None if c.active else None,
         preferred=resolve(c.preferred) or None if c.active else None,
         levels=topology.labels if topology is not None else (), source=KAI,

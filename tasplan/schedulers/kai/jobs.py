@@ -115,6 +115,15 @@ class Job:
         return self.group.key
 
 
+def fewest_pods(member: SubGroupSet | PodSet) -> int:
+    """The fewest pods that satisfy a member: its minMember, or for a set of subgroups the
+    cheapest ``minSubGroup`` of its members (all of them without one)."""
+    if isinstance(member, PodSet):
+        return member.min_available
+    counts = sorted(fewest_pods(m) for m in member.members)
+    return sum(counts[:member.minimum])
+
+
 def schedulable(pod: Pod) -> bool:
     """KAI's ``Pending`` status: not bound, not finished, not gated, not being deleted."""
     return not pod.node_name and not pod.terminal and not pod.scheduling_gates \
