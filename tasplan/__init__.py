@@ -15,8 +15,7 @@ from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.schedulers.planner import plan
-
-__version__ = "0.1.0"
+from tasplan.version import __version__
 
 __all__ = [
     "ClusterSnapshot",

@@ -54,5 +54,15 @@ class UsageError(TasplanError):
     """Flags that do not make sense together."""
 
 
+class StrictError(ValueError):
+    """A document breaks a rule the API server enforces while decoding (duplicate keys,
+    bad strings, too deep): the reader turns it into an InputError naming the file."""
+
+    def __init__(self, message: str, line: int | None = None, field: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.field = field
+
+
 class InternalError(TasplanError):
     """A broken invariant: a bug in tasplan, never a problem of the input."""

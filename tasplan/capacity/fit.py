@@ -74,8 +74,8 @@ def node_fits(fw: Framework, pod: Pod, classes: NodeClasses) -> NodeFits:
     by_name = reads_node_name(pod)
     static = [f for f in fw.filters if f.scope == Scope.STATIC]
     dynamic = [f for f in fw.filters if f.scope == Scope.NODE]
-    counted = [f for f in dynamic if hasattr(f, "capacity")]
-    ignored = [f.name for f in dynamic if not hasattr(f, "capacity")]
+    counted = [f for f in dynamic if id(f) in fw.counting]
+    ignored = [f.name for f in dynamic if id(f) not in fw.counting]
     state = CycleState()
     per_node = []  # cluster-wide filters that reject nodes one by one
     for plugin in fw.cluster_state:

@@ -1,4 +1,6 @@
-"""Typer app and the one place where exceptions become exit codes (httpie's pattern)."""
+"""The commands: each a thin shell that turns its options into option groups
+(``definition``) and runs its ``run_*`` function; and the one place where exceptions become
+exit codes (httpie's pattern)."""
 
 from __future__ import annotations
 
@@ -6,45 +8,33 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from tasplan import __version__
 from tasplan.cli import teardown
+from tasplan.cli.definition import (
+    ClusterOpt,
+    HtmlOpt,
+    JobOptions,
+    Output,
+    OutputOpt,
+    PlanOptions,
+    TracebackOpt,
+    WidthOpt,
+    WorkloadArgs,
+    command,
+)
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.lint import lint
-from tasplan.cli.live import (
-    ContextOpt,
-    KubeconfigOpt,
-    LiveOpt,
-    LiveOptions,
-    NamespaceOpt,
-    QuietOpt,
-    RequestTimeoutOpt,
-)
-from tasplan.cli.release import ReleaseOptions
-from tasplan.cli.whatif import (
-    ARGS_KEY,
-    AddNodesOpt,
-    CordonOpt,
-    DrainOpt,
-    EvictOpt,
-    InOpt,
-    LabelOpt,
-    LikeOpt,
-    RemoveOpt,
-    SetOpt,
-    WhatIfCommand,
-    WhatIfFileOpt,
-    WhatIfOptions,
-)
+from tasplan.cli.lint import LintFormat
+from tasplan.cli.live import LiveOptions
+from tasplan.cli.session import Session
+from tasplan.cli.whatif import WhatIfCommand, WhatIfOptions
 from tasplan.errors import InputError, InternalError, TasplanError, UsageError
-from tasplan.schedulers.registry import names as scheduler_names
 from tasplan.stdio import OutputError, run_exit_hooks
+from tasplan.version import __version__
 
 app = typer.Typer(
     name="tasplan",
@@ -54,13 +44,6 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class Output(StrEnum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    yaml = "yaml"
 
 
 def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
@@ -91,58 +74,7 @@ def run_guarded(body: Callable[[], int], *, traceback: bool) -> None:
     raise typer.Exit(int(code))
 
 
-WorkloadArgs = Annotated[list[Path], typer.Argument(
-    help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
-    show_default=False)]
-ClusterOpt = Annotated[list[Path], typer.Option(
-    "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
-    "repeatable.", show_default=False)]
-OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
-SchedulerConfigOpt = Annotated[Path | None, typer.Option(
-    "--scheduler-config", metavar="FILE", show_default=False,
-    help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned with "
-    "the profile of their schedulerName. Default: kube-scheduler's default profile.")]
-KubeVersionOpt = Annotated[str | None, typer.Option(
-    "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
-    help="Kubernetes release to plan for: API versions, feature gates, fast paths and "
-    "preemption follow it. Default: the cluster's version (--live, tasplan snapshots), "
-    "else 1.37.")]
-FeatureGatesOpt = Annotated[str | None, typer.Option(
-    "--feature-gates", metavar="Name=bool,...", show_default=False,
-    help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
-    "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
-    "assumed on unless set here.")]
-SchedulerOpt = Annotated[str, typer.Option(
-    "--scheduler", metavar="|".join(scheduler_names()),
-    help="The scheduler to plan for. auto: each group's, from what it asks for (e.g. pods' "
-    "schedulerName or a scheduler's labels), else kube-scheduler.")]
-NoPreemptOpt = Annotated[bool, typer.Option(
-    "--no-preempt", help="Plan as if preemption were off: the plain verdict, no victims.")]
-TracebackOpt = Annotated[bool, typer.Option("--traceback", help="Show Python tracebacks.",
-                                            hidden=True)]
-TracebackOpt = Annotated[bool, typer.Option(
-    "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
-    "reports).")]
-WidthOpt = Annotated[int | None, typer.Option(
-    "--width", min=20, metavar="COLUMNS", show_default=False,
-    help="Fit tables into this many columns by leaving out optional columns; names are never "
-    "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
-GangOpt = Annotated[int | None, typer.Option(
-    "--gang", min=1, metavar="MINCOUNT",
-    help="Plan pod-producing objects without their own scheduling (a plain Job, JobSet, "
-    "LeaderWorkerSet, Deployment, ...) as a gang with this minCount.")]
-HtmlOpt = Annotated[str | None, typer.Option(
-    "--html", metavar="FILE", show_default=False,
-    help="Also write the report as one HTML page: per group the topology map with its "
-    "candidate placements, the ranked placements and the assignments (nothing fetched; "
-    "prints).")]
-TopologyKeyOpt = Annotated[str | None, typer.Option(
-    "--topology-key", metavar="KEY",
-    help="Topology key for pod-producing objects without their own scheduling (e.g. a rack "
-    "label).")]
-
-
-@app.command(cls=WhatIfCommand)
+@command(app, cls=WhatIfCommand)
 def check(
     ctx: typer.Context,
     workloads: WorkloadArgs,
@@ -151,33 +83,15 @@ def check(
     all_placements: Annotated[bool, typer.Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
     html: HtmlOpt = None,
-    gang: GangOpt = None,
-    topology_key: TopologyKeyOpt = None,
-    width: WidthOpt = None,
-    scheduler_config: SchedulerConfigOpt = None,
-    kube_version: KubeVersionOpt = None,
-    feature_gates: FeatureGatesOpt = None,
-    scheduler: SchedulerOpt = "auto",
     compare: Annotated[bool, typer.Option(
         "--compare", help="Also plan each group under every scheduler its intent translates "
         "to (kube-scheduler, KAI, ...), side by side; JSON: comparisons.")] = False,
-    no_preempt: NoPreemptOpt = False,
-    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
-    drain: DrainOpt = [],  # noqa: B006
-    remove: RemoveOpt = [],  # noqa: B006
-    add_nodes: AddNodesOpt = [],  # noqa: B006
-    like: LikeOpt = [],  # noqa: B006
-    in_: InOpt = [],  # noqa: B006
-    label: LabelOpt = [],  # noqa: B006
-    evict: EvictOpt = [],  # noqa: B006
-    set_: SetOpt = [],  # noqa: B006
-    what_if: WhatIfFileOpt = [],  # noqa: B006
-    live: LiveOpt = False,
-    context: ContextOpt = None,
-    kubeconfig: KubeconfigOpt = None,
-    namespace: NamespaceOpt = None,
-    request_timeout: RequestTimeoutOpt = None,
-    quiet: QuietOpt = False,
+    *,
+    jobs: JobOptions,
+    width: WidthOpt = None,
+    plan: PlanOptions,
+    what_if: WhatIfOptions,
+    live: LiveOptions,
     traceback: TracebackOpt = False,
 ) -> None:
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
@@ -187,19 +101,50 @@ def check(
     """
     from tasplan.cli.check import run_check
 
-    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
-    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
-                          what_if, ctx.meta.get(ARGS_KEY))
-    run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, gang,
-                                  topology_key, scheduler_config, source, width, edits,
-                                  release, html, compare), traceback=traceback)
-
-
-app.command()(lint)
+    session = Session(live, what_if, plan, jobs)
+    run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements, session,
+                                  width, html, compare), traceback=traceback)
 
 
 @app.command()
+def lint(
+    paths: Annotated[list[str], typer.Argument(
+        help="Manifest files or directories; '-' reads file names from stdin, one a line "
+        "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
+    cluster: Annotated[list[Path], typer.Option(
+        "--cluster", "-c", help="Also check against this cluster snapshot (file or directory; "
+        "repeatable): topology keys, capacity, taints, selectors.", show_default=False)] = [],  # noqa: B006
+    output: Annotated[LintFormat, typer.Option("--output", "-o", help="Output format.")]
+    = LintFormat.text,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Unknown fields are errors, and warnings fail the run.")] = False,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Print counts (to stderr for the machine-readable formats).")]
+    = False,
+    namespace: Annotated[str, typer.Option(
+        "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
+    = "default",
+    kube_version: Annotated[str | None, typer.Option(
+        "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
+        help="Accept only the scheduling.k8s.io versions this Kubernetes release serves.")]
+    = None,
+    traceback: TracebackOpt = False,
+) -> None:
+    """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
+
+    Schema, references and gang sizes; with --cluster also topology keys, capacity, taints
+    and selectors. Other kinds are skipped.
+
+    Exit status: 0 clean, 1 error findings (or any finding with --strict), 2 unreadable
+    input or usage error.
+    """
+    from tasplan.cli.lint import run_lint
+
+    run_guarded(lambda: run_lint(paths, cluster, output.value, strict, summary, namespace,
+                                 kube_version), traceback=traceback)
+
+
+@command(app)
 def snapshot(
     output_file: Annotated[str | None, typer.Option(
         "--output-file", "-f", metavar="FILE", show_default=False,
@@ -212,12 +157,8 @@ def snapshot(
     as_list: Annotated[bool, typer.Option(
         "--as-list", help="Write a plain v1 List (pods expanded) that kubectl-style readers "
         "understand; larger and slower to reload.")] = False,
-    live: LiveOpt = False,
-    context: ContextOpt = None,
-    kubeconfig: KubeconfigOpt = None,
-    namespace: NamespaceOpt = None,
-    request_timeout: RequestTimeoutOpt = None,
-    quiet: QuietOpt = False,
+    *,
+    live: LiveOptions,
     traceback: TracebackOpt = False,
 ) -> None:
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
@@ -225,12 +166,11 @@ def snapshot(
     """
     from tasplan.cli.snapshot import output_path, run_snapshot
 
-    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    run_guarded(lambda: run_snapshot(output_path(output_file, output), cluster, source,
+    run_guarded(lambda: run_snapshot(output_path(output_file, output), cluster, live,
                                      as_list), traceback=traceback)
 
 
-@app.command(cls=WhatIfCommand)
+@command(app, cls=WhatIfCommand)
 def explain(
     ctx: typer.Context,
     targets: Annotated[list[str], typer.Argument(
@@ -239,30 +179,12 @@ def explain(
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
     output: OutputOpt = Output.table,
     html: HtmlOpt = None,
-    gang: GangOpt = None,
-    topology_key: TopologyKeyOpt = None,
+    *,
+    jobs: JobOptions,
     width: WidthOpt = None,
-    scheduler_config: SchedulerConfigOpt = None,
-    kube_version: KubeVersionOpt = None,
-    feature_gates: FeatureGatesOpt = None,
-    scheduler: SchedulerOpt = "auto",
-    no_preempt: NoPreemptOpt = False,
-    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
-    drain: DrainOpt = [],  # noqa: B006
-    remove: RemoveOpt = [],  # noqa: B006
-    add_nodes: AddNodesOpt = [],  # noqa: B006
-    like: LikeOpt = [],  # noqa: B006
-    in_: InOpt = [],  # noqa: B006
-    label: LabelOpt = [],  # noqa: B006
-    evict: EvictOpt = [],  # noqa: B006
-    set_: SetOpt = [],  # noqa: B006
-    what_if: WhatIfFileOpt = [],  # noqa: B006
-    live: LiveOpt = False,
-    context: ContextOpt = None,
-    kubeconfig: KubeconfigOpt = None,
-    namespace: NamespaceOpt = None,
-    request_timeout: RequestTimeoutOpt = None,
-    quiet: QuietOpt = False,
+    plan: PlanOptions,
+    what_if: WhatIfOptions,
+    live: LiveOptions,
     traceback: TracebackOpt = False,
 ) -> None:
     """Why pod groups do not fit: per domain, and changes verified to make them fit.
@@ -271,16 +193,9 @@ def explain(
     """
     from tasplan.cli.explain import run_explain
 
-    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    from tasplan.load.batch import JobOverrides
-
-    release = ReleaseOptions(kube_version, feature_gates, not no_preempt, scheduler)
-
-    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, set_,
-                          what_if, ctx.meta.get(ARGS_KEY))
-    run_guarded(lambda: run_explain(targets, cluster, output.value, scheduler_config, source,
-                                    width, JobOverrides(gang, topology_key), edits, release,
-                                    html), traceback=traceback)
+    session = Session(live, what_if, plan, jobs)
+    run_guarded(lambda: run_explain(targets, cluster, output.value, session, width, html),
+                traceback=traceback)
 
 
 def _print_version(value: bool) -> None:
@@ -296,7 +211,8 @@ def _main(version: Annotated[bool, typer.Option(
     """What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732)."""
 
 
-@app.command(cls=WhatIfCommand)
+# --set changes a pod group: capacity plans none.
+@command(app, cls=WhatIfCommand, exclude={"set"})
 def capacity(
     ctx: typer.Context,
     cluster: ClusterOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
@@ -339,21 +255,9 @@ def capacity(
         help="The --shape pods form a gang of N: the tree and the map mark (✓) each domain "
         "where N of them fit now. --for shapes take their group's minCount.")] = None,
     width: WidthOpt = None,
-    cordon: CordonOpt = [],  # noqa: B006 - Typer reads the default, never mutates it
-    drain: DrainOpt = [],  # noqa: B006
-    remove: RemoveOpt = [],  # noqa: B006
-    add_nodes: AddNodesOpt = [],  # noqa: B006
-    like: LikeOpt = [],  # noqa: B006
-    in_: InOpt = [],  # noqa: B006
-    label: LabelOpt = [],  # noqa: B006
-    evict: EvictOpt = [],  # noqa: B006
-    what_if: WhatIfFileOpt = [],  # noqa: B006
-    live: LiveOpt = False,
-    context: ContextOpt = None,
-    kubeconfig: KubeconfigOpt = None,
-    namespace: NamespaceOpt = None,
-    request_timeout: RequestTimeoutOpt = None,
-    quiet: QuietOpt = False,
+    *,
+    what_if: WhatIfOptions,
+    live: LiveOptions,
     traceback: TracebackOpt = False,
 ) -> None:
     """Where is there room? Per topology domain: nodes, allocatable and free resources, and
@@ -365,11 +269,9 @@ def capacity(
 
     if output not in ("table", "json", "yaml"):
         raise typer.BadParameter("expected table, json or yaml", param_hint="--output")
-    source = LiveOptions(live, context, kubeconfig, namespace, request_timeout, quiet)
-    edits = WhatIfOptions(cordon, drain, remove, add_nodes, like, in_, label, evict, [],
-                          what_if, ctx.meta.get(ARGS_KEY))
+    session = Session(live, what_if)
     run_guarded(lambda: run_capacity(cluster, shape, for_, tolerate, levels, depth, output,
-                                     svg, html, width, source, edits, color_by, gang),
+                                     svg, html, width, session, color_by, gang),
                 traceback=traceback)
 
 

@@ -3,33 +3,28 @@
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
 from pathlib import Path
-
-from rich.console import Console
 
 from tasplan.capacity.shapes import parse_shape, parse_toleration, workload_shapes
 from tasplan.capacity.view import capacity
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, warn
 from tasplan.cli.pictures import check_color_by, write_capacity_pictures
-from tasplan.cli.whatif import WhatIfOptions
+from tasplan.cli.session import Session
 from tasplan.errors import InputError, UsageError
-from tasplan.load.loader import load_inputs
+from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.output_file import check_output_file
 from tasplan.report.capacity_document import capacity_document
 from tasplan.report.capacity_tree import render_capacity
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
-from tasplan.whatif import apply_edits
 
 
 def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                  tolerate: list[str], levels: str | None, depth: int | None, output: str,
                  svg: str | None, html: str | None, width: int | None = None,
-                 source: LiveOptions | None = None, what_if: WhatIfOptions | None = None,
-                 color_by: str | None = None, gang: int | None = None) -> int:
+                 session: Session | None = None, color_by: str | None = None,
+                 gang: int | None = None) -> int:
     tolerations = tuple(parse_toleration(t) for t in tolerate)
     parsed = [parse_shape(s, tolerations, gang) for s in shapes]
     if tolerations and not shapes:
@@ -48,17 +43,9 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
     for path, kind in ((svg, "svg"), (html, "html")):
         if path is not None:  # before any work: a bad target costs no load
             check_output_file(path, option=f"--{kind}", stdout=False)
-    edits = what_if.edits() if what_if else ()
-    source = source or LiveOptions()
-    live = cluster_source(source)
-    err = Console(stderr=True)
-    quiet = source.quiet or not err.is_terminal
-    with nullcontext() if quiet else err.status("loading inputs…"):
-        snapshot = load_inputs(for_files, clusters, cluster_documents=live)
-    if not snapshot.nodes:
-        raise UsageError("the cluster inputs have no nodes (give --cluster or --live)")
-    edited = apply_edits(snapshot, edits)
-    snapshot = edited.snapshot
+    session = session or Session()
+    loaded = session.load(for_files, clusters, check=_has_nodes)
+    snapshot, edited = loaded.snapshot, loaded.edited
     if for_files:
         found = workload_shapes(snapshot)
         if not found:
@@ -66,7 +53,7 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                              "take a shape from (expected PodGroups, Workloads, Jobs or pods "
                              "that reference a pod group)")
         parsed.extend(found)
-    with nullcontext() if quiet else err.status("counting…"):
+    with session.status("counting…"):
         report = capacity(snapshot, parsed, keys)
 
     def renderables(target: int | None) -> list:
@@ -82,3 +69,8 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         sys.stdout.write(render(renderables, stdout_width(width)))
     sys.stdout.flush()
     return ExitStatus.OK
+
+
+def _has_nodes(snapshot: ClusterSnapshot) -> None:
+    if not snapshot.nodes:
+        raise UsageError("the cluster inputs have no nodes (give --cluster or --live)")

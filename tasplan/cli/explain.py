@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from pathlib import Path
 
-from rich.console import Console
-
 from tasplan.cli import teardown
+from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.output import render, stdout_width, target_notes, warn
 from tasplan.cli.pictures import write_plan_html
-from tasplan.cli.release import ReleaseOptions
-from tasplan.cli.whatif import WhatIfOptions
+from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
-from tasplan.load.batch import JobOverrides
-from tasplan.load.loader import load_inputs
 from tasplan.output_file import check_output_file
-from tasplan.plugins.config import load_scheduler_config
 from tasplan.report.document import plan_document
 from tasplan.report.explain_table import render_explanations
 from tasplan.report.serialize import to_json, to_yaml
 from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
-from tasplan.whatif import apply_edits
 
 
 def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
@@ -46,47 +38,36 @@ def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
     return paths, names, pending
 
 
-def run_explain(targets: list[str], clusters: list[Path], output: str,
-                scheduler_config: Path | None = None, source: LiveOptions | None = None,
-                width: int | None = None, jobs: JobOverrides | None = None,
-                what_if: WhatIfOptions | None = None,
-                release: ReleaseOptions | None = None, html: str | None = None) -> int:
+def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
+                session: Session | None = None, width: int | None = None,
+                html: str | None = None) -> int:
     paths, names, pending = split_targets(targets)
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     if html is not None:  # before any work: a bad target costs no load
         check_output_file(html, option="--html", stdout=False)
-    config = load_scheduler_config(scheduler_config) if scheduler_config else None
-    edits = what_if.edits() if what_if else ()
-    source = source or LiveOptions()
-    release = release or ReleaseOptions()
-    release.check()
-    live = cluster_source(source)
-    err = Console(stderr=True)
-    quiet = source.quiet or not err.is_terminal
-    with nullcontext() if quiet else err.status("loading inputs…"):
-        edited = apply_edits(load_inputs(paths, clusters, jobs=jobs, cluster_documents=live),
-                             edits)
-        snapshot = select(edited.snapshot, names, unschedulable=pending)
+    session = session or Session()
+    plan = session.plan = session.plan or PlanOptions()
+    loaded = session.load(paths, clusters)
+    snapshot = select(loaded.snapshot, names, unschedulable=pending)
     if not any(g.planned for g in snapshot.groups) and not pending:
         raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
                          "Workloads, Jobs or pods that reference a pod group)")
-    with nullcontext() if quiet else err.status("explaining…"):
+    with session.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
-                         scheduler_config=config, target=release.target(snapshot),
-                         preempt=release.preempt, scheduler=release.scheduler)
+                         scheduler_config=loaded.config, target=plan.target(snapshot),
+                         preempt=plan.preempt, scheduler=plan.scheduler)
+    applied = loaded.edited.applied
     if html is not None:
-        write_plan_html(html, result, snapshot, edited.applied)
+        write_plan_html(html, result, snapshot, applied)
     if output in ("json", "yaml"):
-        document = plan_document(result.plan, result.explanations, what_if=edited.applied,
+        document = plan_document(result.plan, result.explanations, what_if=applied,
                                  trees=result.trees)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         warn(result.plan.warnings)
         target_notes(result.plan.target)
-        write_stdout(render(lambda target: [*render_what_if(edited.applied),
-                                                *render_explanations(result, wide=output == "wide",
-                                                                     width=target)],
-                                stdout_width(width)))
-    teardown.keep(edited, snapshot, result)
+        write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
+            result, wide=output == "wide", width=target)], stdout_width(width)))
+    teardown.keep(loaded.edited, snapshot, result)
     return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE

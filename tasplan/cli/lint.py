@@ -5,9 +5,6 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
@@ -21,45 +18,6 @@ class LintFormat(StrEnum):
     junit = "junit"
     sarif = "sarif"
     github = "github"
-
-
-def lint(
-    paths: Annotated[list[str], typer.Argument(
-        help="Manifest files or directories; '-' reads file names from stdin, one a line "
-        "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
-    cluster: Annotated[list[Path], typer.Option(
-        "--cluster", "-c", help="Also check against this cluster snapshot (file or directory; "
-        "repeatable): topology keys, capacity, taints, selectors.", show_default=False)] = [],  # noqa: B006
-    output: Annotated[LintFormat, typer.Option("--output", "-o", help="Output format.")]
-    = LintFormat.text,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="Unknown fields are errors, and warnings fail the run.")] = False,
-    summary: Annotated[bool, typer.Option(
-        "--summary", help="Print counts (to stderr for the machine-readable formats).")]
-    = False,
-    namespace: Annotated[str, typer.Option(
-        "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
-    = "default",
-    kube_version: Annotated[str | None, typer.Option(
-        "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
-        help="Accept only the scheduling.k8s.io versions this Kubernetes release serves.")]
-    = None,
-    traceback: Annotated[bool, typer.Option(
-        "--traceback", help="On an error, show the Python traceback instead of one line (for "
-        "bug reports).")] = False,
-) -> None:
-    """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
-
-    Schema, references and gang sizes; with --cluster also topology keys, capacity, taints
-    and selectors. Other kinds are skipped.
-
-    Exit status: 0 clean, 1 error findings (or any finding with --strict), 2 unreadable
-    input or usage error.
-    """
-    from tasplan.cli.app import run_guarded
-
-    run_guarded(lambda: run_lint(paths, cluster, output.value, strict, summary, namespace,
-                                 kube_version), traceback=traceback)
 
 
 def _stdin_paths() -> list[str]:

@@ -12,38 +12,34 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tasplan.errors import UsageError
-from tasplan.load.documents import Document, parsed_documents
+from tasplan.load.document import Document
+from tasplan.load.documents import parsed_documents
 
 if TYPE_CHECKING:  # the kubernetes client is imported only when --live asks for it
     from tasplan.live.lister import ListProgress
 
-LiveOpt = Annotated[bool, typer.Option(
-    "--live", help="Read the cluster of the kubeconfig's current context (read-only: GET "
-    "requests only).")]
-ContextOpt = Annotated[str | None, typer.Option(
-    "--context", metavar="NAME", help="kubeconfig context to use (with --live).",
-    show_default=False)]
-KubeconfigOpt = Annotated[str | None, typer.Option(
-    "--kubeconfig", metavar="PATH", help="kubeconfig file (default: $KUBECONFIG, then "
-    "~/.kube/config; in a pod, its service account).", show_default=False)]
-NamespaceOpt = Annotated[str | None, typer.Option(
-    "--namespace", "-n", metavar="NS", help="Read pods, pod groups and PDBs of this "
-    "namespace only (with --live; nodes are always all).", show_default=False)]
-RequestTimeoutOpt = Annotated[str | None, typer.Option(
-    "--request-timeout", metavar="DURATION", help="Give up on a request after this long "
-    "(30, 30s, 2m, 1h; default and 0: 60s, TASPLAN_REQUEST_TIMEOUT).", show_default=False)]
-QuietOpt = Annotated[bool, typer.Option(
-    "--quiet", "-q", help="No progress output on stderr.")]
-
-
 @dataclass(frozen=True)
 class LiveOptions:
-    live: bool = False
-    context: str | None = None
-    kubeconfig: str | None = None
-    namespace: str | None = None
-    request_timeout: str | None = None
-    quiet: bool = False
+    """The options of every command that reads a cluster."""
+
+    live: Annotated[bool, typer.Option(
+        "--live", help="Read the cluster of the kubeconfig's current context (read-only: GET "
+        "requests only).")] = False
+    context: Annotated[str | None, typer.Option(
+        "--context", metavar="NAME", help="kubeconfig context to use (with --live).",
+        show_default=False)] = None
+    kubeconfig: Annotated[str | None, typer.Option(
+        "--kubeconfig", metavar="PATH", help="kubeconfig file (default: $KUBECONFIG, then "
+        "~/.kube/config; in a pod, its service account).", show_default=False)] = None
+    namespace: Annotated[str | None, typer.Option(
+        "--namespace", "-n", metavar="NS", help="Read pods, pod groups and PDBs of this "
+        "namespace only (with --live; nodes are always all).", show_default=False)] = None
+    request_timeout: Annotated[str | None, typer.Option(
+        "--request-timeout", metavar="DURATION", help="Give up on a request after this long "
+        "(30, 30s, 2m, 1h; default and 0: 60s, TASPLAN_REQUEST_TIMEOUT).",
+        show_default=False)] = None
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress output on stderr.")] = False
 
     def check(self) -> None:
         if self.live:

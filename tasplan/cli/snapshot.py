@@ -9,7 +9,6 @@ from typing import Any
 
 from rich.console import Console
 
-from tasplan import __version__
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
@@ -20,6 +19,7 @@ from tasplan.load.loader import assemble, gc_paused, require_kind, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
 from tasplan.snapshot.write import write_snapshot
+from tasplan.version import __version__
 
 # Names that are output formats elsewhere (-o FORMAT): as a snapshot file name they are
 # almost certainly a mistake ("snapshot -o json" used to write a file named "json").

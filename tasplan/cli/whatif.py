@@ -8,7 +8,7 @@ arguments and ``WhatIfOptions.edits`` interleaves the lists in the order the fla
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -72,19 +72,26 @@ _SIMPLE = {"cordon": "cordon", "drain": "drain", "remove": "remove", "evict": "e
            "set": "set"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class WhatIfOptions:
-    cordon: list[str] = field(default_factory=list)
-    drain: list[str] = field(default_factory=list)
-    remove: list[str] = field(default_factory=list)
-    add_nodes: list[int] = field(default_factory=list)
-    like: list[str] = field(default_factory=list)
-    domain: list[str] = field(default_factory=list)
-    label: list[str] = field(default_factory=list)
-    evict: list[str] = field(default_factory=list)
-    set: list[str] = field(default_factory=list)
-    what_if: list[Path] = field(default_factory=list)
-    args: list[str] | None = None  # the raw arguments, for the order
+    """The what-if flags, each a list in the order given (``args``: the raw arguments,
+    which interleave them)."""
+
+    cordon: CordonOpt = field(default_factory=list)
+    drain: DrainOpt = field(default_factory=list)
+    remove: RemoveOpt = field(default_factory=list)
+    add_nodes: AddNodesOpt = field(default_factory=list)
+    like: LikeOpt = field(default_factory=list)
+    domain: InOpt = field(default_factory=list)
+    label: LabelOpt = field(default_factory=list)
+    evict: EvictOpt = field(default_factory=list)
+    set: SetOpt = field(default_factory=list)
+    what_if: WhatIfFileOpt = field(default_factory=list)
+    args: list[str] | None = None
+
+    def with_context(self, ctx: typer.Context) -> WhatIfOptions:
+        """With the arguments ``WhatIfCommand`` recorded."""
+        return replace(self, args=ctx.meta.get(ARGS_KEY))
 
     def edits(self) -> tuple[Edit, ...]:
         """Every edit in command-line order; what-if files are read here."""

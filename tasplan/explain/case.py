@@ -15,7 +15,7 @@ from functools import cached_property
 from tasplan.dra.copies import copied_slices
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
-from tasplan.framework.statement import Reserver, Statement, Undo, release
+from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext, Placement
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
@@ -28,29 +28,6 @@ from tasplan.plugins import names
 from tasplan.preemption.budgets import DisruptionBudget
 
 HOSTNAME = "kubernetes.io/hostname"
-
-
-class TrialStatement(Statement):
-    """A Statement whose commits can be undone: ``schedule_group`` commits the winner's
-    assumptions, a what-if must not keep them."""
-
-    def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
-        super().__init__(reservers)
-        self.committed: list[tuple[Pod, NodeInfo]] = []
-        self._committed_undo: list[Undo] = []
-
-    def commit(self) -> list[tuple[Pod, NodeInfo]]:
-        undo = self._undo
-        done = super().commit()
-        self.committed.extend(done)
-        self._committed_undo.extend(undo)
-        return done
-
-    def undo(self) -> None:
-        for (pod, node), undo in zip(reversed(self.committed),
-                                     reversed(self._committed_undo), strict=True):
-            release(undo)
-            node.remove_pod(pod)
 
 
 @dataclass
@@ -112,12 +89,10 @@ class Case:
         if group is not None or pending is not None:
             ctx = GroupContext(group or ctx.group, tuple(ctx.pending if pending is None
                                                          else pending), ctx.scheduled)
-        trial = TrialStatement(self.fw.reservers)
-        try:
-            return schedule_group(self.fw, ctx, self.infos if infos is None else infos, trial,
-                                  assign=self.assignments)
-        finally:
-            trial.undo()
+        statement = Statement(self.fw.reservers)
+        with statement.trial():
+            return schedule_group(self.fw, ctx, self.infos if infos is None else infos,
+                                  statement, assign=self.assignments)
 
     @cached_property
     def count(self) -> Count:

@@ -8,8 +8,10 @@ planner moves on; every what-if re-plans that one group only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
 
-from tasplan.explain.case import Case, TrialStatement, with_pods
+from tasplan.explain.case import Case, with_pods
 from tasplan.explain.composite import explain_trees
 from tasplan.explain.counterfactuals import (
     add_nodes,
@@ -28,15 +30,18 @@ from tasplan.framework.registry import Registry
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
+from tasplan.model.group import PodGroup
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.result import GroupResult
+from tasplan.plan.state import PlanState
 from tasplan.preemption.budgets import disruption_budgets
 from tasplan.preemption.victims import atomic_ancestors
 from tasplan.schedulers.interface import AUTO
 from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
-from tasplan.schedulers.kube.scheduler import KubeScheduler, group_priority
+from tasplan.schedulers.kube.admission import group_priority
+from tasplan.schedulers.kube.scheduler import KubeRun, KubeScheduler, Stage
 from tasplan.schedulers.planner import plan, target_for
 from tasplan.schedulers.registry import in_tree_schedulers
 from tasplan.target import COMPOSITE_POD_GROUP, Target
@@ -51,40 +56,72 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             preempt: bool = True, scheduler: str = AUTO) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them)."""
-    budgets = disruption_budgets(snapshot)
-    node_index = snapshot.node_index
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
-    memo: dict = {}
     priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
                   for g in snapshot.groups}
     trees_on = (target or target_for(snapshot)).enabled(COMPOSITE_POD_GROUP)
-    atomic = atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on else {}
-
-    def schedule(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
-                 statement: Statement, **kw) -> GroupResult:
-        trial = TrialStatement(statement.reservers)
-        result = schedule_group(fw, ctx, infos, trial, **kw)
-        if needs_explanation(ctx, result):
-            trial.undo()  # explain in the state the group was planned in
-            case = Case(fw, ctx, infos, result, needed(ctx, result), priorities[ctx.group.key],
-                        budgets, node_index, assignments=all_assignments, memo=memo,
-                        groups=snapshot.group_index, priorities=priorities, atomic=atomic)
-            explanations[ctx.group.key] = explain_case(case)
-            for pod, node in trial.committed:
-                statement.assume(pod, node)
-            statement.commit()
-        return result
-
-    schedulers = {**in_tree_schedulers(KubeScheduler(schedule)),
+    shared = _Shared(explanations, disruption_budgets(snapshot), {}, priorities,
+                     atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on
+                     else {}, all_assignments)
+    kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
+    schedulers = {**in_tree_schedulers(kube),
                   KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
-                  scheduler_config=scheduler_config, schedule=schedule, target=target,
-                  preempt=preempt, scheduler=scheduler, schedulers=schedulers)
+                  scheduler_config=scheduler_config, target=target, preempt=preempt,
+                  scheduler=scheduler, schedulers=schedulers)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt, scheduler=scheduler)) if result.composites else {}
     return ExplainResult(result, explanations, trees)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What the explanations of one run share: where they go, the disruption budgets, a
+    memo of facts about the (unchanging) nodes, every group's priority, the composites
+    bounding preemption units, and whether suggestions carry assignments."""
+
+    explanations: dict[str, Explanation]
+    budgets: tuple
+    memo: dict
+    priorities: dict[str, int]
+    atomic: dict[str, str]
+    assignments: bool
+
+
+class _ExplainingRun(KubeRun):
+    """kube-scheduler's run, explaining each standalone group that does not fit (or fits
+    only in part) in the exact state the planner gave it, before the planner moves on."""
+
+    def __init__(self, state: PlanState, groups: Sequence[PodGroup], trees: bool, *,
+                 shared: _Shared) -> None:
+        super().__init__(state, groups, trees)
+        self.shared = shared
+
+    def schedule_group(self, fw: Framework, ctx: GroupContext, nodes: Sequence[NodeInfo],
+                       statement: Statement, *, stage: Stage = Stage.ALONE,
+                       **kw: object) -> GroupResult:
+        if stage != Stage.ALONE:
+            return super().schedule_group(fw, ctx, nodes, statement, stage=stage, **kw)
+        checkpoint = statement.begin()
+        result = schedule_group(fw, ctx, nodes, statement, **kw)
+        if not needs_explanation(ctx, result):
+            statement.end(checkpoint, keep=True)
+            return result
+        placed = statement.changes_since(checkpoint)
+        statement.end(checkpoint, keep=False)  # explain in the state the group was planned in
+        shared = self.shared
+        case = Case(fw, ctx, nodes, result, needed(ctx, result),
+                    shared.priorities[ctx.group.key], shared.budgets,
+                    self.state.snapshot.node_index, assignments=shared.assignments,
+                    memo=shared.memo, groups=self.state.snapshot.group_index,
+                    priorities=shared.priorities, atomic=shared.atomic)
+        shared.explanations[ctx.group.key] = explain_case(case)
+        for pod, node in placed:
+            statement.assume(pod, node)
+        statement.commit()
+        return result
 
 
 def needs_explanation(ctx: GroupContext, result: GroupResult) -> bool:

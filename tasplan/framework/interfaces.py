@@ -35,15 +35,60 @@ class FilterPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class ScorePlugin(Plugin, Protocol):
-    """Scores a feasible node in [0, 100] after optional normalisation over all feasible nodes.
-
-    Optional methods: ``pre_score(state, pod) -> bool`` (False = skip this plugin for the pod,
-    upstream's PreScore Skip) and ``normalize_score(state, pod, scores: list[int], nodes:
-    list[NodeInfo]) -> None`` (in place; ``nodes[i]`` is the node ``scores[i]`` belongs to)."""
+    """Scores a feasible node in [0, 100], after normalisation over all feasible nodes when
+    the plugin is a ``NormalizeScorePlugin``; a ``PreScorePlugin`` may skip a pod."""
 
     scope: Scope
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int: ...
+
+
+# Abilities a plugin may add to its extension points; the framework looks them up once, by
+# these interfaces.
+
+
+@runtime_checkable
+class PreScorePlugin(Protocol):
+    """``pre_score`` False: the plugin has nothing to score for the pod (upstream's PreScore
+    Skip); it is then not asked for the pod at all."""
+
+    def pre_score(self, state: CycleState, pod: Pod) -> bool: ...
+
+
+@runtime_checkable
+class NormalizeScorePlugin(Protocol):
+    """Rewrites the scores of all feasible nodes in place (upstream's ScoreExtensions);
+    ``nodes[i]`` is the node ``scores[i]`` belongs to."""
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[int],
+                        nodes: list[NodeInfo]) -> None: ...
+
+
+@runtime_checkable
+class PodScopedPlugin(Protocol):
+    """A filter or score whose ``scope`` depends on the pod (DynamicResources reads only the
+    node when the pod's devices can only be node-local)."""
+
+    def scope_for(self, pod: Pod) -> Scope: ...
+
+
+@runtime_checkable
+class CapacityPlugin(Protocol):
+    """A node-scope filter that can say how many more pods like ``pod`` pass on ``node``:
+    placements of identical pods are then decided from counts."""
+
+    def capacity(self, pod: Pod, node: NodeInfo) -> int: ...
+
+
+@runtime_checkable
+class DeviceReportPlugin(Protocol):
+    """A reserver that knows devices (DRA): what a placement's report says of them."""
+
+    def free_devices(self, pods: Sequence[Pod], nodes: Sequence[NodeInfo],
+                     unassumed: tuple[Pod, int] | None = None) -> dict[str, int]: ...
+
+    def devices_by_pod(self, pods: Sequence[Pod], allocations: dict[str, list[dict[str, str]]]
+                       ) -> dict[str, dict[str, int]]: ...
 
 
 class Summary(Protocol):
@@ -130,11 +175,9 @@ class PlacementFeasiblePlugin(Plugin, Protocol):
 @runtime_checkable
 class PlacementScorePlugin(Plugin, Protocol):
     """Scores a feasible placement from its proposed assignments; the node state passed in
-    is the state before the proposals. Optional ``normalize_placement_scores(scores) ->
-    list[int]`` maps raw scores of all feasible placements into [0, 100]. A plugin whose
-    score reads only the proposed pods, never their nodes, sets ``reads_assigned_nodes =
-    False``; the planner may then score placements of identical pods from exact counts
-    without choosing their nodes one by one."""
+    is the state before the proposals. A ``NormalizePlacementScorePlugin`` maps the raw
+    scores of all feasible placements into [0, 100]; a ``NodeReadingDeclared`` one may say
+    it never reads the proposed pods' nodes."""
 
     def score_placement(
         self,
@@ -143,3 +186,17 @@ class PlacementScorePlugin(Plugin, Protocol):
         nodes: Sequence[NodeInfo],
         proposed: Sequence[ProposedAssignment],
     ) -> int: ...
+
+
+@runtime_checkable
+class NormalizePlacementScorePlugin(Protocol):
+    def normalize_placement_scores(self, scores: list[int]) -> list[int]: ...
+
+
+@runtime_checkable
+class NodeReadingDeclared(Protocol):
+    """A placement scorer that says whether its score reads the proposed pods' nodes
+    (one that does not say, does). When no scorer does, the planner may score placements
+    of identical pods from exact counts, without choosing their nodes one by one."""
+
+    reads_assigned_nodes: bool

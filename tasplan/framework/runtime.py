@@ -9,12 +9,19 @@ from itertools import product
 
 from tasplan.errors import InternalError, ProfileError
 from tasplan.framework.interfaces import (
+    CapacityPlugin,
     ClusterStatePlugin,
+    DeviceReportPlugin,
     FilterPlugin,
+    NodeReadingDeclared,
+    NormalizePlacementScorePlugin,
+    NormalizeScorePlugin,
     PlacementFeasiblePlugin,
     PlacementGeneratePlugin,
     PlacementScorePlugin,
     Plugin,
+    PodScopedPlugin,
+    PreScorePlugin,
     ReservePlugin,
     ScorePlugin,
     SnapshotPlugin,
@@ -23,7 +30,14 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import PluginRef, Profile
 from tasplan.framework.registry import Registry
 from tasplan.framework.status import Code, Status, error
-from tasplan.framework.types import MAX_NODE_SCORE, GroupContext, Placement, ProposedAssignment
+from tasplan.framework.types import (
+    MAX_NODE_SCORE,
+    GroupContext,
+    Placement,
+    ProposedAssignment,
+    Scope,
+)
+from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.target import Target, resolve
 
@@ -63,8 +77,8 @@ class Framework:
             WeightedScore(
                 p := self._plugin(ref.name, ScorePlugin, "score"),
                 _weight(ref),
-                getattr(p, "normalize_score", None),
-                getattr(p, "pre_score", None),
+                p.normalize_score if isinstance(p, NormalizeScorePlugin) else None,
+                p.pre_score if isinstance(p, PreScorePlugin) else None,
             )
             for ref in profile.score
         ]
@@ -84,15 +98,26 @@ class Framework:
             WeightedPlacementScore(
                 p := self._plugin(ref.name, PlacementScorePlugin, "placementScore"),
                 _weight(ref),
-                getattr(p, "normalize_placement_scores", None),
+                p.normalize_placement_scores
+                if isinstance(p, NormalizePlacementScorePlugin) else None,
             )
             for ref in profile.placement_score
         ]
         self.placement_scores_read_nodes = any(
-            getattr(e.plugin, "reads_assigned_nodes", True) for e in self.placement_scores)
+            not isinstance(e.plugin, NodeReadingDeclared) or e.plugin.reads_assigned_nodes
+            for e in self.placement_scores)
+        # Abilities looked up once: filters and scores whose scope depends on the pod, and
+        # the filters that can count how many more pods fit on a node.
+        self.pod_scoped: dict[int, Callable[[Pod], Scope]] = {
+            id(p): p.scope_for for p in self._instances.values()
+            if isinstance(p, PodScopedPlugin)}
+        self.counting: frozenset[int] = frozenset(
+            id(f) for f in self.filters if isinstance(f, CapacityPlugin))
         # Plugins with state beyond the nodes, in profile order; the Statement calls them.
         self.reservers: list[ReservePlugin] = [p for p in self._instances.values()
                                                if isinstance(p, ReservePlugin)]
+        self.device_reporters: list[DeviceReportPlugin] = [
+            p for p in self.reservers if isinstance(p, DeviceReportPlugin)]
         total = sum(s.weight for s in self.scores) * MAX_NODE_SCORE
         if total > MAX_TOTAL_WEIGHT:
             raise ProfileError("<profile>", f"total score weight {total} would overflow")
@@ -142,10 +167,9 @@ class Framework:
         devices per pod, from the reservers that know devices (DRA)."""
         free: dict[str, int] = {}
         per_pod: dict[str, dict[str, int]] = {}
-        for plugin in self.reservers:
-            if hasattr(plugin, "free_devices"):
-                free.update(plugin.free_devices(pods, members, unassumed))
-                per_pod.update(plugin.devices_by_pod(pods, allocations))
+        for plugin in self.device_reporters:
+            free.update(plugin.free_devices(pods, members, unassumed))
+            per_pod.update(plugin.devices_by_pod(pods, allocations))
         return free, per_pod
 
     # -- placement extension points -------------------------------------------------------

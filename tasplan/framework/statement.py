@@ -1,8 +1,19 @@
-"""Assume / checkpoint / rollback over node state (KAI's Statement, strictly LIFO).
+"""Assume / evict / checkpoint / rollback / commit over node state (KAI's Statement: every
+operation is undoable, strictly LIFO).
 
 Every placement is evaluated from the same starting state: take a checkpoint, assume pods
-one by one, roll back to the checkpoint. A committed statement keeps its assumptions, which
+one by one, roll back to the checkpoint. A committed statement keeps its operations, which
 is how one group's chosen placement becomes part of the world for the next group.
+
+Eviction is an operation like assumption (preemption removes its candidates, re-runs the
+cycle, puts victims back one by one and undoes it all): ``evict`` takes a pod off its node,
+``restore`` puts an evicted pod back, and rollback undoes either. What an evicted pod holds
+outside its node (DRA devices) stays held: upstream's preemption does not count devices
+freed yet (KEP-5690; ``docs/dra.md``).
+
+A *trial* (``trial()``, or ``begin``/``end``) is undone as a whole, what was committed inside
+it included: a preemption re-run or a what-if runs the ordinary cycle, which commits its
+winner, and leaves no trace.
 
 State outside the nodes (DRA devices) follows through ``reservers``: plugins whose
 ``reserve(pod, node)`` runs after each assumption (upstream's Reserve) and returns an undo
@@ -11,7 +22,9 @@ token that ``unreserve`` takes back on rollback (upstream's Unreserve).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from enum import Enum
 from typing import Protocol
 
 from tasplan.framework.node_info import NodeInfo
@@ -28,16 +41,26 @@ class Reserver(Protocol):
     def unreserve(self, token: object) -> None: ...
 
 
-# One undo entry per assumption: (reserver, token) pairs, or None when nothing was reserved.
+class Op(Enum):
+    EVICT = "evict"
+    RESTORE = "restore"
+
+
+# One undo entry per operation: (reserver, token) pairs, or None when nothing was reserved.
 Undo = tuple[tuple[Reserver, object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_log", "_undo", "reservers")
+    __slots__ = ("_commit_asked", "_log", "_moves", "_trials", "_undo", "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
         self._undo: list[Undo] = []
+        # (log position, operation) of the evictions and restores, in order: the rest of
+        # the log are assumptions (the hot path stays as cheap as the log alone).
+        self._moves: list[tuple[int, Op]] = []
+        self._trials = 0
+        self._commit_asked = False
         self.reservers: list[Reserver] = list(reservers)
 
     def add_reservers(self, reservers: Iterable[Reserver]) -> None:
@@ -54,6 +77,21 @@ class Statement:
                          if (t := r.reserve(pod, node)) is not None) or None
         self._undo.append(undo)
 
+    def evict(self, pod: Pod, node: NodeInfo) -> None:
+        """``pod`` leaves ``node`` (preemption)."""
+        node.remove_pod(pod)
+        self._move(pod, node, Op.EVICT)
+
+    def restore(self, pod: Pod, node: NodeInfo) -> None:
+        """An evicted ``pod`` comes back to ``node``."""
+        node.add_pod(pod)
+        self._move(pod, node, Op.RESTORE)
+
+    def _move(self, pod: Pod, node: NodeInfo, op: Op) -> None:
+        self._moves.append((len(self._log), op))
+        self._log.append((pod, node))
+        self._undo.append(None)
+
     def checkpoint(self) -> int:
         return len(self._log)
 
@@ -61,20 +99,60 @@ class Statement:
         log = self._log
         if not 0 <= checkpoint <= len(log):
             raise StatementError(f"checkpoint {checkpoint} outside the log (length {len(log)})")
+        moves = self._moves
         while len(log) > checkpoint:
             pod, node = log.pop()
             release(self._undo.pop())
-            node.remove_pod(pod)
+            if moves and moves[-1][0] == len(log) and moves.pop()[1] is Op.EVICT:
+                node.add_pod(pod)
+            else:
+                node.remove_pod(pod)
 
     def changes_since(self, position: int) -> list[tuple[Pod, NodeInfo]]:
-        """Operations after ``position``: lets caches refresh only the nodes that changed."""
+        """The pods assumed after ``position``: lets caches refresh only the nodes that
+        changed. A cache never spans an eviction (preemption evicts before a cycle
+        starts), and says so if one does."""
+        if self._moves and self._moves[-1][0] >= position:
+            raise StatementError(f"evictions after position {position}: a cache over them "
+                                 "would miss them")
         return self._log[position:]
 
     def commit(self) -> list[tuple[Pod, NodeInfo]]:
-        """Keep every assumption and start a new log; returns what was committed."""
-        done, self._log = self._log, []
-        self._undo = []
+        """Keep every operation and start a new log; returns what was committed. Inside a
+        trial nothing is forgotten (the trial undoes it all) until it ends with ``keep``."""
+        done = self._log[:]
+        if self._trials:
+            self._commit_asked = True
+            return done
+        self._log, self._undo, self._moves = [], [], []
         return done
+
+    def begin(self) -> int:
+        """Open a trial; returns its checkpoint, for ``end``."""
+        self._trials += 1
+        return len(self._log)
+
+    def end(self, checkpoint: int, *, keep: bool) -> None:
+        """Close the trial opened at ``checkpoint``: undo it, or keep it (what was
+        committed inside it is committed once no trial is open)."""
+        if self._trials <= 0:
+            raise StatementError("end() without begin()")
+        if not keep:
+            self.rollback(checkpoint)
+        self._trials -= 1
+        if not self._trials and self._commit_asked:
+            self._commit_asked = False
+            if keep:
+                self.commit()
+
+    @contextmanager
+    def trial(self) -> Iterator[int]:
+        """``with statement.trial():`` -- everything inside is undone on the way out."""
+        checkpoint = self.begin()
+        try:
+            yield checkpoint
+        finally:
+            self.end(checkpoint, keep=False)
 
 
 def release(undo: Undo) -> None:

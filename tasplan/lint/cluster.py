@@ -16,7 +16,8 @@ from tasplan.lint.composite_cluster import tree_findings
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
 from tasplan.load.batch import JobOverrides
-from tasplan.load.documents import Document, expand_paths, read_documents
+from tasplan.load.document import Document
+from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.loader import assemble
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.node import Node

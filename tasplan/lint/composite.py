@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tasplan.lint.fields import get as _get
+from tasplan.lint.fields import text as _text
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
-from tasplan.lint.semantic import _get, _text
 from tasplan.model.composite import KIND, MAX_TREE_DEPTH
 
 Found = tuple[Manifest, Violation]

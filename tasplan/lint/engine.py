@@ -16,7 +16,8 @@ from tasplan.lint import dra, kai, schema, semantic
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
-from tasplan.load.documents import expand_paths, type_name
+from tasplan.load.document import type_name
+from tasplan.load.documents import expand_paths
 from tasplan.target import RELEASES, parse_version, serving_releases
 
 CHECKED_GROUP_KINDS = ("Workload", "PodGroup")

@@ -22,16 +22,10 @@ import yaml
 
 from tasplan.errors import InputError
 from tasplan.lint.report import Path as FieldPath
-from tasplan.load.documents import (
-    AliasBomb,
-    FastLoader,
-    GuardedLoader,
-    max_input_bytes,
-    needs_guarded_loader,
-    read_limited,
-)
+from tasplan.load.documents import max_input_bytes, read_limited
 from tasplan.load.nesting import check_depth, may_nest_deeper
 from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
+from tasplan.load.yaml_loader import AliasBomb, FastLoader, GuardedLoader, needs_guarded_loader
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"

@@ -22,7 +22,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from tasplan.lint.report import Violation
-from tasplan.load.documents import type_name
+from tasplan.load.document import type_name
 from tasplan.model.selectors import valid_label_key
 from tasplan.untrusted import quote
 

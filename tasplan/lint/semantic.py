@@ -12,6 +12,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tasplan.lint.fields import get as _get
+from tasplan.lint.fields import items as _items
+from tasplan.lint.fields import text as _text
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Path, Violation
 from tasplan.lint.schema import SCHEMA_GROUP
@@ -19,29 +22,6 @@ from tasplan.model.pod import DEFAULT_SCHEDULER
 
 LEGACY = f"{SCHEMA_GROUP}/v1alpha1"
 Found = tuple[Manifest, Violation]
-
-
-def _get(obj: Any, *path: str | int) -> Any:
-    for part in path:
-        if isinstance(part, int):
-            obj = obj[part] if isinstance(obj, list) and part < len(obj) else None
-        else:
-            obj = obj.get(part) if isinstance(obj, dict) else None
-        if obj is None:
-            return None
-    return obj
-
-
-def _text(obj: Any, *path: str | int) -> str:
-    value = _get(obj, *path)
-    return value if isinstance(value, str) else ""
-
-
-def _items(obj: Any, *path: str | int) -> list[tuple[int, dict]]:
-    value = _get(obj, *path)
-    if not isinstance(value, list):
-        return []
-    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
 
 
 def _where(m: Manifest) -> str:

@@ -18,7 +18,8 @@ from pathlib import Path
 from tasplan.errors import InputError, UsageError
 from tasplan.lint.report import format_path
 from tasplan.lint.schema import validate
-from tasplan.load.documents import locate, read_documents
+from tasplan.load.documents import read_documents
+from tasplan.load.yaml_loader import locate
 from tasplan.whatif.edits import Edit
 from tasplan.whatif.ops.set_field import parse_set
 from tasplan.whatif.selectors import check_label_terms, is_selector, parse_terms, pod_filter

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tasplan import __version__
 from tasplan.live.config import Connection
 from tasplan.live.discovery import (
     DRA_NAMESPACED,
@@ -24,6 +23,7 @@ from tasplan.live.lister import ListProgress, Reader
 from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
 from tasplan.snapshot.prune import prune, prune_node, prune_pod
+from tasplan.version import __version__
 
 
 def read_cluster(connection: Connection, *, namespace: str = "",

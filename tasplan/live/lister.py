@@ -20,11 +20,11 @@ from urllib.parse import urlencode
 import orjson
 import urllib3
 
-from tasplan import __version__
 from tasplan.limits import LIST_DEADLINE, MAX_PAGES, MAX_RESPONSE_BYTES, REQUEST_TIMEOUT
 from tasplan.live.config import Connection
 from tasplan.live.errors import ClusterError, http_error, transport_error
 from tasplan.untrusted import clean
+from tasplan.version import __version__
 
 PAGE_SIZE = 500  # kubectl's --chunk-size
 MAX_ATTEMPTS = 5

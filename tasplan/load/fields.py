@@ -7,7 +7,8 @@ from typing import Any
 
 from tasplan.errors import InputError
 from tasplan.limits import INT32_MAX, INT64_MAX, INT64_MIN
-from tasplan.load.documents import locate, type_name
+from tasplan.load.document import type_name
+from tasplan.load.yaml_loader import locate
 from tasplan.model.source import Source
 from tasplan.untrusted import quote, short_int
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from tasplan.load.documents import Document
+from tasplan.load.document import Document
 from tasplan.untrusted import QUOTE_CHARS, clean
 
 # The API server appends 5 random characters from an alphabet without 0, 1 and 3; tasplan

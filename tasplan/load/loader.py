@@ -28,7 +28,8 @@ from tasplan.load.core_v1 import (
     decode_pod,
     decode_priority_class,
 )
-from tasplan.load.documents import Document, expand_paths, locate, read_documents
+from tasplan.load.document import Document
+from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, skipped_kinds
 from tasplan.load.intents import find_intents
@@ -37,6 +38,7 @@ from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
+from tasplan.load.yaml_loader import locate
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
 from tasplan.model.dra import DraInputs

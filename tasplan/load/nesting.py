@@ -16,7 +16,7 @@ from itertools import accumulate
 
 import yaml
 
-from tasplan.load.strict import StrictError
+from tasplan.errors import StrictError
 
 MAX_DEPTH = 250  # nested collections in one document (docs/limits.md)
 _BRACKETS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")

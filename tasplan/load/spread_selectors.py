@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tasplan.load.documents import Document
+from tasplan.load.document import Document
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_affinity import label_selector
 from tasplan.model.spread_selectors import (

@@ -26,16 +26,11 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from tasplan.errors import StrictError
 from tasplan.limits import INT64_MAX, INT64_MIN
+from tasplan.load.nesting import too_deep
 
 MAX_DIGITS = 4300  # Python's default int-conversion limit; no Kubernetes number comes close
-
-
-class StrictError(ValueError):
-    def __init__(self, message: str, line: int | None = None, field: str = "") -> None:
-        super().__init__(message)
-        self.line = line
-        self.field = field
 
 
 # ---------------------------------------------------------------------------- encodings
@@ -223,8 +218,6 @@ def check_json_keys(data: bytes, obj: Any) -> None:
     try:
         encoded = orjson.dumps(obj)
     except TypeError:  # "Recursion limit reached": deeper than orjson encodes
-        from tasplan.load.nesting import too_deep  # imports this module
-
         raise too_deep(data) from None
     if (data.count(b":") == encoded.count(b":") and b"\\u003a" not in data
             and b"\\u003A" not in data):

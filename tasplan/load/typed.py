@@ -37,7 +37,7 @@ import orjson
 from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
-from tasplan.load.documents import Document
+from tasplan.load.document import Document
 from tasplan.load.strict import risky_escape
 from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node

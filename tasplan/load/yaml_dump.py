@@ -36,8 +36,9 @@ import threading
 from collections.abc import Iterator
 
 from tasplan.errors import InputError
-from tasplan.load.documents import Document
+from tasplan.load.document import Document
 from tasplan.load.strict import risky_escape
+from tasplan.load.yaml_loader import read_yaml
 from tasplan.snapshot import format as snapshot_format
 
 CHUNK_BYTES = 1 << 23
@@ -235,10 +236,8 @@ def _layout(data: bytes | mmap.mmap) -> tuple[int, int, int] | None:
 
 def _top(label: str, text: bytes) -> dict | None:
     """The List around the items (read by libyaml: a few lines), if it is one."""
-    from tasplan.load.documents import parse_bytes
-
     try:
-        docs = parse_bytes(label, text, ".yaml")
+        docs = read_yaml(label, text)
     except InputError:
         return None
     if len(docs) != 1 or not isinstance(docs[0], dict):

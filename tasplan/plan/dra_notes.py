@@ -9,6 +9,7 @@ from tasplan.dra.allocator import CANNOT_ALLOCATE, TIMED_OUT
 from tasplan.dra.claims import resolve
 from tasplan.framework.types import GroupContext
 from tasplan.model.dra import DraInputs
+from tasplan.plan.notes import NoteCode
 
 if TYPE_CHECKING:
     from tasplan.plan.result import GroupResult
@@ -25,7 +26,7 @@ def dra_notes(ctx: GroupContext, result: GroupResult,
     if synthesised:
         shown = ", ".join(synthesised[:3]) + (f" and {len(synthesised) - 3} more"
                                                if len(synthesised) > 3 else "")
-        yield ("dra-template-synthesized",
+        yield (NoteCode.DRA_TEMPLATE_SYNTHESIZED,
                    f"{len(synthesised)} ResourceClaim(s) were generated from their templates "
                    f"for the plan ({shown}); upstream's claim controller creates them before "
                    "the pods can be scheduled")
@@ -45,15 +46,15 @@ def dra_notes(ctx: GroupContext, result: GroupResult,
         unmodelled.add("consumable capacity (devices allowing multiple allocations are "
                        "treated as exclusive)")
     if unmodelled:
-        yield ("dra-not-modelled", "DRA features not modelled: "
+        yield (NoteCode.DRA_NOT_MODELLED, "DRA features not modelled: "
                    + "; ".join(sorted(unmodelled)))
     messages = [m for p in result.placements for m in p.unplaced.values()]
     if not result.schedulable and len(pending) > 1 and any(
             p.placed and any(CANNOT_ALLOCATE in m for m in p.unplaced.values())
             for p in result.placements):
-        yield ("dra-greedy", "devices are allocated pod by pod, each pod taking the first "
+        yield (NoteCode.DRA_GREEDY, "devices are allocated pod by pod, each pod taking the first "
                    "devices that fit in upstream's order; a DRA failure might be avoidable "
                    "with other devices for earlier pods, which upstream does not search for")
     if any(TIMED_OUT in m for m in messages):
-        yield ("dra-search-limit", "the device search on some node was cut off after "
+        yield (NoteCode.DRA_SEARCH_LIMIT, "the device search on some node was cut off after "
                    "a fixed number of steps (upstream bounds it by a 10 s timeout)")

@@ -8,7 +8,6 @@ tie-breaking) or timing (basic groups seen in part).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -21,17 +20,12 @@ from tasplan.model.pod import UNMODELLED_VOLUMES
 from tasplan.model.pod_affinity import PodAffinity
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.dra_notes import dra_notes
+from tasplan.plan.notes import Note, NoteCode
 
 if TYPE_CHECKING:
     from tasplan.plan.result import GroupResult
 
 IMAGE_LOCALITY = "ImageLocality"
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    code: str
-    message: str
-
 
 class ClusterFacts:
     """What the notes need to know about the whole input, worked out when first asked."""
@@ -63,44 +57,44 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
     notes: list[Note] = [Note(code, message) for code, message in ctx.group.notes]
     features = frozenset().union(*(p.unmodelled for p in pending))
     if UNMODELLED_VOLUMES in features:
-        notes.append(Note("volumes", "pods use persistent or CSI volumes: VolumeBinding, "
+        notes.append(Note(NoteCode.VOLUMES, "pods use persistent or CSI volumes: VolumeBinding, "
                           "VolumeZone, NodeVolumeLimits and VolumeRestrictions are not "
                           "simulated, so a node the volumes cannot reach may be chosen"))
     notes.extend(Note(code, message) for code, message in dra_notes(ctx, result, facts.dra))
     if facts.node_images and IMAGE_LOCALITY in profile.unmodelled and pending:
-        notes.append(Note("image-locality", "nodes list their images but ImageLocality "
+        notes.append(Note(NoteCode.IMAGE_LOCALITY, "nodes list their images but ImageLocality "
                           "(score weight 1) is not modelled: upstream may prefer nodes that "
                           "already hold the pods' images within a placement"))
     if sampling and pending:
         s = max(sampling, key=lambda s: (s.nodes, s.placement))
-        notes.append(Note("node-sampling", "upstream filters each pod only until it finds "
+        notes.append(Note(NoteCode.NODE_SAMPLING, "upstream filters each pod only until it finds "
                           f"{s.feasible_to_find} feasible nodes of the {s.nodes} in placement "
                           f"{s.placement!r} (percentageOfNodesToScore {s.percentage}%), "
                           "starting where the previous pod "
                           "stopped; tasplan evaluates every node, so node choice inside a "
                           "placement may differ (feasibility does not)"))
     if ctx.group.policy == Policy.BASIC and len(pending) > 1:
-        notes.append(Note("basic-timing", "basic groups are not gated: the scheduler may "
+        notes.append(Note(NoteCode.BASIC_TIMING, "basic groups are not gated: the scheduler may "
                           "start the group's cycle when only its first pods are queued and "
                           "choose the domain from those alone; tasplan plans all "
                           f"{len(pending)} pending pods at once"))
     if tied_with:
         tied = ", ".join(repr(n) for n in (selected, *tied_with))
-        notes.append(Note("random-ties", f"placements {tied} tie on score: upstream picks "
+        notes.append(Note(NoteCode.RANDOM_TIES, f"placements {tied} tie on score: upstream picks "
                           f"one at random, tasplan the first by name ({selected!r})"))
     if any(_uses_namespace_selector(p.pod_affinity) for p in pending) \
             and (missing := facts.unlabelled_namespaces):
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more"
                                           if len(missing) > 5 else "")
-        notes.append(Note("namespace-labels", "pod affinity uses a namespaceSelector but the "
-                          f"Namespace objects of {shown} are not in the inputs: they were "
-                          "matched by their kubernetes.io/metadata.name label only"))
+        notes.append(Note(NoteCode.NAMESPACE_LABELS, "pod affinity uses a namespaceSelector "
+                          f"but the Namespace objects of {shown} are not in the inputs: they "
+                          "were matched by their kubernetes.io/metadata.name label only"))
     # Preemption can only help a group that reached a scheduling cycle with somewhere to go:
     # not a gang still waiting for its pods (PreEnqueue), not one with no placement (no node
     # carries its topology key), not one that failed validation.
     if (not result.schedulable and pending and result.placements and not result.error
             and any(p.preemption_policy != "Never" for p in pending)):
-        notes.append(Note("preemption", "upstream would next try preemption (workload-aware "
+        notes.append(Note(NoteCode.PREEMPTION, "upstream would next try preemption (workload-aware "
                           "for pod groups) and may evict lower-priority pods; the plan does "
                           "not preempt (tasplan explain shows eviction what-ifs)"))
     return tuple(notes)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from tasplan.errors import InternalError
@@ -16,6 +16,7 @@ from tasplan.model.pod import Pod
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.plan.selection import rank_placements
 from tasplan.plugins.names import GANG_SCHEDULING
 
 NO_PLACEMENTS = "no feasible placements found"
@@ -44,117 +45,142 @@ def schedule_group(
     that show no assignments): the verdict and the selected placement are the same, but a
     counted winner gets no pod-by-pod node choice and nothing is assumed.
 ``reuse``: what the caller lets equivalent groups share (see ``Reuse``)."""
-    group = ctx.group
-    pending, scheduled = len(ctx.pending), len(ctx.scheduled)
-
-    def result(schedulable: bool, message: str, **kw) -> GroupResult:
-        return GroupResult(group, pending, scheduled, schedulable, message, **kw)
-
-    if not pending and ctx.gated:
-        return result(False, f"all {ctx.gated} pending pod(s) are held by scheduling gates "
-                      "(spec.schedulingGates): they do not enter a scheduling cycle",
-                      waiting=True)
-    if not pending:
-        done = scheduled >= group.min_count
-        return result(done, f"all {scheduled} pod(s) of the group are already scheduled"
-                      if done else "the group has no pods")
-    in_tree = parent is not None
-    exist = pending + scheduled + ctx.gated
-    if (not in_tree and group.policy == Policy.GANG and gang_gated(fw)
-            and exist < group.min_count):
-        # GangScheduling PreEnqueue keeps a gang out of the queue until minCount pods exist
-        # (pods held by scheduling gates count: they exist).
-        return result(False, f"waiting for pods: {exist} of minCount "
-                      f"{group.min_count} pods of the gang exist", waiting=True)
-
+    cycle = _Cycle(fw, ctx, nodes, statement, reuse, in_tree=parent is not None,
+                   assign=assign)
+    held = cycle.held_back()
+    if held is not None:
+        return held
     if parent is None:
         parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
     placements, status = fw.run_placement_generate(ctx, parent, nodes)
     if status is not None:
-        return result(False, f"{status.plugin}: {status.message}", error=True)
+        return cycle.result(False, f"{status.plugin}: {status.message}", error=True)
     if not placements:
-        return result(False, f"{NO_PLACEMENTS}: no node carries the label {group.topology_key}")
-
-    dra = any(p.claims for p in ctx.pending)
-    if reuse is None:
-        signatures = pod_signatures(ctx.pending, nodes)
-        cache = GroupCache(nodes, statement)
-    else:
-        signatures = reuse.signatures(ctx.pending, nodes)
-        cache = reuse.cache
-    count = counting_mode(fw, signatures)
-
-    def simulate(placement: Placement, mode: Count, keep: bool = False) -> Simulation:
-        if reuse is not None and mode != Count.NEVER:
-            return reuse.counted(placement, ctx, lambda: simulate_placement(
-                fw, ctx, placement, nodes, statement, cache, signatures, count=mode))
-        return simulate_placement(fw, ctx, placement, nodes, statement, cache,
-                                  signatures, count=mode, keep=keep)
-
+        return cycle.result(False, f"{NO_PLACEMENTS}: no node carries the label "
+                            f"{ctx.group.topology_key}")
     try:
-        nominated = (None if in_tree or not fw.target.release.nominated_placement_fast_path
+        return cycle.run(placements, all_assignments)
+    except PluginError as exc:
+        return cycle.result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
+
+
+class _Cycle:
+    """One group's cycle over its placements: what the steps of one ``schedule_group``
+    share."""
+
+    def __init__(self, fw: Framework, ctx: GroupContext, nodes: Sequence[NodeInfo],
+                 statement: Statement, reuse: Reuse | None, *, in_tree: bool,
+                 assign: bool) -> None:
+        self.fw, self.ctx, self.nodes, self.statement = fw, ctx, nodes, statement
+        self.reuse, self.in_tree, self.assign = reuse, in_tree, assign
+        self.dra = any(p.claims for p in ctx.pending)
+
+    def result(self, schedulable: bool, message: str, **kw) -> GroupResult:
+        ctx = self.ctx
+        return GroupResult(ctx.group, len(ctx.pending), len(ctx.scheduled), schedulable,
+                           message, **kw)
+
+    def held_back(self) -> GroupResult | None:
+        """No cycle: nothing pending, or a gang short of pods (GangScheduling PreEnqueue
+        keeps it out of the queue until minCount pods exist; pods held by scheduling gates
+        count: they exist)."""
+        ctx, group = self.ctx, self.ctx.group
+        pending, scheduled = len(ctx.pending), len(ctx.scheduled)
+        if not pending and ctx.gated:
+            return self.result(False, f"all {ctx.gated} pending pod(s) are held by scheduling "
+                               "gates (spec.schedulingGates): they do not enter a scheduling "
+                               "cycle", waiting=True)
+        if not pending:
+            done = scheduled >= group.min_count
+            return self.result(done, f"all {scheduled} pod(s) of the group are already "
+                               "scheduled" if done else "the group has no pods")
+        exist = pending + scheduled + ctx.gated
+        if (not self.in_tree and group.policy == Policy.GANG and gang_gated(self.fw)
+                and exist < group.min_count):
+            return self.result(False, f"waiting for pods: {exist} of minCount "
+                               f"{group.min_count} pods of the gang exist", waiting=True)
+        return None
+
+    def run(self, placements: list[Placement], all_assignments: bool) -> GroupResult:
+        ctx, reuse, nodes = self.ctx, self.reuse, self.nodes
+        if reuse is None:
+            self.signatures = pod_signatures(ctx.pending, nodes)
+            self.cache = GroupCache(nodes, self.statement)
+        else:
+            self.signatures = reuse.signatures(ctx.pending, nodes)
+            self.cache = reuse.cache
+        count = counting_mode(self.fw, self.signatures)
+        nominated = (None if self.in_tree
+                     or not self.fw.target.release.nominated_placement_fast_path
                      else nominated_placement(ctx, placements, nodes))
         sims = []
         if nominated is not None:
             # The nominated-placement fast path (1.38): the one placement holding the pods'
             # nominated nodes goes first and is taken at once if it schedules anything.
-            sim = simulate(placements[nominated], Count.NEVER)
+            sim = self.simulate(placements[nominated], Count.NEVER)
             if sim.feasible and sim.proposed:
-                _assume(sim, statement, assign)
-                name = sim.placement.name
-                return result(True, f"{sim.placed}/{pending} pending pod(s) scheduled "
-                              f"in placement {name!r}; the placement of the pods' nominated "
-                              "nodes was evaluated first and is feasible; other placements "
-                              "were not evaluated", placements=(_result(sim, nodes, dra=dra),),
-                              selected=name)
+                return self.take_nominated(sim)
             sims.append(sim)
-        sims += [simulate(p, count) for k, p in enumerate(placements) if k != nominated]
+        sims += [self.simulate(p, count) for k, p in enumerate(placements) if k != nominated]
         # A nominated placement that got here scheduled nothing: it is not a candidate.
         feasible = [s for s in sims[1 if nominated is not None else 0:] if s.feasible]
         if not feasible:
-            ranked = tuple(_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank))
+            ranked = tuple(self.row(s) for s in sorted(sims, key=_infeasible_rank))
             first = NOMINATED_NOTHING if sims[0].feasible else sims[0].status.message
-            return result(False, f"0/{len(sims)} placements are available, first placement "
-                          f"status: {first}", placements=ranked)
+            return self.result(False, f"0/{len(sims)} placements are available, first "
+                               f"placement status: {first}", placements=ranked)
+        return self.select(sims, feasible, all_assignments)
 
-        if len(feasible) == 1:  # upstream takes the only feasible placement without scoring
-            parts, totals = [{}], [None]
-        else:
-            parts = fw.run_placement_score(
-                ctx, [(s.placement, s.proposed) for s in feasible], nodes)
-            totals = [sum(p.values()) for p in parts]
-        order = sorted(range(len(feasible)),
-                       key=lambda i: (-(totals[i] or 0), feasible[i].placement.name))
-        best = order[0]
+    def simulate(self, placement: Placement, mode: Count, keep: bool = False) -> Simulation:
+        fw, ctx, nodes, statement = self.fw, self.ctx, self.nodes, self.statement
+        if self.reuse is not None and mode != Count.NEVER:
+            return self.reuse.counted(placement, ctx, lambda: simulate_placement(
+                fw, ctx, placement, nodes, statement, self.cache, self.signatures,
+                count=mode))
+        return simulate_placement(fw, ctx, placement, nodes, statement, self.cache,
+                                  self.signatures, count=mode, keep=keep)
+
+    def take_nominated(self, sim: Simulation) -> GroupResult:
+        _assume(sim, self.statement, self.assign)
+        name = sim.placement.name
+        return self.result(True, f"{sim.placed}/{len(self.ctx.pending)} pending pod(s) "
+                           f"scheduled in placement {name!r}; the placement of the pods' "
+                           "nominated nodes was evaluated first and is feasible; other "
+                           "placements were not evaluated", placements=(self.row(sim),),
+                           selected=name)
+
+    def select(self, sims: list[Simulation], feasible: list[Simulation],
+               all_assignments: bool) -> GroupResult:
+        """The best feasible placement (``selection``), its nodes chosen pod by pod where
+        they are shown, assumed."""
+        ranking = rank_placements(self.fw, self.ctx, [s.placement for s in feasible],
+                                  lambda i: feasible[i].proposed, self.nodes)
         # Counted placements get their nodes chosen pod by pod only where they are shown.
         # When that run is the winner's alone, its pods stay assumed (``kept``).
         kept = False
-        for i in order if all_assignments else [best] if assign else []:
+        for i in ranking.order if all_assignments else [ranking.best] if self.assign else []:
             if not feasible[i].simulated:
                 kept = not all_assignments
-                feasible[i] = _simulated(simulate(feasible[i].placement, Count.NEVER,
-                                                  keep=kept), feasible[i])
-    except PluginError as exc:
-        return result(False, f"{exc.status.plugin}: {exc.status.message}", error=True)
+                feasible[i] = _simulated(self.simulate(feasible[i].placement, Count.NEVER,
+                                                       keep=kept), feasible[i])
+        # ``score`` stays None for a placement chosen without scoring.
+        ranked = [self.row(feasible[i], score=ranking.totals[i], scores=ranking.parts[i],
+                           tied=ranking.is_tied(i)) for i in ranking.order]
+        ranked += [self.row(s) for s in sorted(sims, key=_infeasible_rank) if not s.feasible]
+        winner = feasible[ranking.best]
+        name = winner.placement.name
+        if not winner.proposed and not self.in_tree:
+            # Success without a new pod is not progress.
+            return self.result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
+        _assume(winner, self.statement, self.assign, commit=not self.in_tree, assumed=kept)
+        message = (f"{winner.placed}/{len(self.ctx.pending)} pending pod(s) scheduled in "
+                   f"placement {name!r} ({len(feasible)}/{len(sims)} placements feasible)")
+        return self.result(True, message, placements=tuple(ranked), selected=name,
+                           tied_with=ranking.tied)
 
-    tied = tuple(feasible[i].placement.name for i in order[1:] if totals[i] == totals[best])
-    # ``score`` stays None for a placement chosen without scoring.
-    winner = feasible[best]
-    ranked = [
-        _result(feasible[i], nodes, dra=dra, score=totals[i], scores=parts[i],
-                tied=bool(tied) and totals[i] == totals[best])
-        for i in order
-    ]
-    ranked += [_result(s, nodes, dra=dra) for s in sorted(sims, key=_infeasible_rank)
-               if not s.feasible]
-    name = winner.placement.name
-    if not winner.proposed and not in_tree:  # success without a new pod is not progress
-        return result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
-
-    _assume(winner, statement, assign, commit=not in_tree, assumed=kept)
-    message = (f"{winner.placed}/{pending} pending pod(s) scheduled in placement "
-               f"{name!r} ({len(feasible)}/{len(sims)} placements feasible)")
-    return result(True, message, placements=tuple(ranked), selected=name, tied_with=tied)
+    def row(self, sim: Simulation, *, score: int | None = None,
+            scores: Mapping[str, int] | None = None, tied: bool = False) -> PlacementResult:
+        return _result(sim, self.nodes, dra=self.dra, score=score, scores=scores, tied=tied)
 
 
 class Reuse:
@@ -287,7 +313,7 @@ def _infeasible_rank(sim: Simulation) -> tuple[int, str]:
 
 
 def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,
-            score: int | None = None, scores: dict | None = None,
+            score: int | None = None, scores: Mapping[str, int] | None = None,
             tied: bool = False) -> PlacementResult:
     return PlacementResult(
         name=sim.placement.name,

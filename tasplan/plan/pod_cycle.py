@@ -39,11 +39,25 @@ class PluginError(Exception):
         super().__init__(f"{status.plugin}: {status.message}")
 
 
-def _scope(plugin, pod: Pod) -> Scope:
-    """A plugin's scope, narrowed for this pod when the plugin says so (``scope_for``:
+def _scope(fw: Framework, plugin, pod: Pod) -> Scope:
+    """A plugin's scope, narrowed for this pod when the plugin says so (a PodScopedPlugin:
     DynamicResources reads only the node when the pod's devices can only be node-local)."""
-    scope_for = getattr(plugin, "scope_for", None)
+    scope_for = fw.pod_scoped.get(id(plugin))
     return plugin.scope if scope_for is None else scope_for(pod)
+
+
+def _nominated_room(pod: Pod, nodes: Sequence[NodeInfo]) -> dict[int, list[Pod]]:
+    """Pods nominated to a node at ``pod``'s priority or higher (not the pod itself nor its
+    own group: those are the pods being placed), per local node index."""
+    out: dict[int, list[Pod]] = {}
+    for i, info in enumerate(nodes):
+        if not info.nominated:
+            continue
+        held = [p for p in info.nominated if p.priority >= pod.priority and p is not pod
+                and (p.group is None or p.group != pod.group)]
+        if held:
+            out[i] = held
+    return out
 
 
 def _stamp(status: Status, plugin_name: str) -> Status:
@@ -95,6 +109,7 @@ class ClassCursor:
         choose nodes (counting a placement needs no scores)."""
         self._pod = pod
         self._scoring = scoring
+        self._counting = fw.counting
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
@@ -104,7 +119,7 @@ class ClassCursor:
         skipped = {p.name for p in fw.cluster_state} - {p.name for p in self._summarised}
         filters = fw.filters
         self._filter_count = len(filters)
-        scopes = {id(f): _scope(f, pod) for f in filters}
+        scopes = {id(f): _scope(fw, f, pod) for f in filters}
         self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
                              if scopes[id(f)] != Scope.STATIC and f.name not in skipped]
         self._node_filters = [(pos, f) for pos, f in self._dyn_filters
@@ -113,16 +128,7 @@ class ClassCursor:
                                  if scopes[id(f)] == Scope.CLUSTER]
         self._cluster_scope = bool(self._cluster_filters)
 
-        # Pods nominated to a node at this class's priority or higher (not the pod itself
-        # nor its own group: those are the pods being placed), per local node index.
-        self._reserved: dict[int, list[Pod]] = {}
-        for i, info in enumerate(nodes):
-            if not info.nominated:
-                continue
-            held = [p for p in info.nominated if p.priority >= pod.priority and p is not pod
-                    and (p.group is None or p.group != pod.group)]
-            if held:
-                self._reserved[i] = held
+        self._reserved = _nominated_room(pod, nodes)
         static_cache = cache.static
         self._static: list[StaticResult] = []
         for info in nodes:
@@ -142,14 +148,20 @@ class ClassCursor:
         # Cluster-scope plugins without a summary: any change may affect any node.
         summarised = {id(p) for p in self._summarised}
         self._unsummarised = any(
-            _scope(p, pod) == Scope.CLUSTER and id(p) not in summarised
+            _scope(fw, p, pod) == Scope.CLUSTER and id(p) not in summarised
             for p in [*(f for _, f in self._dyn_filters), *(s.plugin for s in active)])
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
         self._static_scores = self._prepare_static_scores(active) if scoring else []
 
-        n = len(nodes)
+        self._start(len(nodes))
+        self._position = statement.checkpoint()
+        self._last_failure: Diagnosis | None = None
+        self._by_name: dict[str, int] | None = None
+
+    def _start(self, n: int) -> None:
+        """Per-node state, every node filtered and scored once."""
         self._fail: list[Status | None] = [None] * n
         self._feasible: list[int] = []
         self._listed = [False] * n  # i in self._feasible
@@ -166,9 +178,6 @@ class ClassCursor:
         self._heap: list[tuple[int, int, int]] = []
         for i in range(n):
             self._refresh(i)
-        self._position = statement.checkpoint()
-        self._last_failure: Diagnosis | None = None
-        self._by_name: dict[str, int] | None = None
 
     def _summarise(self, fw: Framework, group: GroupCache, cache: ClassCache) -> list:
         """Summaries of the cluster-state plugins for this class as of now: the class's
@@ -441,7 +450,7 @@ class ClassCursor:
         if self._cluster_scope or self._dyn_normalized:
             return None
         plugins = [f for _, f in self._dyn_filters]
-        if not all(hasattr(f, "capacity") for f in plugins):
+        if not all(id(f) in self._counting for f in plugins):
             return None
         out = []
         for i, info in enumerate(self._nodes):

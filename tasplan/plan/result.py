@@ -9,7 +9,7 @@ from tasplan.framework.diagnosis import Diagnosis
 from tasplan.framework.sampling import NodeSampling
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import DEFAULT_SCHEDULER
-from tasplan.plan.fidelity import Note
+from tasplan.plan.notes import Note, Outcome
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.target import Target
 
@@ -86,18 +86,16 @@ class GroupResult:
         return next((p for p in self.placements if p.name == self.selected), None)
 
     @property
-    def outcome(self) -> str:
-        """scheduled, scheduled-after-preemption, unschedulable, waiting, not-planned or
-        error."""
+    def outcome(self) -> Outcome:
         if self.error:
-            return "error"
+            return Outcome.ERROR
         if not self.planned:
-            return "not-planned"
+            return Outcome.NOT_PLANNED
         if self.schedulable:
-            return "scheduled"
+            return Outcome.SCHEDULED
         if self.preemption is not None:
-            return "scheduled-after-preemption"
-        return "waiting" if self.waiting else "unschedulable"
+            return Outcome.SCHEDULED_AFTER_PREEMPTION
+        return Outcome.WAITING if self.waiting else Outcome.UNSCHEDULABLE
 
 
 @dataclass(frozen=True)
@@ -119,6 +117,5 @@ class PlanResult:
     def schedulable(self) -> bool:
         """Every group is scheduled, now or once its preemption victims are gone (what the
         exit status reports), and every CompositePodGroup tree (now or after preemption)."""
-        return all(g.outcome in ("scheduled", "scheduled-after-preemption")
-                   for g in self.groups) and all(c.schedulable or c.preemption is not None
-                                                 for c in self.composites)
+        return all(g.outcome.fits for g in self.groups) and all(
+            c.schedulable or c.preemption is not None for c in self.composites)

@@ -15,7 +15,7 @@ never revisited (no backtracking), as upstream.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tasplan.framework.node_info import NodeInfo
@@ -26,15 +26,13 @@ from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, Prop
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
-from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse, schedule_group
+from tasplan.plan.admission import Admission, ScheduleGroup
+from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse
 from tasplan.plan.pod_cycle import GroupCache, PluginError
 from tasplan.plan.result import GroupResult
+from tasplan.plan.selection import rank_placements
 from tasplan.plan.tree import Member, Tree
 from tasplan.plan.tree_result import CompositePlacement, CompositeResult
-
-# prepare(group) -> (framework, context) to plan the leaf with, or the result it gets
-# without planning (no profile for its scheduler, invalid group).
-Prepare = Callable[[PodGroup], "tuple[Framework, GroupContext] | GroupResult"]
 
 
 @dataclass(frozen=True)
@@ -86,12 +84,16 @@ def plan_tree(
     nodes: Sequence[NodeInfo],
     statement: Statement,
     pods_by_group: Mapping[str, list[Pod]],
-    prepare: Prepare,
+    admissions: Mapping[str, Admission],
+    schedule: ScheduleGroup,
     *,
     all_assignments: bool = False,
 ) -> TreeOutcome:
-    """Plan one valid tree from the current state; commit it when the root succeeds."""
-    run = _Run(fw, tree, nodes, statement, pods_by_group, prepare, all_assignments)
+    """Plan one valid tree from the current state; commit it when the root succeeds.
+    ``admissions``: the leaves' by key; ``schedule``: the group cycle each leaf goes
+    through."""
+    run = _Run(fw, tree, nodes, statement, pods_by_group, admissions, schedule,
+               all_assignments)
     root = tree.root
     assert root is not None and tree.problem is None
     if not run.ready(root):
@@ -122,11 +124,13 @@ MEMO = True
 class _Run:
     def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
                  statement: Statement, pods_by_group: Mapping[str, list[Pod]],
-                 prepare: Prepare, all_assignments: bool) -> None:
+                 admissions: Mapping[str, Admission], schedule: ScheduleGroup,
+                 all_assignments: bool) -> None:
         self.fw, self.tree, self.nodes, self.statement = fw, tree, nodes, statement
         self.pods_by_group = pods_by_group
         self.all_assignments = all_assignments
-        self.prepared = {g.key: prepare(g) for g in tree.leaves}
+        self.admissions = admissions
+        self.schedule = schedule
         self.node_index = {info.node.name: i for i, info in enumerate(nodes)}
         self._contexts: dict[str, GroupContext] = {}
         self._memo: dict[tuple, tuple[GroupResult, list[str]]] | None = (
@@ -149,15 +153,15 @@ class _Run:
             # pods add no terms (``_local_only``), so this holds for the whole tree.
             self._labels = any(info.affinity_pods for info in nodes)
             classes: dict[tuple, int] = {}
-            for key, prepared in self.prepared.items():
-                if isinstance(prepared, tuple):
+            for key, a in self.admissions.items():
+                if a.ctx is not None and a.ok:
                     ids = tuple(self._class_of.setdefault(id(p), classes.setdefault(
                         (p.signature(), tuple(sorted(p.labels.items())) if self._labels
                          else None), len(classes)))
-                        for p in prepared[1].pending)
-                    g = prepared[1].group
-                    self._shape[key] = (g.policy, g.min_count, g.topology_key,
-                                        prepared[1].gated, ids)
+                        for p in a.ctx.pending)
+                    g = a.group
+                    self._shape[key] = (g.policy, g.min_count, g.topology_key, a.ctx.gated,
+                                        ids)
             self._base = [len(info.pods) for info in nodes]
             self._reuse = self._reuses()
 
@@ -170,8 +174,7 @@ class _Run:
         return all(p.pod_affinity is None and not p.spread_constraints
                    and p.default_spread_selector is None and not p.claims
                    and not p.nominated_node_name
-                   for prepared in self.prepared.values() if isinstance(prepared, tuple)
-                   for p in prepared[1].pending)
+                   for a in self.admissions.values() for p in a.pending)
 
     def _reuses(self) -> dict[str, Reuse]:
         """Leaves planned with the same profile whose pods of each class carry the same
@@ -180,10 +183,10 @@ class _Run:
         base is the tree's start, below which the tree never rolls back."""
         shared: dict[tuple, Reuse] = {}
         out = {}
-        for key, prepared in self.prepared.items():
-            if not isinstance(prepared, tuple):
+        for key, a in self.admissions.items():
+            if not a.ok:
                 continue
-            fw, ctx = prepared
+            fw, ctx = a.fw, a.ctx
             pairs = {(p.signature(), tuple(sorted(p.labels.items()))) for p in ctx.pending}
             alike = len({sig for sig, _ in pairs}) == len(pairs)
             ident = (id(fw), frozenset(pairs)) if alike else (id(fw), key)
@@ -237,9 +240,8 @@ class _Run:
         if m.key in self._shapes:
             return self._shapes[m.key]
         if isinstance(m, PodGroup):
-            prepared = self.prepared[m.key]
-            shape = None if (not isinstance(prepared, tuple) or prepared[1].scheduled) else (
-                id(prepared[0]), self._shape[m.key])
+            a = self.admissions[m.key]
+            shape = None if not a.ok or a.scheduled else (id(a.fw), self._shape[m.key])
         else:
             kids = tuple(self.subtree_shape(k) for k in self.tree.children.get(m.key, ()))
             shape = None if None in kids else (m.policy, m.min_group_count, m.topology_key,
@@ -275,8 +277,8 @@ class _Run:
             if value is None:
                 continue
             if isinstance(value, GroupResult):
-                value = _renamed(value, m, [p.key for p in self.prepared[t.key][1].pending],
-                                 [p.key for p in self.prepared[m.key][1].pending])
+                value = _renamed(value, m, [p.key for p in self.admissions[t.key].pending],
+                                 [p.key for p in self.admissions[m.key].pending])
             elif isinstance(value, CompositeResult):
                 value = replace(value, composite=m, children=tuple(
                     (k.kind, k.key) for k in self.tree.children.get(m.key, ())))
@@ -328,10 +330,9 @@ class _Run:
             pending: list[Pod] = []
             scheduled: list[tuple[Pod, str]] = []
             for leaf in self.leaves_under(c):
-                prepared = self.prepared[leaf.key]
-                if isinstance(prepared, tuple):
-                    pending += prepared[1].pending
-                    scheduled += prepared[1].scheduled
+                a = self.admissions[leaf.key]
+                pending += a.pending
+                scheduled += a.scheduled
             ctx = self._contexts[c.key] = GroupContext(as_group(c), tuple(pending),
                                                        tuple(scheduled))
         return ctx
@@ -354,21 +355,8 @@ class _Run:
         if not placements:
             return self._record(c, out, _Level(
                 False, f"{NO_PLACEMENTS}: no node carries the label {c.topology_key}", 0, 0))
-        evaluations: list[tuple[Placement, _Level, dict | _Reuse]] = []
-        for placement in placements:
-            key = self.composite_key(c, placement)
-            reuse = self._composite_memo.get(key) if key is not None else None
-            if reuse is None:
-                checkpoint = self.statement.checkpoint()
-                sub: dict[str, object] = {}
-                level = self.default(c, placement, sub)
-                self.statement.rollback(checkpoint)
-                if key is not None:
-                    reuse = self._composite_memo[key] = _Reuse(c, level, sub)
-            evaluations.append((placement, level, sub) if reuse is None else
-                               (placement, reuse.level, reuse))
+        evaluations = [self.evaluate(c, placement) for placement in placements]
         feasible = [e for e in evaluations if e[1].success]
-        rows = {e[0].name: e for e in evaluations}
         if not feasible:
             first = evaluations[0]
             out.update(self.sub_of(c, first[2]))
@@ -377,33 +365,43 @@ class _Run:
             return self._record(c, out, replace(first[1], success=False, message=message),
                                 placements=[_row(e, len(kids)) for e in
                                             sorted(evaluations, key=_infeasible_rank)])
-        if len(feasible) == 1:
-            parts, totals = [{}], [None]
-        else:
-            candidates = [(p, self.proposals(c, sub)) for p, _, sub in feasible]
-            try:
-                parts = self.fw.run_placement_score(ctx, candidates, self.nodes)
-            except PluginError as exc:
-                raise _Error(f"{exc.status.plugin}: {exc.status.message}") from exc
-            totals = [sum(p.values()) for p in parts]
-        order = sorted(range(len(feasible)),
-                       key=lambda i: (-(totals[i] or 0), feasible[i][0].name))
-        best = order[0]
-        tied = tuple(feasible[i][0].name for i in order[1:] if totals[i] == totals[best])
-        placement, level, sub = feasible[best]
+        try:
+            ranking = rank_placements(self.fw, ctx, [e[0] for e in feasible],
+                                      lambda i: self.proposals(c, feasible[i][2]), self.nodes)
+        except PluginError as exc:
+            raise _Error(f"{exc.status.plugin}: {exc.status.message}") from exc
+        placement, level, sub = feasible[ranking.best]
         sub = self.sub_of(c, sub)
         for leaf in self.successful_leaves(c, sub):
             self.assume(leaf)
         out.update(sub)
-        ranked = [_row(feasible[i], len(kids), score=totals[i], scores=parts[i],
-                       tied=bool(tied) and totals[i] == totals[best]) for i in order]
-        ranked += [_row(rows[name], len(kids)) for name in sorted(
-            rows, key=lambda n: _infeasible_rank(rows[n])) if not rows[name][1].success]
+        ranked = [_row(feasible[i], len(kids), score=ranking.totals[i],
+                       scores=ranking.parts[i], tied=ranking.is_tied(i))
+                  for i in ranking.order]
+        ranked += [_row(e, len(kids)) for e in sorted(evaluations, key=_infeasible_rank)
+                   if not e[1].success]
         message = (f"{level.scheduled}/{len(kids)} child group(s) scheduled in placement "
                    f"{placement.name!r} ({len(feasible)}/{len(evaluations)} placements "
                    "feasible)")
         return self._record(c, out, replace(level, message=message), placements=ranked,
-                            selected=placement.name, tied=tied)
+                            selected=placement.name, tied=ranking.tied)
+
+    def evaluate(self, c: CompositePodGroup, placement: Placement
+                 ) -> tuple[Placement, _Level, dict | _Reuse]:
+        """``c``'s children planned in one placement and rolled back, or the evaluation of
+        an equivalent composite in an equivalent placement."""
+        key = self.composite_key(c, placement)
+        reuse = self._composite_memo.get(key) if key is not None else None
+        if reuse is not None:
+            return placement, reuse.level, reuse
+        checkpoint = self.statement.checkpoint()
+        sub: dict[str, object] = {}
+        level = self.default(c, placement, sub)
+        self.statement.rollback(checkpoint)
+        if key is None:
+            return placement, level, sub
+        reuse = self._composite_memo[key] = _Reuse(c, level, sub)
+        return placement, reuse.level, reuse
 
     def default(self, c: CompositePodGroup, placement: Placement, sub: dict) -> _Level:
         """``compositePodGroupSchedulingDefaultAlgorithm`` inside one placement."""
@@ -434,21 +432,21 @@ class _Run:
         return level
 
     def leaf(self, g: PodGroup, placement: Placement, sub: dict) -> bool:
-        prepared = self.prepared[g.key]
-        if isinstance(prepared, GroupResult):
-            if prepared.error:
-                raise _Error(f"PodGroup {g.key}: {prepared.message}")
-            sub[g.key] = prepared
-            return prepared.schedulable
-        fw, ctx = prepared
+        a = self.admissions[g.key]
+        if a.verdict is not None:
+            if a.verdict.error:
+                raise _Error(f"PodGroup {g.key}: {a.verdict.message}")
+            sub[g.key] = a.verdict
+            return a.verdict.schedulable
+        fw, ctx = a.fw, a.ctx
         key = self.memo_key(g, ctx, placement)
         hit = self._memo.get(key) if key is not None else None
         if hit is not None:
             result = self.replay(hit, g, ctx)
         else:
-            result = schedule_group(fw, ctx, self.nodes, self.statement,
-                                    all_assignments=self.all_assignments, parent=placement,
-                                    reuse=self._reuse.get(g.key))
+            result = self.schedule(fw, ctx, self.nodes, self.statement,
+                                   all_assignments=self.all_assignments, parent=placement,
+                                   reuse=self._reuse.get(g.key))
             if key is not None and not result.error:
                 self._memo[key] = (result, [p.key for p in ctx.pending])
         if result.error:
@@ -473,10 +471,10 @@ class _Run:
 
     def assignments(self, result: GroupResult) -> Iterator[tuple[Pod, NodeInfo]]:
         placement = result.selected_placement
-        prepared = self.prepared[result.group.key]
-        if placement is None or not isinstance(prepared, tuple):
+        a = self.admissions[result.group.key]
+        if placement is None or a.ctx is None or a.verdict is not None:
             return
-        pods = {p.key: p for p in prepared[1].pending}
+        pods = {p.key: p for p in a.ctx.pending}
         for pod_key, node in placement.assignments.items():
             yield pods[pod_key], self.nodes[self.node_index[node]]
 
@@ -509,13 +507,9 @@ class _Run:
         for c in self.tree.composites:
             self._record(c, out, _Level(schedulable, message, 0, 0, error))
         for g in self.tree.leaves:
-            prepared = self.prepared[g.key]
-            if isinstance(prepared, GroupResult):
-                out[g.key] = prepared
-            else:
-                ctx = prepared[1]
-                out[g.key] = GroupResult(g, len(ctx.pending), len(ctx.scheduled), schedulable,
-                                         message, error=error)
+            a = self.admissions[g.key]
+            out[g.key] = a.verdict if a.verdict is not None else GroupResult(
+                g, len(a.pending), len(a.scheduled), schedulable, message, error=error)
         return self.outcome(out)
 
     def outcome(self, out: Mapping) -> TreeOutcome:
@@ -542,8 +536,7 @@ class _Run:
                     continue
                 leaf = out.get(child.key)
                 if not isinstance(leaf, GroupResult):
-                    prepared = self.prepared[child.key]
-                    pending = len(prepared[1].pending) if isinstance(prepared, tuple) else 0
+                    pending = len(self.admissions[child.key].pending)
                     leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
                 elif blocked and leaf.schedulable:
                     leaf = replace(leaf, schedulable=False,
@@ -556,8 +549,9 @@ class _Run:
 
 
 def _success(level: object) -> bool:
-    return level.success if isinstance(level, _Level) else bool(
-        getattr(level, "schedulable", False))
+    if isinstance(level, _Level):
+        return level.success
+    return isinstance(level, GroupResult | CompositeResult) and level.schedulable
 
 
 def _infeasible_rank(e: tuple[Placement, _Level, dict]) -> tuple[int, str]:

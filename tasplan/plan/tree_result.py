@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tasplan.model.composite import CompositePodGroup
-from tasplan.plan.fidelity import Note
+from tasplan.plan.notes import Note
 from tasplan.plan.preemption_result import PreemptionResult
 
 

@@ -45,105 +45,74 @@ class Attempt:
     reason: str
 
 
-class _Undoable(Statement):
-    """The re-run's commits are undone: preemption only looks."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.done: list[tuple[Pod, NodeInfo]] = []
-
-    def commit(self) -> list[tuple[Pod, NodeInfo]]:
-        done = super().commit()
-        self.done.extend(done)
-        return done
-
-    def undo(self) -> None:
-        for pod, node in reversed(self.done):
-            node.remove_pod(pod)
-
-
-def _clone(info: NodeInfo) -> NodeInfo:
-    copy = info.with_pods([])
-    copy.nominated = info.nominated
-    return copy
-
-
-def preempt(fw: Framework, ctx: GroupContext, infos: Sequence[NodeInfo],
-            candidates: Sequence[Unit], priority: int, budgets: Sequence[DisruptionBudget],
-            *, never: bool, schedule: Schedule) -> Attempt:
+def preempt(fw: Framework, ctx: GroupContext, nodes: Sequence[NodeInfo],
+            statement: Statement, candidates: Sequence[Unit], priority: int,
+            budgets: Sequence[DisruptionBudget], *, never: bool, schedule: Schedule
+            ) -> Attempt:
     """``priority``: the group's; ``never``: its preemption policy is Never; ``schedule``:
-    ``schedule_group`` (passed in: the group cycle is the caller's)."""
-    def rerun(work: list[NodeInfo], trial: Statement) -> Placed | None:
-        result = schedule(fw, ctx, work, trial, assign=True)
+    the group cycle (the caller's ``schedule_group``)."""
+    def rerun(nodes: Sequence[NodeInfo], statement: Statement) -> Placed | None:
+        result = schedule(fw, ctx, nodes, statement, assign=True)
         chosen = result.selected_placement
         if not result.schedulable or chosen is None:
             return None
         by_key = {p.key: p for p in ctx.pending}
-        index = {info.node.name: i for i, info in enumerate(work)}
+        index = {info.node.name: i for i, info in enumerate(nodes)}
         return chosen.name, [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
 
-    return select_victims(fw, infos, candidates, priority, budgets, never=never, rerun=rerun)
+    return select_victims(fw, nodes, statement, candidates, priority, budgets, never=never,
+                          rerun=rerun)
 
 
-# rerun(nodes without the candidates, trial statement) -> (placement name, [(pod, node
-# index)] in placement order) when the preemptor fits there, else None
+# rerun(nodes without the candidates, statement) -> (placement name, [(pod, node index)] in
+# placement order) when the preemptor fits there, else None
 Placed = tuple[str, list[tuple[Pod, int]]]
-Rerun = Callable[[list[NodeInfo], Statement], "Placed | None"]
+Rerun = Callable[[Sequence[NodeInfo], Statement], "Placed | None"]
 
 
-def select_victims(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[Unit],
-                   priority: int, budgets: Sequence[DisruptionBudget], *, never: bool,
+def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statement,
+                   candidates: Sequence[Unit], priority: int,
+                   budgets: Sequence[DisruptionBudget], *, never: bool,
                    rerun: Rerun) -> Attempt:
-    """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle,
-    whose assumptions are undone."""
+    """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle. It
+    all happens in a trial of ``statement``: candidates evicted, the re-run, victims put
+    back are undone at the end (preemption only looks)."""
     if never:
         return Attempt(None, NEVER)
     potential = [u for u in candidates if u.priority < priority]
     if not potential:
         return Attempt(None, NO_VICTIMS)
-
-    work = list(infos)
-    copied: set[int] = set()
-
-    def node(i: int) -> NodeInfo:
-        if i not in copied:
-            work[i] = _clone(work[i])
-            copied.add(i)
-        return work[i]
-
-    for unit in potential:
-        for pod, i in unit.pods:
-            node(i).remove_pod(pod)
-    trial = _Undoable()
-    try:
-        placed = rerun(work, trial)
-    finally:
-        trial.undo()
-    if placed is None:
-        return Attempt(None, NOT_ENOUGH)
-
-    name, assignments = placed
-    reprieve = _Reprieve(fw, work, node, assignments)
-    victims: list[Victim] = []
-    violations = 0
-    for unit, broken in reprieve_order(potential, budgets):
-        if not reprieve.try_back(unit):
-            violations += broken
-            victims.extend(Victim(p.key, infos[i].node.name, unit.priority, unit.group)
-                           for p, i in unit.pods)
+    with statement.trial():
+        for unit in potential:
+            for pod, i in unit.pods:
+                statement.evict(pod, nodes[i])
+        without = statement.checkpoint()
+        placed = rerun(nodes, statement)
+        statement.rollback(without)
+        if placed is None:
+            return Attempt(None, NOT_ENOUGH)
+        name, assignments = placed
+        reprieve = _Reprieve(fw, nodes, statement, assignments)
+        victims: list[Victim] = []
+        violations = 0
+        for unit, broken in reprieve_order(potential, budgets):
+            if not reprieve.try_back(unit):
+                violations += broken
+                victims.extend(Victim(p.key, nodes[i].node.name, unit.priority, unit.group)
+                               for p, i in unit.pods)
     victims.sort(key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
     return Attempt(PreemptionResult(name, tuple(victims),
-                                    {p.key: work[i].node.name for p, i in assignments},
+                                    {p.key: nodes[i].node.name for p, i in assignments},
                                     message, violations), message)
 
 
 class _Reprieve:
     """Puts candidate units back while the placed pods still pass the filters."""
 
-    def __init__(self, fw: Framework, work: list[NodeInfo],
-                 node: Callable[[int], NodeInfo], assignments: list[tuple[Pod, int]]) -> None:
-        self.work, self.node, self.assignments = work, node, assignments
+    def __init__(self, fw: Framework, nodes: Sequence[NodeInfo], statement: Statement,
+                 assignments: list[tuple[Pod, int]]) -> None:
+        self.work, self.statement, self.assignments = nodes, statement, assignments
         self.node_filters = [f for f in fw.filters if f.scope != Scope.CLUSTER]
         cluster_filters = {f.name for f in fw.filters if f.scope == Scope.CLUSTER}
         self.by_node: dict[int, list[Pod]] = {}
@@ -162,7 +131,7 @@ class _Reprieve:
                 self.classes[k] = pod
                 self.summaries[k] = {
                     p.name: s for p in fw.cluster_state if p.name in cluster_filters
-                    and (s := p.prepare(pod, work)) is not None}
+                    and (s := p.prepare(pod, nodes)) is not None}
         self.plugins = {p.name: p for p in fw.cluster_state}
         self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
         self.cross_checks = any(self.summaries.values())
@@ -172,12 +141,12 @@ class _Reprieve:
             # No placed pod on its nodes and no cross-node filter to ask: nothing can
             # object, and no later check reads those nodes (they stay as they are).
             return True
+        mark = self.statement.checkpoint()
         for pod, i in unit.pods:
-            self.node(i).add_pod(pod)
+            self.statement.restore(pod, self.work[i])
         if all(self._node_local(i) for i in {i for _, i in unit.pods}) and self._cross(unit):
             return True
-        for pod, i in unit.pods:
-            self.node(i).remove_pod(pod)
+        self.statement.rollback(mark)
         return False
 
     def _node_local(self, i: int) -> bool:

@@ -51,13 +51,14 @@ class TreeAttempt:
     outcome: TreeOutcome | None = None
 
 
-def preempt_tree(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[Unit],
-                 priority: int, budgets: Sequence[DisruptionBudget],
-                 pending: Mapping[str, Pod], *, never: bool, replan: Replan) -> TreeAttempt:
+def preempt_tree(fw: Framework, nodes: Sequence[NodeInfo], statement: Statement,
+                 candidates: Sequence[Unit], priority: int,
+                 budgets: Sequence[DisruptionBudget], pending: Mapping[str, Pod], *,
+                 never: bool, replan: Replan) -> TreeAttempt:
     """``priority``: the tree's (its root's); ``pending``: the tree's pending pods by key."""
     replanned: list[TreeOutcome] = []
 
-    def rerun(work: list[NodeInfo], trial: Statement) -> Placed | None:
+    def rerun(work: Sequence[NodeInfo], trial: Statement) -> Placed | None:
         outcome = replan(work, trial)
         root = outcome.composites[0] if outcome.composites else None
         if root is None or not root.schedulable or root.selected is None:
@@ -68,8 +69,8 @@ def preempt_tree(fw: Framework, infos: Sequence[NodeInfo], candidates: Sequence[
                                if leaf.schedulable and (chosen := leaf.selected_placement)
                                is not None for k, name in chosen.assignments.items()]
 
-    attempt = select_victims(fw, infos, candidates, priority, budgets, never=never,
-                             rerun=rerun)
+    attempt = select_victims(fw, nodes, statement, candidates, priority, budgets,
+                             never=never, rerun=rerun)
     return TreeAttempt(attempt, replanned[0] if replanned and attempt.result else None)
 
 

@@ -9,9 +9,9 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from tasplan.plan.intent import level_of
 from tasplan.report.layout import Columns
 from tasplan.schedulers.compare import Comparison, Row
-from tasplan.schedulers.intent import level_of
 
 PER_DOMAIN_SHOWN = 3
 VERDICT = {"scheduled": "fits", "scheduled-after-preemption": "after preemption",

@@ -1,8 +1,8 @@
 """``check --compare``: every group planned by every scheduler that can say its intent.
 
 The run as ``check`` makes it gives each group its own scheduler; that scheduler reads the
-group's intent (``Scheduler.intent``, ``tasplan.schedulers.intent``). Then each scheduler
-that can compare (``Scheduler.translate``) gets the whole input with every group written in
+group's intent (``interface.Comparing.intent``, ``tasplan.plan.intent``). Then each scheduler
+that can compare (``Comparing.translate``) gets the whole input with every group written in
 its dialect and plans it on its own, so its groups see each other as they would if that
 scheduler placed them all. A scheduler that lands later takes part once it has ``intent``
 and ``translate``; nothing here names one.
@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.intent import Intent, level_of, own_pods, pods_per_domain
 from tasplan.plan.result import GroupResult, PlanResult
-from tasplan.schedulers.intent import Intent, level_of, own_pods, pods_per_domain
 from tasplan.schedulers.interface import Scheduler
 from tasplan.schedulers.registry import in_tree_schedulers
 from tasplan.target import Target

@@ -20,6 +20,7 @@ from typing import Protocol
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.intent import Intent
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
 from tasplan.plan.tree_result import CompositeResult
@@ -82,4 +83,23 @@ class Scheduler(Protocol):
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> SchedulerRun:
         """This scheduler's part of one run: ``groups`` are the planned groups given to it,
         in input order."""
+        ...
+
+
+class Comparing(Protocol):
+    """What a scheduler adds to take part in ``check --compare`` (optional: the comparison
+    asks every registered scheduler that has both methods; ``tasplan.plan.intent``)."""
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """The group's placement intent read in this scheduler's dialect (only asked of the
+        scheduler that planned the group)."""
+        ...
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """The snapshot with every intent written in this scheduler's dialect (its objects,
+        labels, annotations, the pods' schedulerName), and why each group it cannot say is
+        left out (group key -> reason; those groups no longer planned). Intents read in its
+        own dialect stay as they are."""
         ...

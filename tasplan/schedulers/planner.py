@@ -12,13 +12,12 @@ from tasplan.framework.registry import Registry
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.scheduling_keys import KUBE_SCHEDULER, intent_warnings
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.fidelity import Note
-from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.notes import Note, NoteCode
 from tasplan.plan.result import GroupResult, PlanResult
 from tasplan.plan.state import PlanState
 from tasplan.plugins.registry import in_tree_registry
 from tasplan.schedulers.interface import AUTO, Scheduler, SchedulerRun, Unit
-from tasplan.schedulers.kube.scheduler import KubeScheduler, Schedule
+from tasplan.schedulers.kube.scheduler import KubeScheduler
 from tasplan.schedulers.registry import DEFAULT, check_choice, in_tree_schedulers
 from tasplan.target import (
     COMPOSITE_POD_GROUP,
@@ -31,8 +30,6 @@ from tasplan.target import (
     check_api_versions,
     resolve,
 )
-
-AUTO_NOTE = "scheduler-auto"
 
 
 def target_for(snapshot: ClusterSnapshot, version: str | None = None,
@@ -64,7 +61,6 @@ def plan(
     *,
     all_assignments: bool = False,
     scheduler_config: SchedulerConfig | None = None,
-    schedule: Schedule = schedule_group,
     composite_pod_groups: bool | None = None,
     target: Target | None = None,
     preempt: bool = True,
@@ -84,8 +80,6 @@ def plan(
 
     Pod -> node assignments are worked out for the selected placement of each group; with
     ``all_assignments`` for every feasible placement too (slower on large groups).
-    ``schedule`` stands in for ``schedule_group`` (same signature): explain wraps it to look
-    at each group in the state the planner gives it.
 
     CompositePodGroup trees (``composite_pod_groups``, default: the target's
     CompositePodGroup gate) are planned as one unit each, at their root's priority
@@ -97,7 +91,7 @@ def plan(
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
     if schedulers is None:
-        schedulers = in_tree_schedulers(KubeScheduler(schedule, composite_pod_groups))
+        schedulers = in_tree_schedulers(KubeScheduler(composite_pod_groups))
     check_choice(scheduler, schedulers)
     target = target or target_for(snapshot)
     check_api_versions(target, {g.api_version: g.source for g in reversed(snapshot.groups)})
@@ -157,5 +151,5 @@ def queue(runs: Sequence[tuple[str, SchedulerRun]]) -> list[tuple[str, Scheduler
 
 
 def _chosen(result: GroupResult, name: str, reason: str | None) -> GroupResult:
-    notes = (*result.notes, Note(AUTO_NOTE, reason)) if reason else result.notes
+    notes = (*result.notes, Note(NoteCode.SCHEDULER_AUTO, reason)) if reason else result.notes
     return replace(result, scheduler=name, notes=notes)

@@ -50,8 +50,7 @@ def test_commands_keep_what_they_built_for_os_exit() -> None:
         "from tasplan.model.snapshot import ClusterSnapshot\n"
         "teardown.enable()\n"
         "sys.stdout = io.StringIO()\n"
-        "run_check([Path('workloads/train-rack.yaml')], [Path('cluster')], 'json', False,"
-        " None, None)\n"
+        "run_check([Path('workloads/train-rack.yaml')], [Path('cluster')], 'json')\n"
         "sys.stdout = sys.__stdout__\n"
         "print(sum(isinstance(o, ClusterSnapshot) for o in teardown._kept))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -217,6 +217,7 @@ def test_reusing_equivalent_leaf_outcomes_changes_nothing(monkeypatch) -> None:
     later inner composites meet domains earlier ones left unchanged, some racks busy."""
     from tasplan.plan import tree_cycle as algorithm
     from tasplan.report.document import plan_document
+    from tasplan.schedulers.kube import scheduler as kube
     from tests.builders import make_pod
 
     nodes = cluster(b1={"r1": 3, "r2": 2, "r3": 4}, b2={"r4": 4, "r5": 1}, b3={"r6": 2})
@@ -227,8 +228,8 @@ def test_reusing_equivalent_leaf_outcomes_changes_nothing(monkeypatch) -> None:
               for j in range(3)]
     snap = tree_snapshot(nodes, [root, *mids], leaves, busy)
     calls = []
-    real = algorithm.schedule_group
-    monkeypatch.setattr(algorithm, "schedule_group",
+    real = kube.schedule_group  # every group cycle runs through it
+    monkeypatch.setattr(kube, "schedule_group",
                         lambda *a, **kw: calls.append(1) or real(*a, **kw))
     monkeypatch.setattr(algorithm, "MEMO", False)
     plain = plan_document(plan(snap, all_assignments=True))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -164,6 +165,7 @@ SAME_LEAF = (2, 1, 2, "rack", True, 0, None)
                               ("block", None, [(1, 1, None, "rack", False, 0, None),
                                                (1, 1, None, None, False, 0, None)])]),
          placed_terms=False, all_assignments=False)
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(blocks=st.lists(st.lists(st.lists(node_spec, min_size=1, max_size=3), min_size=1,

@@ -3,7 +3,7 @@ victims, and ``schedule_group(assign=False)`` reaches the same verdict without a
 
 from __future__ import annotations
 
-from tasplan.explain.case import TrialStatement, renamed, without
+from tasplan.explain.case import renamed, without
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.plan.group_cycle import schedule_group
@@ -31,14 +31,14 @@ def _state(infos):
             for i in infos]
 
 
-def test_trial_statement_undoes_what_schedule_group_committed() -> None:
+def test_a_trial_undoes_what_schedule_group_committed() -> None:
     fw, ctx, infos = _setup()
     before = _state(infos)
-    trial = TrialStatement()
-    result = schedule_group(fw, ctx, infos, trial)
-    assert result.schedulable and result.selected == "r1"
-    assert _state(infos) != before  # the winner was assumed and committed
-    trial.undo()
+    statement = Statement()
+    with statement.trial():
+        result = schedule_group(fw, ctx, infos, statement)
+        assert result.schedulable and result.selected == "r1"
+        assert _state(infos) != before  # the winner was assumed and committed
     assert _state(infos) == before
 
 

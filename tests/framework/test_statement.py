@@ -146,6 +146,7 @@ OPS = st.lists(
         st.tuples(st.just("assume"), st.integers(0, len(POD_KINDS) - 1), st.integers(0, 2)),
         st.tuples(st.just("checkpoint")),
         st.tuples(st.just("rollback"), st.integers(0, 1000)),
+        st.tuples(st.just("evict"), st.integers(0, 2), st.integers(0, 1000)),
     ),
     max_size=40,
 )
@@ -158,12 +159,18 @@ def test_rollback_to_zero_restores_every_node(ops):
     initial = [state(i) for i in infos]
     statement = Statement()
     checkpoints: list[int] = []
-    shadow: list[tuple[int, int]] = []  # the log as (pod kind, node) pairs
+    shadow: list[tuple[str, object, int]] = []  # the log as (operation, pod, node)
     for op in ops:
         if op[0] == "assume":
             _, kind, node = op
             statement.assume(POD_KINDS[kind], infos[node])
-            shadow.append((kind, node))
+            shadow.append(("assume", POD_KINDS[kind], node))
+        elif op[0] == "evict":
+            _, node, which = op
+            if infos[node].pods:
+                pod = infos[node].pods[which % len(infos[node].pods)]
+                statement.evict(pod, infos[node])
+                shadow.append(("evict", pod, node))
         elif op[0] == "checkpoint":
             checkpoints.append(statement.checkpoint())
         else:
@@ -176,8 +183,11 @@ def test_rollback_to_zero_restores_every_node(ops):
         assert statement.checkpoint() == len(shadow)
     # intermediate state equals replaying the surviving log on a fresh cluster
     replay = _cluster()
-    for kind, node in shadow:
-        replay[node].add_pod(POD_KINDS[kind])
+    for what, pod, node in shadow:
+        if what == "assume":
+            replay[node].add_pod(pod)
+        else:
+            replay[node].remove_pod(next(p for p in replay[node].pods if p.key == pod.key))
     def without_pod_identity(info):
         requested, cpu, memory, _, ports = state(info)
         return requested, cpu, memory, ports
@@ -185,3 +195,61 @@ def test_rollback_to_zero_restores_every_node(ops):
     assert [without_pod_identity(i) for i in infos] == [without_pod_identity(i) for i in replay]
     statement.rollback(0)
     assert [state(i) for i in infos] == initial
+
+
+# -- eviction and trials ------------------------------------------------------------------
+
+
+def test_evict_and_restore_are_undone_like_assumptions():
+    infos = _cluster()
+    initial = [state(i) for i in infos]
+    running = infos[0].pods[0]
+    statement = Statement()
+    statement.evict(running, infos[0])
+    assert running not in infos[0].pods and infos[0].ports == []
+    mark = statement.checkpoint()
+    statement.assume(POD_KINDS[3], infos[0])  # takes the evicted pod's port
+    statement.rollback(mark)
+    statement.restore(running, infos[0])
+    statement.evict(running, infos[0])
+    statement.rollback(0)
+    assert [state(i) for i in infos] == initial
+
+
+def test_a_trial_undoes_what_was_committed_inside_it():
+    infos = _cluster()
+    initial = [state(i) for i in infos]
+    statement = Statement()
+    statement.assume(POD_KINDS[0], infos[1])
+    statement.commit()
+    kept = [state(i) for i in infos]
+    with statement.trial():
+        statement.evict(infos[0].pods[0], infos[0])
+        statement.assume(POD_KINDS[1], infos[2])
+        statement.commit()  # as the cycle commits its winner
+        assert [state(i) for i in infos] != kept
+    assert [state(i) for i in infos] == kept != initial
+    assert statement.checkpoint() == 0
+
+
+def test_a_trial_kept_commits_what_was_committed_inside_it():
+    infos = _cluster()
+    statement = Statement()
+    checkpoint = statement.begin()
+    statement.assume(POD_KINDS[1], infos[2])
+    statement.commit()
+    assert statement.checkpoint() == 1  # not forgotten while the trial is open
+    statement.end(checkpoint, keep=True)
+    assert statement.checkpoint() == 0  # committed now
+    assert [p.name for p in infos[2].pods] == ["big"]
+
+
+def test_changes_since_never_spans_an_eviction():
+    infos = _cluster()
+    statement = Statement()
+    statement.evict(infos[0].pods[0], infos[0])
+    after = statement.checkpoint()
+    statement.assume(POD_KINDS[0], infos[1])
+    assert statement.changes_since(after) == [(POD_KINDS[0], infos[1])]
+    with pytest.raises(StatementError):
+        statement.changes_since(0)

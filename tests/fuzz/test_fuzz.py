@@ -37,6 +37,7 @@ SAMPLES = REPO / "samples"
 SECRET = "fuzz-secret-token-3c1f0e9d8b7a"
 EXAMPLES = int(os.environ.get("TASPLAN_FUZZ_EXAMPLES", "25"))
 SEED = os.environ.get("TASPLAN_FUZZ_SEED")
+pytestmark = pytest.mark.slow
 
 
 def _load(path: Path) -> list[dict]:

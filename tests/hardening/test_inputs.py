@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 
 from tasplan.cli.app import app
 from tasplan.errors import InputError
-from tasplan.load import documents
-from tasplan.load.documents import needs_guarded_loader, parse_bytes
+from tasplan.load import documents, yaml_loader
+from tasplan.load.documents import parse_bytes
 from tasplan.load.loader import load_inputs
+from tasplan.load.yaml_loader import needs_guarded_loader
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "samples" / "cluster"
@@ -123,7 +124,7 @@ def test_error_lines_are_not_looked_up_in_files_above_the_locate_limit(
         load_inputs([path])
     assert info.value.line == 4
     monkeypatch.setenv("TASPLAN_MAX_LOCATE_BYTES", "10")
-    documents._composed.cache_clear()
+    yaml_loader._composed.cache_clear()
     with pytest.raises(InputError) as info:
         load_inputs([path])
     assert info.value.line is None and info.value.field == "spec.priority"

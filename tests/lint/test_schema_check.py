@@ -90,6 +90,7 @@ def test_unknown_keywords_are_not_compiled() -> None:
         Compiler(registry, None).compile({"type": "array", "uniqueItems": True}, "x")
 
 
+@pytest.mark.slow
 def test_same_verdicts_as_jsonschema(tmp_path: Path) -> None:
     objects = _corpus(tmp_path)
     assert len(objects) > 60

@@ -277,6 +277,7 @@ def test_the_scan_in_a_child_process(generated, tmp_path, monkeypatch) -> None:
         os.waitpid(-1, os.WNOHANG)
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(
     ["0", "1", "7", "9", "_", ".", "-", "+", "e", "E", "x", "o", "b", "n", "a", "N", "i", "f",
      "y", "s", "O", "T", "r", "u", "F", "l", "~", ":", "<", "=", "t"]), min_size=1, max_size=6))

@@ -238,3 +238,19 @@ def test_250_racks_fit_one_screen_with_every_name_and_number() -> None:
         assert drawn.get(f"rack-{i:04d}", 0) >= 7, f"rack-{i:04d} is not readable"
     assert drawn.get("20 ✓", 0) >= 10
     assert len(svg.encode()) < 2_000_000
+
+
+def test_each_group_map_shows_its_own_shape(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four groups on one page: four maps, each coloured by and naming its group's pods
+    only, each with its own element ids."""
+    monkeypatch.chdir(REPO)
+    html = run(["check", "samples/composite/train-2level.yaml", "-c", "samples/cluster",
+                "--html", "FILE"], tmp_path / "c.html").decode()
+    maps = re.findall(r"<svg.*?</svg>", html, re.S)
+    assert len(maps) == 4
+    for i, svg in enumerate(maps):
+        shown = " ".join(texts(svg))
+        assert f"= ml/llm-replica-{i} (" in shown
+        assert not any(f"ml/llm-replica-{j} (" in shown for j in range(4) if j != i)
+        assert f'id="g{i + 1}-hatch"' in svg

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -139,6 +140,7 @@ def _spread(spec) -> tuple[SpreadConstraint, ...]:
 @example(racks=[[(1, 1, 3, True, 0, [], None), (1, 1, 1, True, 0, [], None)]],
          classes=[(0, 0, False, [], None), (0, 0, False, [("required", HOSTNAME, 0)], None)],
          counts=[2, 1, 1], min_count=1, interleave=True)
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     racks=st.lists(st.lists(node_spec, min_size=1, max_size=4), min_size=1, max_size=3),

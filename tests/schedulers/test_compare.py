@@ -14,9 +14,9 @@ from tasplan.model.kai import (
     SubGroup,
     TopologyLevel,
 )
+from tasplan.plan.intent import Intent, left_out
 from tasplan.report.compare import comparisons_document
 from tasplan.schedulers.compare import compare, comparers
-from tasplan.schedulers.intent import Intent, left_out
 from tasplan.schedulers.planner import plan
 from tasplan.schedulers.registry import in_tree_schedulers
 from tests.builders import WORKLOAD, make_group, make_node, make_pod, snapshot

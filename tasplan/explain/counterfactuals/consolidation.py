@@ -29,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tasplan.explain.case import Case, TrialStatement
+from tasplan.explain.case import Case
 from tasplan.explain.counterfactuals import eviction
 from tasplan.explain.result import Suggestion
+from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.pod import Pod
@@ -72,8 +73,8 @@ def _in_domain(case: Case, domain: PlacementResult, evicted: int) -> Suggestion 
     moved = sorted(moved, key=lambda p: p.key)
     infos = eviction.infos_without(case, moved)
     copies = [_elsewhere(case, pod, domain) for pod in moved]
-    trial = TrialStatement()
-    try:
+    trial = Statement()
+    with trial.trial():
         group = PodGroup(f"{case.group.key}/consolidate", case.group.namespace, Policy.BASIC,
                          1, None, "PodGroup", "", case.group.source, case.group.order)
         placed = schedule_group(case.fw, GroupContext(group, tuple(copies), ()), infos, trial)
@@ -82,8 +83,6 @@ def _in_domain(case: Case, domain: PlacementResult, evicted: int) -> Suggestion 
             return None  # some pod finds no other node
         targets = dict(chosen.assignments)
         result = case.replan(infos=infos)
-    finally:
-        trial.undo()
     if not case.met(result):
         return None
     moves = [{"pod": p.key, "from": p.node_name, "to": targets.get(c.key, ""),

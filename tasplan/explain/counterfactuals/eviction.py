@@ -116,8 +116,9 @@ def _in_domain(case: Case, domain: PlacementResult) -> Suggestion | None:
 
 def _upstream(case: Case) -> Suggestion | None:
     """kube-scheduler's own preemption for the group, verified by re-planning it."""
+    from tasplan.framework.statement import Statement
     from tasplan.plan.group_cycle import schedule_group
-    from tasplan.schedulers.kube.scheduler import preemption_enabled, preemption_never
+    from tasplan.schedulers.kube.preemption import preemption_enabled, preemption_never
 
     fw, ctx = case.fw, case.ctx
     if case.partial or not preemption_enabled(fw, fw.target, case.group):
@@ -125,8 +126,8 @@ def _upstream(case: Case) -> Suggestion | None:
     never = preemption_never(case.group, ctx.pending, fw.target)
     if never:
         return None
-    attempt = preempt(fw, ctx, case.infos, units(case.infos, case.groups, case.priorities,
-                                                 case.atomic),
+    attempt = preempt(fw, ctx, case.infos, Statement(fw.reservers),
+                      units(case.infos, case.groups, case.priorities, case.atomic),
                       case.priority, case.budgets, never=never, schedule=schedule_group)
     chosen = attempt.result
     if chosen is None:

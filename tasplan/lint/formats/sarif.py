@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tasplan import __version__
 from tasplan.lint.report import Finding, LintReport
 from tasplan.lint.rules import RULES, Severity
 from tasplan.report.serialize import to_json
+from tasplan.version import __version__
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}

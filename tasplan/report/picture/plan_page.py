@@ -142,7 +142,7 @@ def _map(i: int, g: GroupResult, report: CapacityReport, applied: Sequence[Appli
     if depth is None and level == HOSTNAME:
         depth = len(report.levels)
     yield topology_map(report, measure, depth, overlay, f"{key}: placements on the topology",
-                       ids=f"g{i}", heading=False)
+                       ids=f"g{i}", heading=False, focus=True)
 
 
 def _mark(rank: int, g: GroupResult, p: PlacementResult, short: str | None) -> Mark:

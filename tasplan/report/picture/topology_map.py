@@ -25,7 +25,6 @@ from tasplan.report.picture.layout import Rect, layout
 from tasplan.report.picture.measure import (
     DARK,
     NONE_FILL,
-    Bin,
     Measure,
     bins,
     fill,
@@ -45,14 +44,12 @@ HOLDS_TINT = "#deebf7"  # a panel header whose domain holds the gang
 INK = "#1a1a1a"
 FAINT = "#6b6b6b"
 
-STATES = ("selected", "tied", "feasible", "infeasible")
-
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """One candidate placement: its ``rank`` in the placement table, its ``state`` (one of
-    STATES), the ``text`` its tile shows (``4/4 pods``) and the ``note`` its tooltip adds
-    (the status or reason)."""
+    """One candidate placement: its ``rank`` in the placement table, its ``state``
+    (selected, tied, feasible or infeasible), the ``text`` its tile shows (``4/4 pods``)
+    and the ``note`` its tooltip adds (the status or reason)."""
 
     rank: int
     state: str
@@ -75,19 +72,22 @@ class Overlay:
 
 def topology_map(report: CapacityReport, measure: Measure, depth: int | None = None,
                  overlay: Overlay | None = None, title: str = "tasplan capacity",
-                 ids: str = "tp", heading: bool = True) -> str:
+                 ids: str = "tp", heading: bool = True, focus: bool = False) -> str:
     """The map as one ``<svg>`` element; ``depth`` counts the report's levels drawn (default:
     all but the hostname); ``ids`` prefixes the element ids (several maps on one page);
-    ``heading`` False leaves the title line to the page around it."""
-    return "".join(_Map(report, measure, depth, overlay, title, ids, heading).svg())
+    ``heading`` False leaves the title line to the page around it; ``focus`` shows the
+    measure's shape alone (one group's map) and leaves the notes to the page."""
+    return "".join(_Map(report, measure, depth, overlay, title, ids, heading, focus).svg())
 
 
 class _Map:
     def __init__(self, report: CapacityReport, measure: Measure, depth: int | None,
-                 overlay: Overlay | None, title: str, ids: str, heading: bool) -> None:
+                 overlay: Overlay | None, title: str, ids: str, heading: bool,
+                 focus: bool) -> None:
         self.report, self.measure, self.overlay, self.title, self.ids = (
             report, measure, overlay, title, ids)
-        self.heading = heading
+        self.heading, self.focus = heading, focus
+        self.shapes = [(n, r) for n, r in report.shapes if not focus or n == measure.shape]
         levels = report.levels
         if depth is None:
             depth = default_depth(levels)
@@ -171,7 +171,7 @@ class _Map:
         out.append(f'<text x="{MARGIN}" y="{num(y + 16)}" font-size="13" fill="{INK}">'
                    f"{esc(line)}</text>")
         y += 24
-        for name, requests in report.shapes:
+        for name, requests in self.shapes:
             asks = ", ".join(f"{short_resource(r)} {human(r, v)}" for r, v in requests.items())
             gang = report.gangs.get(name)
             text = (f"shape {self.letters[name]} = {name}" + (f" (requests {asks})"
@@ -415,7 +415,8 @@ class _Map:
         if self.overlay is not None and self.overlay.removed:
             lines.append("removed by a what-if edit (not on the map): "
                          + ", ".join(self.overlay.removed))
-        lines.extend(f"note: {n}" for n in self.report.notes)
+        if not self.focus:
+            lines.extend(f"note: {n}" for n in self.report.notes)
         for line in lines:
             out.append(f'<text x="{MARGIN}" y="{num(y + 13)}" font-size="12" fill="{FAINT}">'
                        f"{esc(line)}</text>")
@@ -450,7 +451,8 @@ class _Map:
         lines.append("free " + " · ".join(
             f"{short_resource(r)} {human(r, d.free.get(r, 0))}/{human(r, d.allocatable[r])}"
             for r in resources))
-        for name, fit in d.fit.items():
+        for name, _ in self.shapes:
+            fit = d.fit[name]
             gang = self.report.gangs.get(name)
             held = ("" if gang is None else
                     f" · {'holds' if fit.holds else 'does not hold'} a gang of {gang}")
@@ -504,5 +506,3 @@ def _nodes_below(tree: Box) -> dict[int, tuple[str, ...]]:
     walk(tree)
     return out
 
-
-__all__ = ["STATES", "Bin", "Mark", "Overlay", "topology_map"]

@@ -21,7 +21,7 @@ from tasplan.model.kai import (
 )
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.schedulers.intent import Intent, left_out, levels_for, with_scheduler_name
+from tasplan.plan.intent import Intent, left_out, levels_for, with_scheduler_name
 from tasplan.schedulers.kai.grouper import pod_group_for
 from tasplan.schedulers.kai.jobs import build_job, fewest_pods
 

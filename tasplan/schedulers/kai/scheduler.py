@@ -17,9 +17,9 @@ from tasplan.model.group import PodGroup, Policy
 from tasplan.model.kai import POD_GROUP_API, SCHEDULER_NAME, KaiPodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.intent import Intent
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
-from tasplan.schedulers.intent import Intent
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kai.allocate import Allocator, Outcome, Step, Trace
 from tasplan.schedulers.kai.grouper import pod_group_for

@@ -10,7 +10,7 @@ from dataclasses import replace
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.schedulers.intent import Intent, left_out, with_scheduler_name
+from tasplan.plan.intent import Intent, left_out, with_scheduler_name
 
 KUBE_SCHEDULER = "kube-scheduler"
 

@@ -1,4 +1,4 @@
-"""The planner's hooks for group trees: which trees to plan and in what order, and one tree
+"""kube-scheduler's group trees: which trees to plan and at what priority, and one tree
 planned as a unit (valid or not)."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from tasplan.framework.statement import Statement
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.fidelity import Note
+from tasplan.plan.admission import Admission, ScheduleGroup
+from tasplan.plan.notes import Note, NoteCode
 from tasplan.plan.result import GroupResult
 from tasplan.plan.tree import Tree, build_trees
-from tasplan.plan.tree_cycle import Prepare, TreeOutcome, plan_tree
+from tasplan.plan.tree_cycle import TreeOutcome, plan_tree
 from tasplan.plan.tree_result import CompositeResult
 
 GATE = "CompositePodGroup"
@@ -65,7 +66,7 @@ def _priority(tree: Tree, pods_by_group: Mapping[str, list[Pod]]) -> int:
 
 
 def composite_gate_note(group: PodGroup) -> Note:
-    return Note("composite-gate-off",
+    return Note(NoteCode.COMPOSITE_GATE_OFF,
                 f"the group names parent CompositePodGroup {group.parent}, but the {GATE} "
                 "feature gate is off: kube-scheduler plans it alone (and the API server "
                 "would reject spec.parentCompositePodGroupName)")
@@ -73,36 +74,28 @@ def composite_gate_note(group: PodGroup) -> Note:
 
 def plan_unit(unit: TreeUnit, framework: Callable[[str], Framework | None],
               nodes: Sequence[NodeInfo], statement: Statement,
-              pods_by_group: Mapping[str, list[Pod]], prepare: Prepare, *,
-              all_assignments: bool = False) -> TreeOutcome:
+              pods_by_group: Mapping[str, list[Pod]], admitted: Mapping[str, Admission],
+              schedule: ScheduleGroup, *, all_assignments: bool = False) -> TreeOutcome:
+    """``admitted``: the leaves' admissions by key; ``schedule``: the cycle of each leaf."""
     tree = unit.tree
     notes = tree_notes(tree)
     if tree.problem is not None or tree.root is None:
         message = tree.problem or "invalid hierarchy"
-        leaves = []
-        for g in tree.leaves:
-            prepared = prepare(g)
-            pending = len(prepared[1].pending) if isinstance(prepared, tuple) else 0
-            scheduled = len(prepared[1].scheduled) if isinstance(prepared, tuple) else 0
-            leaves.append(GroupResult(g, pending, scheduled, False, message,
-                                      error=tree.invalid))
+        leaves = tuple(GroupResult(g, len(admitted[g.key].pending),
+                                   len(admitted[g.key].scheduled), False, message,
+                                   error=tree.invalid) for g in tree.leaves)
         composites = tuple(
             CompositeResult(c, tuple((k.kind, k.key) for k in tree.children.get(c.key, ())),
                             False, message, error=tree.invalid, notes=notes)
             for c in tree.composites)
-        return TreeOutcome(tuple(leaves), composites)
-    fw = None
-    for g in tree.leaves:
-        prepared = prepare(g)
-        if isinstance(prepared, tuple):
-            fw = prepared[0]
-            break
+        return TreeOutcome(leaves, composites)
+    fw = next((a.fw for g in tree.leaves if (a := admitted[g.key]).ok), None)
     if fw is None:  # no leaf can be planned: each says why
         fw = framework("default-scheduler")
     if fw is None:
-        return TreeOutcome(tuple(r for g in tree.leaves
-                                 if isinstance(r := prepare(g), GroupResult)), ())
-    outcome = plan_tree(fw, tree, nodes, statement, pods_by_group, prepare,
+        return TreeOutcome(tuple(v for g in tree.leaves
+                                 if (v := admitted[g.key].verdict) is not None), ())
+    outcome = plan_tree(fw, tree, nodes, statement, pods_by_group, admitted, schedule,
                         all_assignments=all_assignments)
     name = fw.profile.scheduler_name
     composites = [replace(c, scheduler_name=name) for c in outcome.composites]
@@ -116,13 +109,13 @@ def tree_notes(tree: Tree) -> tuple[Note, ...]:
     notes = []
     multi = sorted(k for k, kids in tree.children.items() if len(kids) > 1)
     if multi:
-        notes.append(Note("composite-child-order",
+        notes.append(Note(NoteCode.COMPOSITE_CHILD_ORDER,
                           "children are planned in input order; kube-scheduler plans them in "
                           "the order its queue holds them (not specified by the API), and a "
                           "different order can change which children fit (no backtracking)"))
     values = {m.priority for m in tree.members if m.priority is not None}
     if len(values) > 1:
-        notes.append(Note("composite-mixed-priority",
+        notes.append(Note(NoteCode.COMPOSITE_MIXED_PRIORITY,
                           f"the groups of the tree have different priorities "
                           f"({', '.join(map(str, sorted(values)))}); KEP-6012 requires one "
                           "priority per tree in alpha. Planned at the root's priority"))
