@@ -45,6 +45,9 @@ class Profile:
     unmodelled: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int = 0
     percentage_of_placements_to_score: int = 0
+    # The PodGroupPostFilter plugins (upstream: DefaultPreemption, workload-aware
+    # preemption), which the planner's preemption stands for.
+    pod_group_post_filter: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,8 @@ Undo = tuple[tuple[Reserver, object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_commit_asked", "_log", "_moves", "_trials", "_undo", "reservers")
+    __slots__ = ("_commit_asked", "_evicted", "_log", "_moves", "_trials", "_undo",
+                 "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
@@ -59,6 +60,7 @@ class Statement:
         # (log position, operation) of the evictions and restores, in order: the rest of
         # the log are assumptions (the hot path stays as cheap as the log alone).
         self._moves: list[tuple[int, Op]] = []
+        self._evicted: set[int] = set()  # id() of the pods evicted now, committed or not
         self._trials = 0
         self._commit_asked = False
         self.reservers: list[Reserver] = list(reservers)
@@ -80,12 +82,18 @@ class Statement:
     def evict(self, pod: Pod, node: NodeInfo) -> None:
         """``pod`` leaves ``node`` (preemption)."""
         node.remove_pod(pod)
+        self._evicted.add(id(pod))
         self._move(pod, node, Op.EVICT)
 
     def restore(self, pod: Pod, node: NodeInfo) -> None:
         """An evicted ``pod`` comes back to ``node``."""
         node.add_pod(pod)
+        self._evicted.discard(id(pod))
         self._move(pod, node, Op.RESTORE)
+
+    def evicted(self, pod: Pod) -> bool:
+        """``pod`` was evicted (and is not back): its group no longer counts it."""
+        return id(pod) in self._evicted
 
     def _move(self, pod: Pod, node: NodeInfo, op: Op) -> None:
         self._moves.append((len(self._log), op))
@@ -103,8 +111,13 @@ class Statement:
         while len(log) > checkpoint:
             pod, node = log.pop()
             release(self._undo.pop())
-            if moves and moves[-1][0] == len(log) and moves.pop()[1] is Op.EVICT:
-                node.add_pod(pod)
+            if moves and moves[-1][0] == len(log):
+                if moves.pop()[1] is Op.EVICT:
+                    node.add_pod(pod)
+                    self._evicted.discard(id(pod))
+                else:
+                    node.remove_pod(pod)
+                    self._evicted.add(id(pod))
             else:
                 node.remove_pod(pod)
 

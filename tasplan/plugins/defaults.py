@@ -49,8 +49,9 @@ MODELLED_POINTS: Mapping[str, type] = {
 WEIGHTED_POINTS = frozenset({"score", "placementScore"})
 # Checked like upstream's framework does: exactly one queueSort plugin, at least one binder.
 QUEUE_SORT, BIND = "queueSort", "bind"
+POD_GROUP_POST_FILTER = "podGroupPostFilter"
 OTHER_POINTS = ("preEnqueue", QUEUE_SORT, "preFilter", "postFilter", "preScore", "reserve",
-                "permit", "preBind", BIND, "postBind", "podGroupPostFilter")
+                "permit", "preBind", BIND, "postBind", POD_GROUP_POST_FILTER)
 EXTENSION_POINTS = (MULTI_POINT, *MODELLED_POINTS, *OTHER_POINTS)
 
 # v1 getDefaultPlugins().MultiPoint with the feature gates above; weight 0 = unset.
@@ -80,12 +81,14 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef(n.POD_GROUP_PODS_COUNT, 1),
 )
 
-# For upstream plugins tasplan does not run: which of the modelled points, queueSort and bind
-# they implement (the others implement none of them), so a misplaced entry fails as
-# upstream's would. PrioritySort and DefaultBinder are the only in-tree plugins there.
+# For upstream plugins tasplan does not run: which of the modelled points, queueSort, bind
+# and podGroupPostFilter they implement (the others implement none of them), so a misplaced
+# entry fails as upstream's would. PrioritySort, DefaultBinder and DefaultPreemption are
+# the only in-tree plugins at those three.
 _UNMODELLED_POINTS: Mapping[str, frozenset[str]] = {
     n.PRIORITY_SORT: frozenset({QUEUE_SORT}),
     n.DEFAULT_BINDER: frozenset({BIND}),
+    n.DEFAULT_PREEMPTION: frozenset({"postFilter", POD_GROUP_POST_FILTER}),
     n.VOLUME_RESTRICTIONS: frozenset({"filter"}),
     n.NODE_VOLUME_LIMITS: frozenset({"filter"}),
     n.VOLUME_BINDING: frozenset({"filter", "score"}),
@@ -139,7 +142,7 @@ def resolve_profile(
         resolver.check_known(entry)
         resolver.note_unmodelled(entry.ref.name)
     points = {key: resolver.expand(key, plugins.get(key, PluginSet()), multi)
-              for key in (*MODELLED_POINTS, QUEUE_SORT, BIND)}
+              for key in (*MODELLED_POINTS, QUEUE_SORT, BIND, POD_GROUP_POST_FILTER)}
     for key in OTHER_POINTS:  # names must exist; nothing else is modelled there
         for entry in _custom(plugins.get(key, PluginSet()), key):
             resolver.check_known(entry)
@@ -165,6 +168,7 @@ def resolve_profile(
         placement_score=modelled("placementScore"),
         plugin_args=dict(plugin_args or {}),
         unmodelled=tuple(resolver.unmodelled),
+        pod_group_post_filter=tuple(name for name, _ in points[POD_GROUP_POST_FILTER]),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
         percentage_of_placements_to_score=percentage_of_placements_to_score,
     )

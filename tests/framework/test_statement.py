@@ -216,6 +216,24 @@ def test_evict_and_restore_are_undone_like_assumptions():
     assert [state(i) for i in infos] == initial
 
 
+def test_the_statement_knows_which_pods_are_evicted():
+    infos = _cluster()
+    running = infos[0].pods[0]
+    statement = Statement()
+    statement.evict(running, infos[0])
+    assert statement.evicted(running)
+    mark = statement.checkpoint()
+    statement.restore(running, infos[0])
+    assert not statement.evicted(running)
+    statement.rollback(mark)
+    assert statement.evicted(running)
+    statement.commit()  # kept: later units see it gone
+    assert statement.evicted(running)
+    with statement.trial():
+        statement.restore(running, infos[0])
+    assert statement.evicted(running)
+
+
 def test_a_trial_undoes_what_was_committed_inside_it():
     infos = _cluster()
     initial = [state(i) for i in infos]

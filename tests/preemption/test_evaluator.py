@@ -11,10 +11,13 @@ from dataclasses import replace
 
 import pytest
 
+from tasplan.framework.profile import PluginSet
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plugins import names as n
+from tasplan.plugins.defaults import resolve_profile
 from tasplan.preemption.evaluator import NEVER, NO_VICTIMS, NOT_ENOUGH
 from tasplan.schedulers.planner import plan
 from tests.builders import (
@@ -187,6 +190,28 @@ def test_later_groups_see_victims_gone_and_the_preemptor_assumed():
     # mid cannot take n1 (hi is assumed there) and n2 is busy at higher priority.
     assert b.outcome == "unschedulable" and b.preemption_message == NO_VICTIMS
     assert plan(snap, preempt=False).groups[0].outcome == "unschedulable"
+
+
+@pytest.mark.parametrize(("where", "preempts"), [
+    pytest.param({}, True, id="default profile"),
+    pytest.param({"podGroupPostFilter": PluginSet(disabled=("DefaultPreemption",))}, False,
+                 id="disabled at podGroupPostFilter"),
+    pytest.param({"postFilter": PluginSet(disabled=("DefaultPreemption",))}, True,
+                 id="disabled at postFilter only"),
+    pytest.param({"multiPoint": PluginSet(disabled=("DefaultPreemption",))}, False,
+                 id="disabled in multiPoint"),
+])
+def test_preemption_runs_where_the_profile_has_default_preemption(where, preempts):
+    """Workload-aware preemption is the PodGroupPostFilter plugin DefaultPreemption: a
+    profile without it there (disabled at that point or in multiPoint) does not preempt."""
+    nodes = [make_node("n1", 1)]
+    hi = make_group("hi", min_count=1, key=None, priority=HIGH)
+    snap = snapshot(nodes, [make_pod("low", node="n1", priority=LOW),
+                            *gang_pods(hi, 1, priority=HIGH)], [hi])
+    profile = resolve_profile(plugins=where)
+    assert (n.DEFAULT_PREEMPTION in profile.pod_group_post_filter) is preempts
+    result = plan(snap, profile=profile).groups[0]
+    assert result.outcome == ("scheduled-after-preemption" if preempts else "unschedulable")
 
 
 def test_gang_preemption_needs_room_for_min_count():

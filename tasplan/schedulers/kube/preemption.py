@@ -37,7 +37,8 @@ def preemption_enabled(fw: Framework, target: Target, group: PodGroup | None) ->
     which always has topology constraints to honour) and the profile has DefaultPreemption
     (the only PodGroupPostFilter plugin)."""
     constrained = group is None or group.topology_key is not None
-    return target.preemption_for(constrained) and DEFAULT_PREEMPTION in fw.profile.unmodelled
+    return (target.preemption_for(constrained)
+            and DEFAULT_PREEMPTION in fw.profile.pod_group_post_filter)
 
 
 def preemption_never(group: PodGroup, pending: Sequence[Pod], target: Target) -> bool:
@@ -50,15 +51,14 @@ def preemption_never(group: PodGroup, pending: Sequence[Pod], target: Target) ->
 
 class PostFilter:
     """Preemption within one planning run: units of eviction bounded by composites with
-    disruptionMode all (``trees``: the CompositePodGroup gate is on), the disruption
-    budgets (read once, when first needed) and the pods evicted so far."""
+    disruptionMode all (``trees``: the CompositePodGroup gate is on) and the disruption
+    budgets (read once, when first needed)."""
 
     def __init__(self, state: PlanState, priorities: Mapping[str, int], trees: bool) -> None:
         snapshot = state.snapshot
         self.state, self.priorities = state, priorities
         self.atomic = atomic_ancestors(snapshot.groups, snapshot.composites) if trees else {}
         self._budgets: tuple[DisruptionBudget, ...] | None = None
-        self.evicted: set[int] = set()
 
     def budgets(self) -> tuple[DisruptionBudget, ...]:
         if self._budgets is None:
@@ -80,7 +80,7 @@ class PostFilter:
         assert fw is not None and ctx is not None
         if not preemption_enabled(fw, target, a.group):
             if (a.group.topology_key is not None and target.preemption_for(False)
-                    and DEFAULT_PREEMPTION in fw.profile.unmodelled):
+                    and DEFAULT_PREEMPTION in fw.profile.pod_group_post_filter):
                 # 1.36 refuses by name (upstream's status text).
                 return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
             return result
@@ -132,7 +132,6 @@ class PostFilter:
             info = infos[index[v.node]]
             pod = next(p for p in info.pods if p.key == v.pod)
             statement.evict(pod, info)
-            self.evicted.add(id(pod))
         by_key = {p.key: p for p in pending}
         for key, node in result.nominated.items():
             statement.assume(by_key[key], infos[index[node]])

@@ -105,9 +105,9 @@ class KubeRun:
                           composites)
 
     def admit(self, group: PodGroup) -> Admission:
-        evicted = self.post_filter.evicted
+        evicted = self.state.statement.evicted
         return admit(self.state, group, [p for p in self.by_group.get(group.key, [])
-                                         if not p.terminal and id(p) not in evicted])
+                                         if not p.terminal and not evicted(p)])
 
     def group_cycle(self, a: Admission) -> GroupResult:
         if a.verdict is not None:
