@@ -44,7 +44,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         # (simulating each placement pod by pod costs more than the rest of planning).
         result = plan_groups(snapshot, all_assignments=all_placements,
                              scheduler_config=loaded.config, target=plan.target(snapshot),
-                             preempt=plan.preempt, scheduler=plan.scheduler)
+                             preempt=plan.preempt, scheduler=plan.scheduler,
+                             schedulers=plan.schedulers())
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied, all_placements)

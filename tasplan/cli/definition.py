@@ -20,7 +20,8 @@ import typer
 
 from tasplan.load.batch import JobOverrides
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.schedulers.interface import AUTO
+from tasplan.schedulers.interface import AUTO, Scheduler
+from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.registry import check_choice, in_tree_schedulers, names
 from tasplan.target import Target, parse_gates, parse_version
 
@@ -96,6 +97,15 @@ class PlanOptions:
     no_preempt: Annotated[bool, typer.Option(
         "--no-preempt", help="Plan as if preemption were off: the plain verdict, no "
         "victims.")] = False
+    kueue_version: Annotated[str | None, typer.Option(
+        "--kueue-version", metavar="0.17|0.18|0.19|0.20", show_default=False,
+        help="Kueue release for --scheduler kueue: its feature gates' defaults. Default: "
+        "0.20.")] = None
+    peer_feature_gates: Annotated[str | None, typer.Option(
+        "--peer-feature-gates", metavar="Name=bool,...", show_default=False,
+        help="Kueue's own feature gates (TASBalancedPlacement, TASProfileMixed, "
+        "TASMultiLayerTopology, TASRespectNodeAffinityPreferred, ...) for --scheduler "
+        "kueue.")] = None
 
     @property
     def preempt(self) -> bool:
@@ -107,6 +117,18 @@ class PlanOptions:
         if self.kube_version:
             parse_version(self.kube_version)
         check_choice(self.scheduler, in_tree_schedulers())
+        self.kueue()
+
+    def kueue(self) -> KueueScheduler:
+        """Kueue's scheduler for --kueue-version and its --peer-feature-gates."""
+        from tasplan.schedulers.kueue import gates
+
+        release = gates.release_of(self.kueue_version) if self.kueue_version else gates.NEWEST
+        return KueueScheduler(release, gates.parse_overrides(self.peer_feature_gates or ""))
+
+    def schedulers(self) -> dict[str, Scheduler]:
+        """The registry with Kueue configured as asked."""
+        return in_tree_schedulers(kueue=self.kueue())
 
     def target(self, snapshot: ClusterSnapshot) -> Target:
         from tasplan.schedulers.planner import target_for

@@ -56,7 +56,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
     with session.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=loaded.config, target=plan.target(snapshot),
-                         preempt=plan.preempt, scheduler=plan.scheduler)
+                         preempt=plan.preempt, scheduler=plan.scheduler,
+                         kueue=plan.kueue())
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied)

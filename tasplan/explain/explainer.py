@@ -23,6 +23,7 @@ from tasplan.explain.counterfactuals import (
 )
 from tasplan.explain.domains import analyse_domains
 from tasplan.explain.kai import explainer as kai_explainer
+from tasplan.explain.kueue import explain_workload
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -42,6 +43,7 @@ from tasplan.schedulers.interface import AUTO
 from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
 from tasplan.schedulers.kube.admission import group_priority
 from tasplan.schedulers.kube.scheduler import KubeRun, KubeScheduler, Stage
+from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.planner import plan, target_for
 from tasplan.schedulers.registry import in_tree_schedulers
 from tasplan.target import COMPOSITE_POD_GROUP, Target
@@ -53,9 +55,11 @@ SUGGESTERS = (min_count, eviction, add_nodes, toleration_selector, topology_key)
 def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
             scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
-            preempt: bool = True, scheduler: str = AUTO) -> ExplainResult:
+            preempt: bool = True, scheduler: str = AUTO,
+            kueue: KueueScheduler | None = None) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
-    node assignments of its placement (JSON output shows them)."""
+    node assignments of its placement (JSON output shows them). ``kueue``: the Kueue
+    scheduler (release and gates) for the groups it plans."""
     pods_by_group = snapshot.pods_by_group
     explanations: dict[str, Explanation] = {}
     priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
@@ -65,11 +69,18 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
                      atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on
                      else {}, all_assignments)
     kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
-    schedulers = {**in_tree_schedulers(kube),
+    kueue = kueue or KueueScheduler()
+    schedulers = {**in_tree_schedulers(kube, kueue),
                   KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, target=target, preempt=preempt,
                   scheduler=scheduler, schedulers=schedulers)
+    for group in result.groups:
+        record = kueue.records.get(group.group.key)
+        if group.scheduler == kueue.name and record is not None and not group.schedulable:
+            found = explain_workload(group, record, snapshot)
+            if found is not None:
+                explanations[group.group.key] = found
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt, scheduler=scheduler)) if result.composites else {}

@@ -89,18 +89,24 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
     if not nodes or not pending or (group.policy == Policy.GANG
                                     and len(pods) < group.min_count):
         return []  # no nodes (the loader warns), or nothing to place yet (TP204 / TP208)
-    blocked = _blocked(pending, nodes, key, by_source, owner)
+    result = now.get(group.key)
+    kueue = result is not None and result.scheduler == "kueue"
+    # Kueue filters nodes itself, with its flavor's tolerations: its verdict says why.
+    blocked = None if kueue else _blocked(pending, nodes, key, by_source, owner)
     if blocked:
         return [blocked]
-    # A leaf of a tree is checked alone here (the tree as a whole by TP307).
+    # A leaf of a tree is checked alone here (the tree as a whole by TP307); a Kueue
+    # workload alone on its flavor's topology, no admitted Workload holding anything.
     alone = plan(ClusterSnapshot(nodes=snapshot.nodes, pods=tuple(pods),
                                  groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
-                                 dra=snapshot.dra.unallocated(), kai=snapshot.kai)).groups[0]
+                                 dra=snapshot.dra.unallocated(),
+                                 kueue=replace(snapshot.kueue, workloads={}),
+                                 kai=snapshot.kai),
+                 scheduler="kueue" if kueue else "auto").groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
             f"{group.key} cannot be placed even in an empty cluster: {alone.message}")))]
-    result = now.get(group.key)
     # A tree's verdict "now" is reported once, on its root (tasplan.lint.composite_cluster).
     if result is not None and not result.schedulable and group.parent is None:
         return [(owner, Violation("TP303", ("metadata", "name"), (

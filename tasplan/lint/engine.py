@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasplan.errors import InputError
-from tasplan.lint import dra, kai, schema, semantic
+from tasplan.lint import dra, kai, kueue, schema, semantic
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
@@ -103,10 +103,14 @@ class _Run:
         if kai.is_kai(m):
             self.checked.add(id(m))
             return kai.validate(m)
-        found = schema.validate(m.obj, m.api_version, m.kind)
-        if found is not None:
+        if kueue.is_kueue_object(m):
             self.checked.add(id(m))
-            return found
+            return kueue.validate_object(m)
+        found = schema.validate(m.obj, m.api_version, m.kind)
+        tas = kueue.check(m)
+        if found is not None or tas:
+            self.checked.add(id(m))
+            return [*(found or ()), *tas]
         group = m.api_version.rpartition("/")[0]
         if group == schema.SCHEMA_GROUP and m.kind in CHECKED_GROUP_KINDS:
             versions = ", ".join(schema.known_versions(m.kind))

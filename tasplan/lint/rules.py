@@ -140,6 +140,17 @@ RULES: tuple[Rule, ...] = (
          "The groups of one tree name different priority classes; KEP-6012 (alpha) requires "
          "one priority for a whole tree.",
          "Give every CompositePodGroup and PodGroup of the tree the same priorityClassName."),
+    Rule("TP230", "kueue-topology-request", _E,
+         "Kueue's webhook refuses the pod template's TAS annotations (kueue.x-k8s.io/"
+         "podset-*): several of required / preferred / unconstrained, a level that is not a "
+         "label key, a slice size missing, not a number or above the PodSet's pods, bad "
+         "slice constraints, a podset-group-name that does not pair two PodSets.",
+         "Fix the annotation the message names (docs/schedulers.md#kueue---scheduler-kueue)."),
+    Rule("TP231", "kueue-object-invalid", _E,
+         "A Kueue Topology or ResourceFlavor the API server refuses: levels not 1-16, "
+         "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
+         "topologyName without nodeLabels.",
+         "Fix the field the message names."),
     Rule("TP240", "kai-webhook-rejects", _E,
          "A KAI PodGroup or Topology that KAI's admission webhook rejects on create "
          "(duplicate or cyclic subgroups, a missing parent, minMember and minSubGroup "

@@ -13,7 +13,10 @@ from tasplan.live.config import Connection
 from tasplan.live.discovery import (
     DRA_NAMESPACED,
     DRA_RESOURCES,
+    KUEUE_NAMESPACED,
+    KUEUE_RESOURCES,
     kai_api,
+    kueue_api,
     resource_api,
     scheduling_api,
     server_version,
@@ -72,6 +75,14 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             lists.append((f"/apis/{version}{where}/{resource}", DRA_RESOURCES[resource],
                           version, f"{resource}.resource.k8s.io{said}", prune))
             optional.add(lists[-1][3])
+    kueue = kueue_api(reader)
+    if kueue is not None:  # Kueue: topologies, flavors, queues, admitted Workloads
+        version, resources = kueue
+        for resource in resources:
+            where, said = (scope, within) if resource in KUEUE_NAMESPACED else ("", "")
+            lists.append((f"/apis/{version}{where}/{resource}", KUEUE_RESOURCES[resource],
+                          version, f"{resource}.kueue.x-k8s.io{said}", prune))
+            optional.add(lists[-1][3])
     for version, resource, kind, namespaced in kai_api(reader):  # KAI (--scheduler kai)
         where, said = (scope, within) if namespaced else ("", "")
         group = version.split("/")[0]
@@ -89,10 +100,14 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             except Forbidden:
                 if resource not in optional:
                     raise
-                what = ("KAI's Topologies and PodGroups" if kind in ("Topology", "PodGroup")
-                        else "DRA devices and claims")
-                warnings.append(f"RBAC does not allow listing {resource}: {what} are planned "
-                                "without it (see samples/rbac)")
+                if "kueue.x-k8s.io" in resource:
+                    what = "Kueue's objects are planned without it (--scheduler kueue)"
+                elif kind in ("Topology", "PodGroup"):
+                    what = "KAI's Topologies and PodGroups are planned without it"
+                else:
+                    what = "DRA devices and claims are planned without it"
+                warnings.append(f"RBAC does not allow listing {resource}: {what} (see "
+                                "samples/rbac)")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
             tasplan_version=__version__, server=connection.server, server_version=version,

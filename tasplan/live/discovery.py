@@ -80,6 +80,23 @@ def resource_api(reader: Reader) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+KUEUE_VERSIONS = ("kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1")
+KUEUE_RESOURCES = {"topologies": "Topology", "resourceflavors": "ResourceFlavor",
+                   "clusterqueues": "ClusterQueue", "cohorts": "Cohort",
+                   "localqueues": "LocalQueue", "workloads": "Workload"}
+KUEUE_NAMESPACED = frozenset({"localqueues", "workloads"})
+
+
+def kueue_api(reader: Reader) -> tuple[str, tuple[str, ...]] | None:
+    """The newest kueue.x-k8s.io version tasplan reads that the server serves, and the
+    Kueue resources it lists; None when Kueue is not installed."""
+    for version in KUEUE_VERSIONS:
+        resources = _served(reader, version, KUEUE_RESOURCES)
+        if resources:
+            return version, resources
+    return None
+
+
 def server_version(reader: Reader) -> str:
     """``gitVersion`` from /version, or "" when the server does not say."""
     try:

@@ -13,6 +13,7 @@ from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_con
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
+    KUEUE_WORKLOAD_ANNOTATION,
     MIRROR_ANNOTATION,
     UNMODELLED_VOLUMES,
     HostPort,
@@ -59,7 +60,15 @@ def decode_node(source: Source, obj: Mapping[str, Any]) -> Node:
             raise f.error(f"{field}.{resource}", f"must be greater than or equal to 0, got "
                           f"{str(qty)[:40]!r} (the API server refuses negative quantities)")
     return Node(name, labels, tuple(taints), unschedulable, allocatable, source,
-                has_images=bool(status.get("images")))
+                has_images=bool(status.get("images")), ready=node_ready(status))
+
+
+def node_ready(status: Mapping[str, Any]) -> bool | None:
+    """The first Ready condition's status (Kueue's ``IsNodeStatusConditionTrue``)."""
+    for cond in status.get("conditions") or ():
+        if isinstance(cond, dict) and cond.get("type") == "Ready":
+            return cond.get("status") == "True"
+    return None
 
 
 def decode_namespace(source: Source, obj: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
@@ -176,7 +185,7 @@ def decode_pod(
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
         group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
-        owner_kind=owner_kind(meta),
+        owner_kind=owner_kind(meta), kueue_workload=kueue_workload(meta),
     )
     if node_name:
         # Bound: its usage matters, its pod (anti-)affinity, which binds pods that come
@@ -191,6 +200,13 @@ def decode_pod(
                                                 "status.resourceClaimStatuses")
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def kueue_workload(meta: Mapping[str, Any]) -> str:
+    """The Kueue Workload a pod runs for (its ``kueue.x-k8s.io/workload`` annotation)."""
+    annotations = meta.get("annotations")
+    value = annotations.get(KUEUE_WORKLOAD_ANNOTATION) if type(annotations) is dict else None
+    return value if type(value) is str else ""
 
 
 def owner_kind(meta: Mapping[str, Any]) -> str:

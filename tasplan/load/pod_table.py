@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from tasplan.load.core_v1 import PriorityResolver, decode_pod, owner_kind
+from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
 from tasplan.load.fields import ObjectFields
 from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.pod import Pod
@@ -27,7 +27,8 @@ _POD_FIELDS = ("namespace", "name", "node_name", "phase", "priority", "requests"
                "preemption_policy", "node_selector", "required_terms", "preferred_terms",
                "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
                "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled",
-               "claims", "claim_statuses", "owner_kind", "scheduling_gates")
+               "claims", "claim_statuses", "owner_kind", "scheduling_gates",
+               "kueue_workload")
 if tuple(f.name for f in fields(Pod)) != _POD_FIELDS:
     raise ImportError("tasplan.model.pod.Pod changed its fields: update load/pod_table.py")
 
@@ -56,14 +57,15 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
         raise f.error(f"{TABLE}.{sorted(unknown)[0]}", "unknown field")
 
     # Per distinct metadata: namespace, labels (checked once), and a small id for the key.
-    shared: dict[int, tuple[str, dict, int, str]] = {}
+    shared: dict[int, tuple[str, dict, int, str, str]] = {}
     namespaces: dict[str, int] = {}
     annotated: set[int] = set()
     for i, meta in enumerate(metas):
         meta = f.mapping(meta, f"{TABLE}.metadata[{i}]")
         ns = f.string(meta.get("namespace"), f"{TABLE}.metadata[{i}].namespace") or "default"
         labels = f.string_map(meta.get("labels"), f"{TABLE}.metadata[{i}].labels")
-        shared[i] = (ns, labels, namespaces.setdefault(ns, len(namespaces)), owner_kind(meta))
+        shared[i] = (ns, labels, namespaces.setdefault(ns, len(namespaces)), owner_kind(meta),
+                     kueue_workload(meta))
         annotations = meta.get("annotations")
         if isinstance(annotations, dict) and POD_GROUP_ANNOTATION in annotations:
             annotated.add(i)  # the pod's KAI group is in its metadata, not its spec
@@ -86,7 +88,7 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
             if (type(name) is not str or type(node) is not str or type(phase) is not str
                     or type(mi) is not int or type(si) is not int or not 0 <= si < n_specs):
                 raise TypeError
-            ns, labels, ns_id, owner = shared[mi]
+            ns, labels, ns_id, owner, workload = shared[mi]
             key = ns_id * stride + 2 * si + (node != "") if mi not in annotated \
                 else (mi, si, node != "")
             t = decoded.get(key)
@@ -105,7 +107,7 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                 t.priority_class_name, t.scheduler_name, t.preemption_policy,
                 t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
                 t.host_ports, (), None, None, "", False, False, t.unmodelled, t.claims, (),
-                owner, t.scheduling_gates))
+                owner, t.scheduling_gates, workload))
     except (TypeError, IndexError, KeyError):
         _row(f, table, k)  # names the bad column
         raise f.error(f"{TABLE}[{k}]", "malformed pod table row") from None

@@ -41,7 +41,7 @@ from tasplan.load.document import Document
 from tasplan.load.strict import risky_escape
 from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
-from tasplan.model.pod import MIRROR_ANNOTATION, HostPort, Pod
+from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
@@ -58,10 +58,11 @@ class _OwnerRef(Struct):
 
 
 class _Annotations(Struct):
-    """Only the annotations ``core_v1.owner_kind`` and KAI's group reference read; the
-    others are skipped."""
+    """Only the annotations ``core_v1.owner_kind``, Kueue and KAI's group reference read;
+    the others are skipped."""
 
     mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
+    kueue_workload: Any = msgspec.field(default=None, name=KUEUE_WORKLOAD_ANNOTATION)
     pod_group: Any = msgspec.field(default=None, name=POD_GROUP_ANNOTATION)
 
 
@@ -126,6 +127,7 @@ class _Status(Struct):
     allocatable: dict[str, Quantity] | UnsetType | None = UNSET
     capacity: dict[str, Quantity] | None = None
     images: Raw = _NULL
+    conditions: Raw = _NULL  # read for nodes only (Ready)
 
 
 class _Item(Struct):
@@ -380,8 +382,16 @@ def _node(item: _Item, source: Source) -> Node:
         raise _Fallback from None
     if any(v < 0 for v in allocatable.values()):
         raise _Fallback  # the dict path refuses it, with the field
+    ready = None
+    if _truthy(status.conditions):
+        from tasplan.load.core_v1 import node_ready
+
+        conditions = _loads(status.conditions)
+        if not isinstance(conditions, list):
+            raise _Fallback
+        ready = node_ready({"conditions": conditions})
     return Node(meta.name, meta.labels or {}, tuple(taints), spec.unschedulable, allocatable,
-                source, has_images=_truthy(status.images))
+                source, has_images=_truthy(status.images), ready=ready)
 
 
 def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
@@ -406,7 +416,14 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         source, order, meta.labels or _EMPTY, _group(namespace, spec, meta),
         spec.priorityClassName or "", host_ports=host_ports,
         deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
+        kueue_workload=_kueue_workload(meta),
     )
+
+
+def _kueue_workload(meta: _Meta) -> str:
+    """As ``core_v1.kueue_workload``."""
+    value = meta.annotations.kueue_workload if meta.annotations is not None else None
+    return value if type(value) is str else ""
 
 
 def _owner_kind(meta: _Meta) -> str:

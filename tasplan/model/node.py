@@ -22,6 +22,10 @@ class Node:
     source: Source
     # status.images is listed: upstream ImageLocality has data to score with.
     has_images: bool = False
+    # status.conditions Ready: True/False, None when the node reports no Ready condition
+    # (hand-written or pruned inputs). kube-scheduler reads taints instead; Kueue's TAS
+    # counts only Ready nodes.
+    ready: bool | None = None
 
     def __str__(self) -> str:
         return self.name

@@ -16,6 +16,8 @@ DEFAULT_SCHEDULER = "default-scheduler"
 # Pod features read by upstream plugins tasplan does not model (see plan/fidelity.py).
 UNMODELLED_VOLUMES = "volumes"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+# Kueue sets it on the pods of an admitted Workload: the Workload's name.
+KUEUE_WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
 NODE_LOCAL_OWNERS = frozenset({"DaemonSet", "Node"})
 
 
@@ -88,6 +90,9 @@ class Pod:
     # spec.schedulingGates names: a gated pod never enters a scheduling cycle
     # (SchedulingGates PreEnqueue) but exists for the gang's pod count.
     scheduling_gates: tuple[str, ...] = ()
+    # The Kueue Workload the pod runs for (annotation kueue.x-k8s.io/workload): its bound
+    # pods already hold part of the Workload's topology assignment.
+    kueue_workload: str = ""
 
     @property
     def node_local(self) -> bool:

@@ -63,7 +63,8 @@ class SchedulingKey:
 
 _K = {KUBE_SCHEDULER: Status.PLANNED}
 _N = {KUBE_SCHEDULER: Status.NOTED}
-_KUEUE = "--scheduler kueue (Kueue TAS; coming to tasplan)"
+_KUEUE = "--scheduler kueue (Kueue TAS)"
+_Q = {"kueue": Status.PLANNED}
 _KAI = "--scheduler kai"
 KAI = "kai"
 _KAI_PLANNED = {KAI: Status.PLANNED}
@@ -122,29 +123,37 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by="nothing in tasplan yet (LWS subgroups are not modelled)"),
     # --- Kueue
     SchedulingKey(f"{_KUEUE_PREFIX}queue-name", Where.LABEL, "Kueue",
-                  "the LocalQueue that admits the workload", {}, honoured_by=_KUEUE),
+                  "the LocalQueue that admits the workload", _Q, honoured_by=_KUEUE,
+                  why="its LocalQueue's ClusterQueue: flavor order and static quota"),
     SchedulingKey(f"{_KUEUE_PREFIX}priority-class", Where.LABEL, "Kueue",
                   "the WorkloadPriorityClass", {}, honoured_by=_KUEUE),
     SchedulingKey(f"{_KUEUE_PREFIX}prebuilt-workload-name", Where.LABEL, "Kueue",
                   "a prebuilt Kueue Workload", {}, honoured_by=_KUEUE),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-required-topology", Where.ANNOTATION, "Kueue",
-                  "the PodSet must fit in one domain of this level", {},
-                  honoured_by=_KUEUE, workaround=_GANG),
+                  "the PodSet must fit in one domain of this level", _Q,
+                  honoured_by=_KUEUE, workaround=_GANG,
+                  why="Kueue's TAS placement: one domain of the level"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-preferred-topology", Where.ANNOTATION, "Kueue",
-                  "the PodSet prefers one domain of this level", {},
-                  honoured_by=_KUEUE, workaround=_GANG),
+                  "the PodSet prefers one domain of this level", _Q,
+                  honoured_by=_KUEUE, workaround=_GANG,
+                  why="Kueue's TAS placement: climbs levels, spreads at the top"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-unconstrained-topology", Where.ANNOTATION, "Kueue",
-                  "Kueue TAS accounting without a domain constraint", {}, honoured_by=_KUEUE),
+                  "Kueue TAS accounting without a domain constraint", _Q, honoured_by=_KUEUE,
+                  why="Kueue's TAS placement, LeastFreeCapacity"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-required-topology", Where.ANNOTATION, "Kueue",
-                  "each slice of the PodSet in one domain of this level", {},
-                  honoured_by=_KUEUE),
+                  "each slice of the PodSet in one domain of this level", _Q,
+                  honoured_by=_KUEUE,
+                  why="Kueue's TAS placement: slices per domain"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-size", Where.ANNOTATION, "Kueue",
-                  "the size of a PodSet slice", {}, honoured_by=_KUEUE),
+                  "the size of a PodSet slice", _Q, honoured_by=_KUEUE,
+                  why="Kueue's TAS placement: the slice size"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-slice-required-topology-constraints",
-                  Where.ANNOTATION, "Kueue", "multi-level slice constraints", {},
-                  honoured_by=_KUEUE),
+                  Where.ANNOTATION, "Kueue", "multi-level slice constraints", _Q,
+                  honoured_by=_KUEUE,
+                  why="Kueue's multi-layer slices"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-group-name", Where.ANNOTATION, "Kueue",
-                  "PodSets placed together in one domain", {}, honoured_by=_KUEUE),
+                  "PodSets placed together in one domain", _Q, honoured_by=_KUEUE,
+                  why="Kueue's leader + workers placement"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-name", Where.LABEL, "Kueue",
                   "plain pods that form one Kueue workload", _N,
                   why="the pods are one group <ns>/<name>; Kueue's admission is not modelled"),

@@ -45,9 +45,10 @@ def render_capacity(report: CapacityReport, depth: int | None = None
                             f" (requests {asks})" if asks and asks != name else "")
     best = {(x.level, x.shape): set(x.domains) for x in report.largest if x.strict}
     children: dict[str | None, list[Domain]] = {}
+    by_key = {x.key: x for x in report.domains}
     for d in report.domains:
         if d.level in shown:
-            children.setdefault(_shown_parent(d, report, shown), []).append(d)
+            children.setdefault(_shown_parent(d, by_key, shown), []).append(d)
     tree = Tree(_line(report.total, labels, resources, best), guide_style="dim")
 
     def grow(branch: Tree, key: str | None) -> None:
@@ -64,9 +65,9 @@ def render_capacity(report: CapacityReport, depth: int | None = None
         yield Text.assemble(("note ", "yellow"), note)
 
 
-def _shown_parent(d: Domain, report: CapacityReport, shown: Sequence[str]) -> str | None:
+def _shown_parent(d: Domain, by_key: Mapping[str, Domain], shown: Sequence[str]
+                  ) -> str | None:
     """The nearest enclosing domain that is drawn (parents of hidden levels are skipped)."""
-    by_key = {x.key: x for x in report.domains}
     parent = d.parent
     while parent is not None and by_key[parent].level not in shown:
         parent = by_key[parent].parent

@@ -9,7 +9,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tasplan.plan.intent import level_of
 from tasplan.report.layout import Columns
 from tasplan.schedulers.compare import Comparison, Row
 
@@ -23,8 +22,9 @@ def render_comparisons(comparisons: Sequence[Comparison], width: int | None = No
                        ) -> Iterator[RenderableType]:
     for c in comparisons:
         read = next((r.scheduler for r in c.rows if r.native), c.intent.source)
-        title = Text.assemble(("\nCOMPARE ", "bold"), (c.group, "bold"),
-                              f"  {c.intent.describe()} (read as {read})")
+        said = f"{c.intent.describe()} (read as {read})" if c.stated else \
+            f"{c.intent.source} states no intent: its own plan, translated to no other"
+        title = Text.assemble(("\nCOMPARE ", "bold"), (c.group, "bold"), f"  {said}")
         table = Columns()
         table.add("SCHEDULER")
         table.add("VERDICT")
@@ -36,7 +36,7 @@ def render_comparisons(comparisons: Sequence[Comparison], width: int | None = No
                 "green" if row.result.schedulable else "red")
             table.row(row.scheduler + (" *" if row.native else ""), VERDICT[row.outcome],
                       _domain(row), _per_domain(row), _why(row), style=style)
-        level = level_of(c.intent)
+        level = c.level
         legend = "* = the group's own scheduler" + (
             f"; domains are {level} values" if level else "")
         yield Group(title, table.fit(width), Text(legend, style="dim"))
@@ -74,7 +74,8 @@ def comparisons_document(comparisons: Sequence[Comparison]) -> list[dict[str, An
     return [{
         "group": c.group,
         "intent": {"minCount": c.intent.min_count, "required": c.intent.required,
-                   "preferred": c.intent.preferred, "readAs": c.intent.source},
+                   "preferred": c.intent.preferred, "readAs": c.intent.source}
+        if c.stated else None,
         "schedulers": [_row(r) for r in c.rows],
     } for c in comparisons]
 

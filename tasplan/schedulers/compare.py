@@ -41,9 +41,15 @@ class Row:
 
 @dataclass(frozen=True)
 class Comparison:
+    """``stated``: False when the group's own scheduler cannot read intents (it has no
+    ``intent``): its own row only, no translation. ``level``: the label key domains are
+    values of in ``per_domain`` (None: node names)."""
+
     group: str
     intent: Intent
     rows: tuple[Row, ...]
+    stated: bool = True
+    level: str | None = None
 
 
 def comparers(schedulers: Mapping[str, Scheduler]) -> dict[str, Scheduler]:
@@ -61,19 +67,22 @@ def compare(snapshot: ClusterSnapshot, native: PlanResult, planner: Planner,
     schedulers = schedulers if schedulers is not None else in_tree_schedulers()
     able = comparers(schedulers)
     planned = {g.key: g for g in snapshot.groups if g.planned}
+    labels = {n.name: n.labels for n in snapshot.nodes}
     intents: dict[str, Intent] = {}
+    rows: dict[str, list[Row]] = {}
     for result in native.groups:
         group = planned.get(result.group.key)
         owner = able.get(result.scheduler)
         if group is None:
             continue
-        if owner is None:
+        if owner is None:  # its own verdict only
             intents[group.key] = Intent(group, group.min_count, source=result.scheduler,
                                         untranslatable=f"{result.scheduler} states no intent")
+            rows[group.key] = [Row(result.scheduler, True, result, pods_per_domain(
+                result, result.group.topology_key, labels))]
         else:
             intents[group.key] = owner.intent(group, own_pods(snapshot, group), snapshot)
-    labels = {n.name: n.labels for n in snapshot.nodes}
-    rows: dict[str, list[Row]] = {key: [] for key in intents}
+            rows[group.key] = []
     for name, scheduler in able.items():
         translated, reasons = scheduler.translate(snapshot, list(intents.values()))
         run = planner(translated, scheduler=name, target=target_of(translated))
@@ -86,4 +95,13 @@ def compare(snapshot: ClusterSnapshot, native: PlanResult, planner: Planner,
                 continue
             rows[key].append(Row(name, intent.source == name, result,
                                  pods_per_domain(result, level_of(intent), labels)))
-    return tuple(Comparison(key, intents[key], tuple(rows[key])) for key in intents)
+    return tuple(_comparison(key, intents[key], rows[key], able) for key in intents)
+
+
+def _comparison(key: str, intent: Intent, rows: list[Row], able: Mapping[str, Scheduler]
+                ) -> Comparison:
+    if intent.source in able:
+        return Comparison(key, intent, tuple(rows), True, level_of(intent))
+    own = rows[0].result
+    return Comparison(key, intent, tuple(rows), False,
+                      own.group.topology_key if own is not None else None)

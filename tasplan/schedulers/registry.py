@@ -9,14 +9,18 @@ from tasplan.errors import UsageError
 from tasplan.schedulers.interface import AUTO, Scheduler
 from tasplan.schedulers.kai.scheduler import KaiScheduler
 from tasplan.schedulers.kube.scheduler import KUBE_SCHEDULER, KubeScheduler
+from tasplan.schedulers.kueue.scheduler import KueueScheduler
 
 DEFAULT = KUBE_SCHEDULER
 
 
-def in_tree_schedulers(kube: KubeScheduler | None = None) -> dict[str, Scheduler]:
+def in_tree_schedulers(kube: KubeScheduler | None = None,
+                       kueue: KueueScheduler | None = None) -> dict[str, Scheduler]:
     """Every registered scheduler by name, in claim order (``kube``: the kube-scheduler
-    instance to use, e.g. with explain's hook)."""
-    schedulers: list[Scheduler] = [kube or KubeScheduler(), KaiScheduler()]
+    instance to use, e.g. with explain's hook; ``kueue``: Kueue's, for a release and its
+    gates)."""
+    schedulers: list[Scheduler] = [kube or KubeScheduler(), kueue or KueueScheduler(),
+                                   KaiScheduler()]
     return {s.name: s for s in schedulers}
 
 

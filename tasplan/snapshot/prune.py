@@ -17,9 +17,11 @@ reads of that object, plus the identity fields reports name:
 - PriorityClass, PodGroup, CompositePodGroup, Workload, PodDisruptionBudget, DeviceClass,
   ResourceSlice, ResourceClaimTemplate, DeviceTaintRule: everything but the noisy metadata.
 - ResourceClaim: spec and ``status.allocation``. Pods keep ``status.resourceClaimStatuses``.
-Annotations are dropped: no in-tree plugin reads them. The exceptions are a mirror pod's
-``kubernetes.io/config.mirror`` (drain what-ifs leave mirror pods in place, as kubectl does)
-and KAI's ``pod-group-name`` (the KAI PodGroup a pod belongs to).
+Annotations are dropped: no in-tree plugin reads them. The exceptions: a mirror pod's
+``kubernetes.io/config.mirror`` (drain what-ifs leave mirror pods in place, as kubectl does),
+Kueue's ``kueue.x-k8s.io/workload`` (the admitted Workload a pod runs for) and KAI's
+``pod-group-name`` (the KAI PodGroup a pod belongs to). A Node keeps its Ready condition
+(Kueue's TAS counts only Ready nodes); Kueue's objects are kept whole.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tasplan.model.kai import POD_GROUP_ANNOTATION
-from tasplan.model.pod import MIRROR_ANNOTATION
+from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION
+
+_KEPT_ANNOTATIONS = (MIRROR_ANNOTATION, KUEUE_WORKLOAD_ANNOTATION, POD_GROUP_ANNOTATION)
 
 _META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp")
-# Annotations the model reads: a mirror pod's, and the KAI PodGroup a pod belongs to.
-_ANNOTATIONS = (MIRROR_ANNOTATION, POD_GROUP_ANNOTATION)
 _NODE_META = ("name", "labels")
 _IGNORED_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
 _PENDING_ONLY = ("nodeSelector", "tolerations", "topologySpreadConstraints",
@@ -68,18 +70,24 @@ def _metadata(obj: Mapping[str, Any], keys: tuple[str, ...] = _META) -> dict[str
     out = _pick(meta, keys)
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):
-        kept = _pick(annotations, _ANNOTATIONS)
+        kept = {k: annotations[k] for k in _KEPT_ANNOTATIONS if k in annotations}
         if kept:
             out["annotations"] = kept
     return out
 
 
 def prune_node(obj: Mapping[str, Any]) -> dict[str, Any]:
+    status = _dict(obj.get("status"))
+    kept = _pick(status, ("allocatable", "capacity", "images"))
+    ready = [_pick(c, ("type", "status")) for c in _list(status.get("conditions"))
+             if isinstance(c, dict) and c.get("type") == "Ready"][:1]
+    if ready:
+        kept["conditions"] = ready  # Kueue's TAS counts only Ready nodes
     return {
         "apiVersion": obj.get("apiVersion", "v1"), "kind": "Node",
         "metadata": _metadata(obj, _NODE_META),
         "spec": _pick(_dict(obj.get("spec")), ("taints", "unschedulable")),
-        "status": _pick(_dict(obj.get("status")), ("allocatable", "capacity", "images")),
+        "status": kept,
     }
 
 

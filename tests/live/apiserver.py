@@ -49,6 +49,8 @@ class Cluster:
     # KAI-Scheduler's kai.scheduler/v1alpha1 topologies and scheduling.run.ai/v2alpha2
     # podgroups served
     kai: bool = False
+    # kueue.x-k8s.io versions served (Kueue installed); none by default
+    kueue_versions: tuple[str, ...] = ()
     version: str = "v1.37.0"
     token: str | None = TOKEN
     forbidden: set[str] = field(default_factory=set)  # collection paths answered 403
@@ -139,6 +141,16 @@ class _Handler(BaseHTTPRequestHandler):
                                    "resources": [{"name": resource,
                                                   "namespaced": resource == "podgroups",
                                                   "verbs": ["get", "list", "watch"]}]})
+        for v in c.kueue_versions:
+            if path == f"/apis/kueue.x-k8s.io/{v}":
+                names = ["topologies", "resourceflavors", "clusterqueues", "cohorts",
+                         "localqueues", "workloads"]
+                return self._json({"kind": "APIResourceList",
+                                   "groupVersion": f"kueue.x-k8s.io/{v}",
+                                   "resources": [{"name": n, "namespaced": n in (
+                                       "localqueues", "workloads"),
+                                                  "verbs": ["get", "list", "watch"]}
+                                                 for n in names]})
         collection, namespace = _collection(path)
         if collection is None or not self._served(collection):
             return self._status(404, "NotFound", "the server could not find the requested "
@@ -164,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
             return c.kai
         if collection.startswith("/apis/resource.k8s.io/"):
             return collection.split("/")[3] in c.resource_versions
+        if collection.startswith("/apis/kueue.x-k8s.io/"):
+            return collection.split("/")[3] in c.kueue_versions
         if collection.startswith("/apis/scheduling.k8s.io/"):
             version, resource = collection.split("/")[3:5]
             if version not in c.scheduling_versions:

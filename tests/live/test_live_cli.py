@@ -13,6 +13,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from tasplan import load_inputs
 from tasplan.cli.app import app
 from tasplan.live import lister
 from tests.live.apiserver import TOKEN, Cluster, serve, write_kubeconfig
@@ -503,3 +504,49 @@ def test_kai_objects_are_listed_when_served(kubeconfig: Path, cluster: Cluster,
     assert result.exit_code == 0
     assert ("RBAC does not allow listing podgroups.scheduling.run.ai: KAI's Topologies and "
             "PodGroups are planned without it") in result.stderr
+
+
+# ---------------------------------------------------------------------------------- Kueue
+
+KUEUE_SAMPLES = REPO / "samples" / "kueue"
+
+
+def _kueue_cluster(cluster: Cluster) -> list[dict]:
+    """The sample cluster plus the sample Topology, flavor and queues, served through
+    kueue.x-k8s.io/v1beta2; returns the Kueue objects."""
+    from tasplan.load.documents import read_documents
+    kueue = [d.obj for name in ("topology.yaml", "flavor.yaml", "queues.yaml")
+             for d in read_documents(KUEUE_SAMPLES / name, workload=False)]
+    cluster.add(*kueue)
+    cluster.kueue_versions = ("v1beta2",)
+    return kueue
+
+
+def test_live_lists_kueue_objects_into_the_snapshot(kubeconfig: Path, cluster: Cluster,
+                                                    tmp_path: Path) -> None:
+    """Topologies, flavors and queues are read through kueue.x-k8s.io (the RBAC sample
+    grants them) and kept by the snapshot."""
+    _kueue_cluster(cluster)
+    out = tmp_path / "s.json"
+    result = invoke("snapshot", "-o", out, "--live", "-q")
+    assert result.exit_code == 0, result.output
+    snapshot = load_inputs([], [out])
+    assert set(snapshot.kueue.topologies) == {"gpu-topology"}
+    assert snapshot.kueue.flavors["h100"].topology_name == "gpu-topology"
+    assert snapshot.kueue.local_queues["ml/team-ml"].cluster_queue == "training"
+    role = next(yaml.safe_load_all((REPO / "samples/rbac/tasplan-reader.yaml").read_text()))
+    granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"]
+               for r in rule["resources"]}
+    listed = {("kueue.x-k8s.io", r.path.rsplit("/", 1)[-1]) for r in cluster.requests
+              if r.path.startswith("/apis/kueue.x-k8s.io/") and "limit" in r.query}
+    assert ("kueue.x-k8s.io", "topologies") in listed and listed <= granted
+
+
+def test_forbidden_kueue_lists_are_a_warning(kubeconfig: Path, cluster: Cluster,
+                                             tmp_path: Path) -> None:
+    _kueue_cluster(cluster)
+    cluster.forbidden = {"/apis/kueue.x-k8s.io/v1beta2/workloads"}
+    result = invoke("snapshot", "-o", tmp_path / "s.json", "--live", "-q")
+    assert result.exit_code == 0, result.output
+    assert "RBAC does not allow listing workloads.kueue.x-k8s.io" in result.stderr
+    assert "Kueue's objects are planned without it" in result.stderr

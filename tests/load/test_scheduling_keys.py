@@ -24,9 +24,8 @@ def test_kueue_tas_sample_job_is_warned_with_what_would_honour_it() -> None:
         "Job default/tas-sample-job spec.template.metadata.annotations"
         "[kueue.x-k8s.io/podset-required-topology] = 'kubernetes.io/hostname': Kueue's "
         "annotation (the PodSet must fit in one domain of this level) is not read by "
-        "kube-scheduler; the plan ignores it; honoured by --scheduler kueue (Kueue TAS; "
-        "coming to tasplan); approximate it with --gang 2 --topology-key "
-        "kubernetes.io/hostname"]
+        "kube-scheduler; the plan ignores it; honoured by --scheduler kueue (Kueue TAS); "
+        "approximate it with --gang 2 --topology-key kubernetes.io/hostname"]
     # One warning for the queue label, naming both Jobs that carry it.
     (queue,) = [w for w in result.warnings if "queue-name" in w]
     assert queue.startswith("Job default/tas-sample-job metadata.labels[kueue.x-k8s.io/"
@@ -50,3 +49,15 @@ def test_the_workaround_it_names_plans_one_host() -> None:
     result = plan(snapshot)
     g = next(g for g in result.groups if g.group.key == "default/tas-sample-job")
     assert g.schedulable and len(set(g.selected_placement.assignments.values())) == 1
+
+
+def test_kueue_keys_are_honoured_under_kueue() -> None:
+    """With the sample Topology and TAS flavor in the inputs, auto plans the annotated Job
+    with Kueue: its podset annotation and queue label are read, not warned (issue 22)."""
+    kueue = REPO / "samples" / "kueue"
+    result = plan(load_inputs([FIXTURES / "kueue-tas-job.yaml"],
+                              [CLUSTER, kueue / "topology.yaml", kueue / "flavor.yaml"]))
+    g = next(g for g in result.groups if g.group.key == "default/tas-sample-job")
+    assert g.scheduler == "kueue" and g.schedulable
+    assert len(set(g.selected_placement.assignments.values())) == 1  # one host, as asked
+    assert not [w for w in result.warnings if "tas-sample-job" in w and "podset-" in w]

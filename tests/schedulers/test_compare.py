@@ -153,3 +153,25 @@ def test_cli_compare(monkeypatch) -> None:
         ("kai", False, "scheduled", {"rack-b1": 4})]
     table = CliRunner().invoke(app, args).stdout
     assert "COMPARE ml/train-workers-0  gang of 4" in table
+
+
+def test_a_scheduler_without_intents_shows_its_own_plan_only(monkeypatch) -> None:
+    """Kueue has no intent/translate yet: its group gets its own row and intent null; the
+    comparing schedulers say why they have none."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    args = ["check", "samples/kueue", "-c", "samples/cluster", "--compare"]
+    (compared,) = json.loads(CliRunner().invoke(app, [*args, "-o", "json"]).stdout)[
+        "comparisons"]
+    assert compared["intent"] is None
+    rows = compared["schedulers"]
+    assert (rows[0]["scheduler"], rows[0]["native"], rows[0]["outcome"]) == (
+        "kueue", True, "scheduled")
+    assert {r["outcome"] for r in rows[1:]} == {"not-translated"}
+    assert "kueue states no intent: its own plan" in CliRunner().invoke(app, args).stdout

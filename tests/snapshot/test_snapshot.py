@@ -75,7 +75,9 @@ def test_prune_node_keeps_what_plugins_read() -> None:
                            "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
                            "status": {"allocatable": NODE["status"]["allocatable"],
                                       "capacity": NODE["status"]["capacity"],
-                                      "images": NODE["status"]["images"]}}
+                                      "images": NODE["status"]["images"],
+                                      # Kueue's TAS counts only Ready nodes
+                                      "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
 def test_prune_pending_pod_keeps_scheduling_fields_and_last_verdict() -> None:

@@ -22,10 +22,6 @@ SLICE_SIZE = PREFIX + "podset-slice-size"
 SLICE_CONSTRAINTS = PREFIX + "podset-slice-required-topology-constraints"
 GROUP_NAME = PREFIX + "podset-group-name"
 QUEUE_NAME = PREFIX + "queue-name"
-TOPOLOGY_GATE = PREFIX + "topology"
-# The annotations that make a pod a TAS pod (``util/tas.IsTAS``): its usage is Kueue's TAS
-# usage, not the non-TAS usage counted from bound pods.
-TAS_POD_ANNOTATIONS = (REQUIRED, PREFERRED, SLICE_REQUIRED, SLICE_CONSTRAINTS, UNCONSTRAINED)
 PODSET_ANNOTATIONS = (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_REQUIRED, SLICE_SIZE,
                       SLICE_CONSTRAINTS, GROUP_NAME)
 

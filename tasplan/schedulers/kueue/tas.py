@@ -111,6 +111,8 @@ class Trace:
     exclusions: Exclusions = field(default_factory=Exclusions)
     # Leaf id -> (pods that fit now, limiting resource) after the filters.
     leaf_counts: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Leaf id -> the filter that excluded it (Kueue's exclusion names).
+    excluded: dict[str, str] = field(default_factory=dict)
     balanced: bool = False
 
 
@@ -359,7 +361,8 @@ class FlavorSnapshot:
                         st: _State, trace: Trace) -> None:
         tree = self.tree
         for dom in tree.domains:
-            dom.reset()
+            dom.pod_count = dom.slice_count = dom.pod_count_wl = dom.slice_count_wl = 0
+            dom.leader_count = dom.affinity = 0
         stats = st.stats
         if tree.hostname_leaves:
             tolerations = (*workers.tolerations, *self.tolerations)
@@ -372,14 +375,17 @@ class FlavorSnapshot:
                     if taint is not None:
                         text = str(taint)
                         stats.taints[text] = stats.taints.get(text, 0) + 1
+                        trace.excluded[leaf.domain.id] = f"taint {text}"
                         continue
                     labels = node.labels
                     if any(labels.get(k) != v or k not in labels for k, v in selector.items()):
                         stats.node_selector += 1
+                        trace.excluded[leaf.domain.id] = "nodeSelector"
                         continue
                     if workers.required_terms is not None and not any(
                             t.matches(node.name, labels) for t in workers.required_terms):
                         stats.affinity += 1
+                        trace.excluded[leaf.domain.id] = "affinity"
                         continue
                     if self._affinity_first and workers.preferred_terms:
                         leaf.domain.affinity += sum(
@@ -401,19 +407,25 @@ class FlavorSnapshot:
                    leader_requests: dict[str, int] | None,
                    assumed: Mapping[str, Mapping[str, int]], simulate_empty: bool,
                    stats: Exclusions, trace: Trace) -> None:
-        remaining = dict(leaf.free)
-        if not simulate_empty:
-            add(remaining, leaf.tas_usage, -1)
         dom = leaf.domain
         extra = assumed.get(dom.id)
-        if extra:
-            add(remaining, extra, -1)
+        tas = leaf.tas_usage if not simulate_empty else None
+        if tas or extra or leader_requests is not None:
+            remaining = dict(leaf.free)
+            if tas:
+                add(remaining, tas, -1)
+            if extra:
+                add(remaining, extra, -1)
+        else:
+            remaining = leaf.free  # read only
         dom.pod_count, limiting = count_in(requests, remaining)
         trace.leaf_counts[dom.id] = (dom.pod_count, limiting)
         if dom.pod_count == 0 and limiting:
             stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
-        dom.leader_count = 0
-        if leader_requests is not None and count_in(leader_requests, remaining)[0] > 0:
+        if leader_requests is None:
+            dom.pod_count_wl = dom.pod_count
+            return
+        if count_in(leader_requests, remaining)[0] > 0:
             dom.leader_count = 1
             add(remaining, leader_requests, -1)
         dom.pod_count_wl = count_in(requests, remaining)[0]

@@ -9,8 +9,9 @@ a leaf is a domain of the lowest level (the node itself when that level is
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.model.node import Node
 
@@ -82,29 +83,71 @@ def add(into: dict[str, int], other: Mapping[str, int], sign: int = 1) -> None:
 class TopologyTree:
     """Domains by level (``domainsPerLevel``), roots and leaves of one flavor's nodes."""
 
-    def __init__(self, levels: Iterable[str], nodes: Iterable[Node]) -> None:
+    def __init__(self, levels: Iterable[str], nodes: Iterable[Node],
+                 used: Mapping[str, Mapping[str, int]] | None = None) -> None:
+        """``used``: node name -> what is already used there (requests and ``pods``),
+        subtracted from the node's free capacity."""
         self.levels: tuple[str, ...] = tuple(levels)
         self.hostname_leaves = bool(self.levels) and self.levels[-1] == HOSTNAME
         self.per_level: list[dict[str, Domain]] = [{} for _ in self.levels]
         self.leaves: dict[str, Leaf] = {}
         self.node_leaf: dict[str, str] = {}
         lowest = len(self.levels) - 1
+        levels_ = self.levels
         for node in nodes:
-            values = tuple(node.labels[level] for level in self.levels)
+            labels = node.labels
+            values = tuple([labels[level] for level in levels_])
             leaf_id = values[-1] if self.hostname_leaves else domain_id(values)
             leaf = self.leaves.get(leaf_id)
+            usage = used.get(node.name) if used is not None else None
             if leaf is None:
                 dom = Domain(leaf_id, values, lowest)
-                leaf = Leaf(dom, [], {}, {}, node=node if self.hostname_leaves else None)
+                free = dict(node.allocatable)
+                if usage:
+                    for resource, value in usage.items():
+                        free[resource] = free.get(resource, 0) - value
+                leaf = Leaf(dom, [node], dict(node.allocatable), free,
+                            node=node if self.hostname_leaves else None)
                 dom.leaf = leaf
                 self.leaves[leaf_id] = leaf
                 self._attach(dom)
+            else:
+                leaf.nodes.append(node)
+                add(leaf.capacity, node.allocatable)
+                add(leaf.free, node.allocatable)
+                if usage:
+                    add(leaf.free, usage, -1)
+            self.node_leaf[node.name] = leaf_id
+        self._index()
+
+    def _index(self) -> None:
+        self.roots: list[Domain] = list(self.per_level[0].values()) if self.levels else []
+        self.domains: list[Domain] = [d for level in self.per_level for d in level.values()]
+
+    def with_copies(self, like: Node, copies: int) -> TopologyTree:
+        """A copy of the tree with ``copies`` empty nodes shaped like ``like`` added next to
+        it (same labels but the hostname): explain's "add nodes" what-if."""
+        tree = copy.deepcopy(self)
+        lowest = len(tree.levels) - 1
+        for i in range(1, copies + 1):
+            name = f"{like.name}-whatif-{i}"
+            labels = {**like.labels, HOSTNAME: name} if tree.hostname_leaves else like.labels
+            node = replace(like, name=name, labels=labels)
+            values = tuple(labels[level] for level in tree.levels)
+            leaf_id = values[-1] if tree.hostname_leaves else domain_id(values)
+            leaf = tree.leaves.get(leaf_id)
+            if leaf is None:
+                dom = Domain(leaf_id, values, lowest)
+                leaf = Leaf(dom, [], {}, {}, node=node if tree.hostname_leaves else None)
+                dom.leaf = leaf
+                tree.leaves[leaf_id] = leaf
+                tree._attach(dom)
             leaf.nodes.append(node)
             add(leaf.capacity, node.allocatable)
             add(leaf.free, node.allocatable)
-            self.node_leaf[node.name] = leaf_id
-        self.roots: list[Domain] = list(self.per_level[0].values()) if self.levels else []
-        self.domains: list[Domain] = [d for level in self.per_level for d in level.values()]
+            tree.node_leaf[name] = leaf_id
+        tree._index()
+        return tree
 
     def _attach(self, dom: Domain) -> None:
         self.per_level[dom.level][dom.id] = dom

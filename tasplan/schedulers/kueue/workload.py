@@ -1,0 +1,122 @@
+"""A tasplan group seen as the Kueue Workload its object would create: its PodSets (one
+per pod template, in the object's order), their annotations and pending pods in rank
+order, and the queue it is submitted to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tasplan.model.group import PodGroup
+from tasplan.model.kueue import ClusterQueue, KueueInputs
+from tasplan.model.pod import Pod
+from tasplan.schedulers.kueue.request import PODSET_ANNOTATIONS, QUEUE_NAME
+
+# The labels the topology ungater reads a pod's rank from (``PodIndexLabel`` and
+# ``SubGroupIndexLabel`` of each integration's PodSets): the outer index first.
+_RANK_LABELS = (
+    ("jobset.sigs.k8s.io/job-index", "batch.kubernetes.io/job-completion-index"),
+    ("batch.kubernetes.io/job-completion-index",),
+    ("leaderworkerset.sigs.k8s.io/worker-index",),
+    ("training.kubeflow.org/replica-index",),
+    ("kueue.x-k8s.io/pod-group-pod-index",),
+)
+
+
+@dataclass(frozen=True)
+class KueuePodSet:
+    """``pods``: the PodSet's pending pods, in the order the ungater gives them ranks;
+    ``template``: one of them, for what every pod of the template shares."""
+
+    name: str
+    pods: tuple[Pod, ...]
+    annotations: Mapping[str, str]
+    bound: int = 0
+
+    @property
+    def template(self) -> Pod:
+        return self.pods[0]
+
+
+def _ranked(pods: Sequence[Pod]) -> list[Pod]:
+    """By index labels when every pod has them, else in input order."""
+    for labels in _RANK_LABELS:
+        keys = []
+        for pod in pods:
+            values = [pod.labels.get(label, "") for label in labels]
+            if not all(v.isascii() and v.isdigit() for v in values):
+                break
+            keys.append(tuple(int(v) for v in values))
+        else:
+            if pods:
+                return [p for _, p in sorted(zip(keys, pods, strict=True),
+                                             key=lambda kp: (kp[0], kp[1].order))]
+    return sorted(pods, key=lambda p: p.order)
+
+
+def pod_sets(group: PodGroup, pods: Sequence[Pod]) -> list[KueuePodSet]:
+    """The Workload's PodSets with pending pods. An expanded object's templates give them
+    (``Expansion.pod_sets``); plain pods of a group form one PodSet ``main``, with the
+    annotations of its first pod."""
+    by_name = {p.name: p for p in pods}
+    out: list[KueuePodSet] = []
+    seen: set[str] = set()
+    for expansion in group.expansions:
+        for ps in getattr(expansion, "pod_sets", ()):
+            members = [by_name[n] for n in ps.pods if n in by_name]
+            seen.update(p.name for p in members)
+            pending = [p for p in members if not p.node_name and not p.terminal]
+            if pending:
+                out.append(KueuePodSet(ps.name, tuple(_ranked(pending)), dict(ps.annotations),
+                                       sum(1 for p in members if p.node_name)))
+    rest = [p for p in pods if p.name not in seen]
+    pending = [p for p in rest if not p.node_name and not p.terminal]
+    if pending:
+        annotations = dict(getattr(pending[0], "annotations", None) or {})
+        out.append(KueuePodSet("main", tuple(_ranked(pending)), annotations,
+                               sum(1 for p in rest if p.node_name)))
+    return out
+
+
+def queue_name(group: PodGroup, pods: Sequence[Pod]) -> str | None:
+    """``kueue.x-k8s.io/queue-name`` of the object (or its pods)."""
+    for expansion in group.expansions:
+        label = getattr(expansion, "label", None)
+        value = label(QUEUE_NAME) if label is not None else None
+        if value:
+            return value
+    for pod in pods:
+        if pod.labels.get(QUEUE_NAME):
+            return pod.labels[QUEUE_NAME]
+    return None
+
+
+def cluster_queue(namespace: str, queue: str | None, kueue: KueueInputs
+                  ) -> ClusterQueue | None:
+    lq = kueue.local_queues.get(f"{namespace}/{queue}") if queue else None
+    return kueue.cluster_queues.get(lq.cluster_queue) if lq is not None else None
+
+
+def tas_only(cq: ClusterQueue | None, kueue: KueueInputs) -> bool:
+    """Every flavor of the ClusterQueue is a TAS flavor: Kueue implies TAS for PodSets that
+    ask for none (``ClusterQueueSnapshot.IsTASOnly``)."""
+    names = cq.flavor_names() if cq is not None else ()
+    return bool(names) and all(
+        kueue.flavors.get(f) is not None and kueue.flavors[f].topology_name is not None
+        for f in names)
+
+
+def asks_for_kueue(group: PodGroup, pods: Sequence[Pod], kueue: KueueInputs) -> str | None:
+    """Why Kueue's TAS places the group (a PodSet TAS annotation, or a TAS-only queue), or
+    None: a queued workload without either is admitted by quota alone and placed by
+    kube-scheduler."""
+    for ps in pod_sets(group, pods):
+        keys = sorted(k for k in ps.annotations if k in PODSET_ANNOTATIONS)
+        if keys:
+            return f"its pod template asks Kueue for a topology ({keys[0]})"
+    queue = queue_name(group, pods)
+    cq = cluster_queue(group.namespace, queue, kueue)
+    if cq is not None and tas_only(cq, kueue):
+        return (f"it is submitted to Kueue's LocalQueue {queue!r} ({QUEUE_NAME}), whose "
+                f"ClusterQueue {cq.name} has only TAS flavors")
+    return None

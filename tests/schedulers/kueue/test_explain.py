@@ -1,0 +1,73 @@
+"""``tasplan explain`` for a workload Kueue would not admit: the domains Kueue looked at,
+what each lacks, and changes verified by running Kueue's placement again."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tasplan.explain.explainer import explain
+from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.model.taints import Taint
+from tasplan.schedulers.kueue.request import REQUIRED
+from tasplan.schedulers.kueue.scheduler import KueueScheduler
+from tests.schedulers.kueue.test_scheduler import (
+    BLOCK,
+    RACK,
+    TWO_BLOCKS,
+    cluster,
+    kueue_objects,
+    workload,
+)
+
+
+def _explain(nodes, gr, pods, kueue):
+    snap = ClusterSnapshot(tuple(sorted(nodes, key=lambda n: n.name)), tuple(pods), (gr,),
+                           kueue=kueue)
+    result = explain(snap, scheduler="kueue", kueue=KueueScheduler())
+    return result.plan.groups[0], result.explanations.get(gr.key)
+
+
+def test_too_big_for_any_rack() -> None:
+    """7 pods, one rack required; racks hold 4 (r1), 3 (r2), 6 (r3)."""
+    gr, pods = workload("big", ("main", 7, 1, {REQUIRED: RACK}))
+    group, e = _explain(cluster(TWO_BLOCKS), gr, pods, kueue_objects())
+    assert not group.schedulable and e is not None
+    assert [(d.name, d.fit, d.needed) for d in e.domains] == [
+        ("r3", 6, 7), ("r1", 4, 7), ("r2", 3, 7)]
+    assert e.domains[0].shortfall == {"cpu": 1000}  # one pod's cpu short
+    assert not e.fits_empty_cluster  # the racks are empty already
+    changes = {s.kind: (s.change, s.result.selected) for s in e.suggestions}
+    assert changes["minCount"] == ("lower PodSet main from 7 to 6 pod(s)", "r3")
+    assert changes["addNodes"] == ("add 1 node(s) shaped like x7 to 'r3'", "r3")
+    # preferred climbs to a block; so does requiring the block itself
+    assert [c for k, c in changes.items() if k == "topologyKey"] == [
+        (f"require {BLOCK} instead of {RACK}", "b1")]
+    assert any(s.change.startswith("kueue.x-k8s.io/podset-preferred-topology")
+               and s.result.selected == "b1" for s in e.suggestions)
+    assert e.fits_at is not None and e.fits_at.result.selected == "b1"
+
+
+def test_untolerated_taint_is_named_and_tolerating_it_fits() -> None:
+    taint = Taint("gpu", "present", "NoSchedule")
+    nodes = [replace(n, taints=(taint,)) if n.labels[RACK] == "r3" else n
+             for n in cluster(TWO_BLOCKS)]
+    gr, pods = workload("t", ("main", 5, 1, {REQUIRED: RACK}))
+    group, e = _explain(nodes, gr, pods, kueue_objects())
+    assert group.message == ('topology "topo" allows to fit only 4 out of 5 pod(s). Total '
+                             'nodes: 7; excluded: taint "gpu=present:NoSchedule": 3')
+    r3 = next(d for d in e.domains if d.name == "r3")
+    assert r3.excluded == {"taint gpu=present:NoSchedule": 3}
+    tolerate = next(s for s in e.suggestions if s.kind == "tolerations")
+    assert tolerate.change.startswith("tolerate gpu=present:NoSchedule")
+    assert tolerate.result.selected == "r3"
+
+
+def test_contention_fits_an_empty_cluster() -> None:
+    from tests.builders import make_pod
+
+    busy = [make_pod(f"busy-{n}", 2, node=n) for n in ("x5", "x6", "x7")]
+    gr, pods = workload("c", ("main", 5, 1, {REQUIRED: RACK}))
+    snap = ClusterSnapshot(tuple(sorted(cluster(TWO_BLOCKS), key=lambda n: n.name)),
+                           (*busy, *pods), (gr,), kueue=kueue_objects())
+    e = explain(snap, scheduler="kueue", kueue=KueueScheduler()).explanations[gr.key]
+    assert e.fits_empty_cluster
