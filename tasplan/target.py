@@ -9,7 +9,9 @@ What differs between releases, and where it is used:
   drops the placement plugins) and whole paths (GenericWorkload off: no pod-group cycle);
 - whether the nominated-placement fast path exists (merged for 1.38);
 - when workload-aware preemption runs (1.36: WorkloadAwarePreemption gate, never for groups
-  with a topology constraint; 1.37+: part of GenericWorkload, every group).
+  with a topology constraint; 1.37+: part of GenericWorkload, every group);
+- how it picks victims (1.36 re-runs the group per candidate; UID tie-break and the PDB
+  selector fix in 1.38; ``preemption.evaluator.Rules``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ class Release:
     preemption: str
     preemption_gate: str = GENERIC_WORKLOAD
     nominated_placement_fast_path: bool = False
+    # Victim selection (pkg/scheduler/framework/preemption): reprieve by re-running the
+    # group's cycle per candidate (1.36, PR kubernetes#137606; 1.37 checks filters once),
+    # UID tie-break of equally important victims (PR #140999), and the PDB checks that
+    # skip unlabelled pods and empty selectors (removed by PR #141785).
+    reprieve_by_rerun: bool = False
+    victim_uid_tiebreak: bool = True
+    pdb_legacy_selectors: bool = False
 
 
 RELEASES: Mapping[str, Release] = {
@@ -59,12 +68,15 @@ RELEASES: Mapping[str, Release] = {
     "1.36": Release("1.36", (f"{SCHEDULING}/v1alpha2",),
                     {GENERIC_WORKLOAD: False, GANG_SCHEDULING: False, TOPOLOGY_AWARE: False,
                      WORKLOAD_AWARE_PREEMPTION: False, DRA_WORKLOAD_CLAIMS: False},
-                    Preemption.UNCONSTRAINED, preemption_gate=WORKLOAD_AWARE_PREEMPTION),
+                    Preemption.UNCONSTRAINED, preemption_gate=WORKLOAD_AWARE_PREEMPTION,
+                    reprieve_by_rerun=True, victim_uid_tiebreak=False,
+                    pdb_legacy_selectors=True),
     # 1.37 merged GangScheduling and WorkloadAwarePreemption into GenericWorkload.
     "1.37": Release("1.37", (f"{SCHEDULING}/v1alpha3", f"{SCHEDULING}/v1beta1"),
                     {GENERIC_WORKLOAD: False, TOPOLOGY_AWARE: False,
                      POD_GROUP_PREEMPTION_POLICY: False, COMPOSITE_POD_GROUP: False,
-                     DRA_WORKLOAD_CLAIMS: False}, Preemption.ALL),
+                     DRA_WORKLOAD_CLAIMS: False}, Preemption.ALL,
+                    victim_uid_tiebreak=False, pdb_legacy_selectors=True),
     "1.38": Release("1.38", (f"{SCHEDULING}/v1alpha3", f"{SCHEDULING}/v1beta1"),
                     {GENERIC_WORKLOAD: False, TOPOLOGY_AWARE: False,
                      POD_GROUP_PREEMPTION_POLICY: False, COMPOSITE_POD_GROUP: False,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "tasplan"
@@ -43,6 +44,7 @@ FACADE = "tasplan"
 SHARED = {"tasplan.schedulers", "tasplan.schedulers.interface"}
 
 
+@cache
 def modules() -> dict[str, Path]:
     out = {}
     for path in sorted(ROOT.rglob("*.py")):
@@ -153,21 +155,18 @@ def test_schedulers_share_only_the_interface() -> None:
     """kube-scheduler, Kueue, KAI and Volcano are siblings (tasplan/schedulers/<name>/):
     each imports, of tasplan/schedulers/, only the interface and its own package. The
     modules beside them (registry, planner) run them."""
+    packages = {m for m, path in modules().items() if m.startswith("tasplan.schedulers.")
+                and path.name == "__init__.py"}
     wrong = []
     for module, edges in graph().items():
-        own = module.split(".")[:3]
-        if not module.startswith("tasplan.schedulers.") or len(own) < 3 or \
-                f"{'.'.join(own)}" not in modules() or not _is_package(".".join(own)):
+        own = ".".join(module.split(".")[:3])
+        if own not in packages:
             continue
         for target in edges:
             if target.startswith("tasplan.schedulers") and target not in SHARED \
-                    and target.split(".")[:3] != own:
+                    and ".".join(target.split(".")[:3]) != own:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(wrong)
-
-
-def _is_package(module: str) -> bool:
-    return modules()[module].name == "__init__.py"
 
 
 # The planner's packages: every function fits a screen (issue 20).

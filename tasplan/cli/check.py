@@ -45,7 +45,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         result = plan_groups(snapshot, all_assignments=all_placements,
                              scheduler_config=loaded.config, target=plan.target(snapshot),
                              preempt=plan.preempt, scheduler=plan.scheduler,
-                             schedulers=plan.schedulers())
+                             schedulers=plan.schedulers(),
+                             pdb_allowance=plan.pdb_allowance.value)
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied, all_placements)

@@ -20,6 +20,7 @@ import typer
 
 from tasplan.load.batch import JobOverrides
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.preemption.budgets import COMPUTED, STATUS
 from tasplan.schedulers.interface import AUTO, Scheduler
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.registry import check_choice, in_tree_schedulers, names
@@ -71,6 +72,13 @@ class JobOptions:
         return JobOverrides(self.gang, self.topology_key)
 
 
+class PdbAllowance(StrEnum):
+    """How preemption counts PodDisruptionBudgets without a status (preemption.budgets)."""
+
+    status = STATUS
+    computed = COMPUTED
+
+
 @dataclass(frozen=True)
 class PlanOptions:
     """Which scheduler, profile and release the groups are planned for."""
@@ -106,6 +114,11 @@ class PlanOptions:
         help="Kueue's own feature gates (TASBalancedPlacement, TASProfileMixed, "
         "TASMultiLayerTopology, TASRespectNodeAffinityPreferred, ...) for --scheduler "
         "kueue.")] = None
+    pdb_allowance: Annotated[PdbAllowance, typer.Option(
+        "--pdb-allowance", help="PodDisruptionBudgets without a status: 'status' counts "
+        "them as allowing no disruption, as kube-scheduler does until the disruption "
+        "controller writes one; 'computed' uses what the controller will compute from the "
+        "spec.")] = PdbAllowance.status
 
     @property
     def preempt(self) -> bool:

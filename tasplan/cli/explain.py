@@ -57,7 +57,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=loaded.config, target=plan.target(snapshot),
                          preempt=plan.preempt, scheduler=plan.scheduler,
-                         kueue=plan.kueue())
+                         kueue=plan.kueue(), pdb_allowance=plan.pdb_allowance.value)
     applied = loaded.edited.applied
     if html is not None:
         write_plan_html(html, result, snapshot, applied)

@@ -26,6 +26,7 @@ from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plugins import names
 from tasplan.preemption.budgets import DisruptionBudget
+from tasplan.preemption.victims import Hierarchy
 
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -49,11 +50,8 @@ class Case:
     assignments: bool = True
     # Shared by every group of one explain run: facts about the (unchanging) nodes.
     memo: dict = field(default_factory=dict)
-    # Every group of the input by key, and each group's priority (preemption units).
-    groups: Mapping[str, PodGroup] = field(default_factory=dict)
-    priorities: Mapping[str, int] = field(default_factory=dict)
-    # PodGroup key -> the composite bounding its preemption unit (victims.atomic_ancestors)
-    atomic: Mapping[str, str] = field(default_factory=dict)
+    # The input's pod groups as preemption sees them (victims' units and priorities).
+    hierarchy: Hierarchy = field(default_factory=lambda: Hierarchy({}))
 
     @property
     def group(self) -> PodGroup:

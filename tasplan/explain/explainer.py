@@ -37,8 +37,8 @@ from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
-from tasplan.preemption.budgets import disruption_budgets
-from tasplan.preemption.victims import atomic_ancestors
+from tasplan.preemption.budgets import STATUS, disruption_budgets
+from tasplan.preemption.victims import Hierarchy
 from tasplan.schedulers.interface import AUTO
 from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
 from tasplan.schedulers.kube.admission import group_priority
@@ -56,7 +56,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             registry: Registry | None = None, *, all_assignments: bool = False,
             scheduler_config: SchedulerConfig | None = None, target: Target | None = None,
             preempt: bool = True, scheduler: str = AUTO,
-            kueue: KueueScheduler | None = None) -> ExplainResult:
+            kueue: KueueScheduler | None = None,
+            pdb_allowance: str = STATUS) -> ExplainResult:
     """``all_assignments`` as for ``plan``; it also gives each suggestion's result the pod ->
     node assignments of its placement (JSON output shows them). ``kueue``: the Kueue
     scheduler (release and gates) for the groups it plans."""
@@ -65,16 +66,17 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     priorities = {g.key: group_priority(g, pods_by_group.get(g.key, []))
                   for g in snapshot.groups}
     trees_on = (target or target_for(snapshot)).enabled(COMPOSITE_POD_GROUP)
-    shared = _Shared(explanations, disruption_budgets(snapshot), {}, priorities,
-                     atomic_ancestors(snapshot.groups, snapshot.composites) if trees_on
-                     else {}, all_assignments)
+    shared = _Shared(explanations, disruption_budgets(snapshot, pdb_allowance), {},
+                     priorities, Hierarchy(snapshot.group_index,
+                                           snapshot.composites if trees_on else ()),
+                     all_assignments)
     kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
     kueue = kueue or KueueScheduler()
     schedulers = {**in_tree_schedulers(kube, kueue),
                   KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, target=target, preempt=preempt,
-                  scheduler=scheduler, schedulers=schedulers)
+                  scheduler=scheduler, schedulers=schedulers, pdb_allowance=pdb_allowance)
     for group in result.groups:
         record = kueue.records.get(group.group.key)
         if group.scheduler == kueue.name and record is not None and not group.schedulable:
@@ -83,21 +85,22 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
                 explanations[group.group.key] = found
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
-        preempt=preempt, scheduler=scheduler)) if result.composites else {}
+        preempt=preempt, scheduler=scheduler, pdb_allowance=pdb_allowance)
+        ) if result.composites else {}
     return ExplainResult(result, explanations, trees)
 
 
 @dataclass(frozen=True)
 class _Shared:
     """What the explanations of one run share: where they go, the disruption budgets, a
-    memo of facts about the (unchanging) nodes, every group's priority, the composites
-    bounding preemption units, and whether suggestions carry assignments."""
+    memo of facts about the (unchanging) nodes, every group's priority, the groups as
+    preemption sees them, and whether suggestions carry assignments."""
 
     explanations: dict[str, Explanation]
     budgets: tuple
     memo: dict
     priorities: dict[str, int]
-    atomic: dict[str, str]
+    hierarchy: Hierarchy
     assignments: bool
 
 
@@ -126,8 +129,7 @@ class _ExplainingRun(KubeRun):
         case = Case(fw, ctx, nodes, result, needed(ctx, result),
                     shared.priorities[ctx.group.key], shared.budgets,
                     self.state.snapshot.node_index, assignments=shared.assignments,
-                    memo=shared.memo, groups=self.state.snapshot.group_index,
-                    priorities=shared.priorities, atomic=shared.atomic)
+                    memo=shared.memo, hierarchy=shared.hierarchy)
         shared.explanations[ctx.group.key] = explain_case(case)
         for pod, node in placed:
             statement.assume(pod, node)

@@ -10,6 +10,7 @@ from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
 from tasplan.load.kai import annotated_group
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
+from tasplan.model import timestamp
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
@@ -180,12 +181,18 @@ def decode_pod(
     if group is None:
         group = _group_ref(f, namespace, spec, spec_path) or annotated_group(f, namespace, meta)
     ports = host_ports(f, spec, spec_path)
+    uid = meta.get("uid") or ""
+    if type(uid) is not str:
+        uid = f.string(uid, "metadata.uid")
+    start = status.get("startTime")
+    start = timestamp_field(f, start, "status.startTime") if start is not None else ""
     pod = Pod(
         namespace=namespace, name=name, node_name=node_name, phase=phase, priority=priority,
         requests=requests, non_zero=non_zero, source=source, order=order, labels=labels,
         group=group, priority_class_name=class_name, host_ports=ports,
         deleting=bool(meta.get("deletionTimestamp")), synthesised=synthesised,
-        owner_kind=owner_kind(meta), kueue_workload=kueue_workload(meta),
+        owner_kind=owner_kind(meta), kueue_workload=kueue_workload(meta), uid=uid,
+        start_time=start,
     )
     if node_name:
         # Bound: its usage matters, its pod (anti-)affinity, which binds pods that come
@@ -200,6 +207,17 @@ def decode_pod(
                                                 "status.resourceClaimStatuses")
         return pod
     return _with_scheduling_fields(f, pod, spec, status, spec_path)
+
+
+def timestamp_field(f: ObjectFields, value: object, field: str) -> str:
+    """An RFC 3339 timestamp as ``metav1.Time`` reads it (callers treat null as unset)."""
+    if type(value) is not str:
+        value = timestamp.from_yaml(value) or value
+        if hasattr(value, "isoformat"):  # a YAML date or zoneless time: shown as written
+            value = value.isoformat()
+    if type(value) is not str or not timestamp.valid(value):
+        raise f.expected(field, 'an RFC 3339 timestamp such as "2026-01-02T15:04:05Z"', value)
+    return value
 
 
 def kueue_workload(meta: Mapping[str, Any]) -> str:

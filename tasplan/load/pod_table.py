@@ -15,10 +15,11 @@ from typing import Any
 
 from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
 from tasplan.load.fields import ObjectFields
+from tasplan.model import timestamp
 from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.pod import Pod
 from tasplan.model.source import Source
-from tasplan.snapshot.format import COLUMNS, expand_pod
+from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod
 
 TABLE = "pods"
 # The positional Pod(...) below relies on this field order; a new field must be added there.
@@ -28,7 +29,7 @@ _POD_FIELDS = ("namespace", "name", "node_name", "phase", "priority", "requests"
                "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
                "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled",
                "claims", "claim_statuses", "owner_kind", "scheduling_gates",
-               "kueue_workload")
+               "kueue_workload", "uid", "start_time")
 if tuple(f.name for f in fields(Pod)) != _POD_FIELDS:
     raise ImportError("tasplan.model.pod.Pod changed its fields: update load/pod_table.py")
 
@@ -52,9 +53,10 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
         if not (key.isdecimal() and key == str(int(key)) and int(key) < len(columns[0])):
             raise f.error(f"{TABLE}.extra.{key}", f"expected a row number below "
                           f"{len(columns[0])}")
-    unknown = set(table) - {"metadata", "specs", "extra", *COLUMNS}
+    unknown = set(table) - {"metadata", "specs", "extra", *COLUMNS, *OPTIONAL_COLUMNS}
     if unknown:
         raise f.error(f"{TABLE}.{sorted(unknown)[0]}", "unknown field")
+    uids, starts = (_optional_column(f, table, c, len(columns[0])) for c in OPTIONAL_COLUMNS)
 
     # Per distinct metadata: namespace, labels (checked once), and a small id for the key.
     shared: dict[int, tuple[str, dict, int, str, str]] = {}
@@ -80,7 +82,8 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
     append = pods.append
     k = -1
     try:
-        for k, (name, mi, si, node, phase) in enumerate(zip(*columns, strict=True)):
+        for k, (name, mi, si, node, phase, uid, start) in enumerate(
+                zip(*columns, uids, starts, strict=True)):
             if extra and str(k) in extra:
                 append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
                                   priorities))
@@ -107,11 +110,32 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                 t.priority_class_name, t.scheduler_name, t.preemption_policy,
                 t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
                 t.host_ports, (), None, None, "", False, False, t.unmodelled, t.claims, (),
-                owner, t.scheduling_gates, workload))
+                owner, t.scheduling_gates, workload, uid, start))
     except (TypeError, IndexError, KeyError):
         _row(f, table, k)  # names the bad column
         raise f.error(f"{TABLE}[{k}]", "malformed pod table row") from None
     return pods
+
+
+def _optional_column(f: ObjectFields, table: Mapping[str, Any], column: str,
+                     rows: int) -> list[str]:
+    """``uid`` / ``startTime``: strings, one per row ("" unset); all unset when absent
+    (tables written before the column existed). Timestamps are checked in one pass."""
+    values = table.get(column)
+    if values is None:
+        return [""] * rows
+    field = f"{TABLE}.{column}"
+    if not isinstance(values, list):
+        raise f.expected(field, "a list", values)
+    if len(values) != rows:
+        raise f.error(field, f"expected {rows} entries (one per pod), got {len(values)}")
+    bad = next((i for i, v in enumerate(values) if type(v) is not str), None)
+    if bad is not None:
+        raise f.expected(f"{field}[{bad}]", "a string", values[bad])
+    if column == "startTime" and (bad := timestamp.first_invalid(values)) is not None:
+        raise f.expected(f"{field}[{bad}]", 'an RFC 3339 timestamp such as '
+                         '"2026-01-02T15:04:05Z"', values[bad])
+    return values
 
 
 def _row_source(source: Source, k: int) -> Source:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tasplan.load.core_v1 import timestamp_field
 from tasplan.load.fields import ObjectFields
 from tasplan.load.pod_affinity import label_selector
 from tasplan.model.disruption import PodDisruptionBudget
@@ -30,8 +31,12 @@ def decode_pdb(source: Source, obj: Mapping[str, Any]) -> PodDisruptionBudget:
     allowed = status.get("disruptionsAllowed")
     if allowed is not None:
         allowed = f.int32(allowed, "status.disruptionsAllowed", minimum=0)
+    disrupted = f.mapping(status.get("disruptedPods"), "status.disruptedPods")
+    for pod, when in disrupted.items():
+        if when is not None:
+            timestamp_field(f, when, f"status.disruptedPods.{pod}")
     return PodDisruptionBudget(namespace, name, selector, bounds[0], bounds[1], allowed,
-                               source)
+                               source, frozenset(disrupted))
 
 
 _PERCENT = re.compile(r"[0-9]+%")

@@ -39,6 +39,7 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 from tasplan.errors import TasplanError
 from tasplan.load.document import Document
 from tasplan.load.strict import risky_escape
+from tasplan.model import timestamp
 from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
@@ -71,6 +72,7 @@ class _Meta(Struct):
     namespace: str | None = None
     labels: dict[str, str] | None = None
     deletionTimestamp: str | None = None
+    uid: str | None = None
     ownerReferences: list[_OwnerRef] | None = None
     annotations: _Annotations | None = None
 
@@ -124,6 +126,7 @@ class _Spec(Struct):
 
 class _Status(Struct):
     phase: str | None = None
+    startTime: str | None = None
     allocatable: dict[str, Quantity] | UnsetType | None = UNSET
     capacity: dict[str, Quantity] | None = None
     images: Raw = _NULL
@@ -409,6 +412,9 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         raise _Fallback  # bound pods with pod affinity: decoded in full
     if _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
+    start = status.startTime
+    if start is not None and not timestamp.valid(start):
+        raise _Fallback  # the dict path refuses it, with the field
     namespace = meta.namespace or "default"
     requests, non_zero, host_ports = _resources(spec, cache)
     return Pod(
@@ -416,7 +422,8 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         source, order, meta.labels or _EMPTY, _group(namespace, spec, meta),
         spec.priorityClassName or "", host_ports=host_ports,
         deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
-        kueue_workload=_kueue_workload(meta),
+        kueue_workload=_kueue_workload(meta), uid=meta.uid or "",
+        start_time=start or "",
     )
 
 

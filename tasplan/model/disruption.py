@@ -14,7 +14,9 @@ class PodDisruptionBudget:
     """policy/v1. ``selector`` None selects no pods, an empty one every pod of the
     namespace (as upstream); ``min_available`` / ``max_unavailable`` are an integer or a
     percentage string such as ``"50%"``; ``disruptions_allowed`` is the disruption
-    controller's status, None when the input has none."""
+    controller's status, None when the input has none; ``disrupted_pods`` the pods its
+    ``status.disruptedPods`` lists (evictions the API server has admitted, not yet seen by
+    the controller: kube-scheduler spends nothing of the budget for them)."""
 
     namespace: str
     name: str
@@ -23,6 +25,7 @@ class PodDisruptionBudget:
     max_unavailable: int | str | None
     disruptions_allowed: int | None
     source: Source
+    disrupted_pods: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:

@@ -93,6 +93,10 @@ class Pod:
     # The Kueue Workload the pod runs for (annotation kueue.x-k8s.io/workload): its bound
     # pods already hold part of the Workload's topology assignment.
     kueue_workload: str = ""
+    # metadata.uid and status.startTime (RFC 3339 text, "" when unset): upstream orders
+    # preemption victims of equal priority, rank and size by start time, then UID.
+    uid: str = ""
+    start_time: str = ""
 
     @property
     def node_local(self) -> bool:

@@ -99,11 +99,11 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the JobSet's workload-aware gang", _K, kinds=("jobset.x-k8s.io/JobSet",),
                   why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
     SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
-                  "the pods ask for another scheduler", {KAI: Status.PLANNED},
-                  honoured_by="that scheduler: --scheduler kai for kai-scheduler, --scheduler "
-                  "volcano for volcano (coming to tasplan), or --scheduler-config with a "
-                  "profile of that name", why="--scheduler kai (and auto) plans pods asking "
-                  "for kai-scheduler",
+                  "the pods ask for another scheduler",
+                  {"volcano": Status.PLANNED, KAI: Status.PLANNED},
+                  honoured_by="that scheduler: --scheduler volcano (auto for schedulerName "
+                  "volcano), --scheduler kai (auto for kai-scheduler), or --scheduler-config "
+                  "with a profile of that name",
                   when=_other_scheduler),
     # --- JobSet and LeaderWorkerSet exclusive placement
     SchedulingKey("alpha.jobset.sigs.k8s.io/exclusive-topology", Where.ANNOTATION, "JobSet",
@@ -224,8 +224,10 @@ KEYS: tuple[SchedulingKey, ...] = (
     SchedulingKey("volcano.sh/network-topology-highest-tier-allowed", Where.LABEL, "Volcano",
                   "the highest HyperNode tier (KubeRay)", {}, honoured_by=_VOLCANO),
     SchedulingKey("spec.networkTopology", Where.FIELD, "Volcano",
-                  "the HyperNode tier the job must fit in", {}, honoured_by=_VOLCANO,
-                  kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup")),
+                  "the HyperNode tier the job must fit in", {"volcano": Status.PLANNED},
+                  honoured_by="--scheduler volcano",
+                  kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup"),
+                  why="Volcano's HyperNode tier walk (hard; soft bounded by the root)"),
     SchedulingKey("*tasks.networkTopology", Where.FIELD, "Volcano",
                   "a task's HyperNode tier", {}, honoured_by=_VOLCANO,
                   kinds=("batch.volcano.sh/Job",)),

@@ -14,6 +14,7 @@ from tasplan.model.kai import NO_KAI, KaiInputs
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
+from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ class ClusterSnapshot:
     # Scheduling keys found in the workload inputs (tasplan.model.scheduling_keys.Intent):
     # the planner warns about those its scheduler does not honour.
     intents: tuple = ()
+    # Volcano's HyperNodes and PodGroups (--scheduler volcano).
+    volcano: VolcanoInputs = NO_VOLCANO
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
     # KAI's Topologies and scheduling.run.ai PodGroups (--scheduler kai).

@@ -89,6 +89,8 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
         notes.append(Note(NoteCode.NAMESPACE_LABELS, "pod affinity uses a namespaceSelector "
                           f"but the Namespace objects of {shown} are not in the inputs: they "
                           "were matched by their kubernetes.io/metadata.name label only"))
+    if result.preemption is not None:
+        notes.extend(Note(code, message) for code, message in result.preemption.notes)
     # Preemption can only help a group that reached a scheduling cycle with somewhere to go:
     # not a gang still waiting for its pods (PreEnqueue), not one with no placement (no node
     # carries its topology key), not one that failed validation.

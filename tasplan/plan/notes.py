@@ -35,6 +35,8 @@ class NoteCode(StrEnum):
     RANDOM_TIES = "random-ties"
     NAMESPACE_LABELS = "namespace-labels"
     PREEMPTION = "preemption"
+    VICTIM_ORDER = "victim-order"
+    PDB_STATUS = "pdb-status"
     DRA_TEMPLATE_SYNTHESIZED = "dra-template-synthesized"
     DRA_NOT_MODELLED = "dra-not-modelled"
     DRA_GREEDY = "dra-greedy"

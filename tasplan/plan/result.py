@@ -112,6 +112,8 @@ class PlanResult:
     # What --scheduler asked for: a scheduler's name, or "auto" (each group's own is
     # ``GroupResult.scheduler``).
     scheduler: str = "auto"
+    # How PodDisruptionBudgets without a status were counted (preemption.budgets).
+    pdb_allowance: str = "status"
 
     @property
     def schedulable(self) -> bool:

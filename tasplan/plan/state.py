@@ -52,15 +52,19 @@ class PlanState:
     nodes: list[NodeInfo] = field(default_factory=list)
     statement: Statement = field(default_factory=Statement)
     warnings: list[str] = field(default_factory=list)
+    # How preemption counts PodDisruptionBudgets without a status (preemption.budgets).
+    pdb_allowance: str = "status"
     _frameworks: dict[str, Framework] = field(default_factory=dict, repr=False)
 
     @classmethod
     def start(cls, snapshot: ClusterSnapshot, target: Target, registry: Registry,
               config: SchedulerConfig | None = None, profile: Profile | None = None, *,
-              all_assignments: bool = False, preempt: bool = True) -> PlanState:
+              all_assignments: bool = False, preempt: bool = True,
+              pdb_allowance: str = "status") -> PlanState:
         nodes, warnings = build_node_infos(snapshot)
         return cls(snapshot, target, registry, config or default_scheduler_config(registry),
-                   profile, all_assignments, preempt, nodes, Statement(), warnings)
+                   profile, all_assignments, preempt, nodes, Statement(), warnings,
+                   pdb_allowance)
 
     def framework(self, name: str) -> Framework | None:
         """The framework of profile ``name`` (every name: the run's one ``profile`` when

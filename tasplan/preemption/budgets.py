@@ -1,8 +1,12 @@
 """PodDisruptionBudgets (policy/v1) reduced to what an eviction what-if needs: which pods a
 budget covers and how many of them may be disrupted now.
 
-The loader decodes the budgets (``model.disruption``); this adds the disruptions each
-allows now.
+kube-scheduler's preemption starts from each budget's ``status.disruptionsAllowed`` (0 when
+the budget has no status yet: the disruption controller has not computed it) and spends
+nothing for the pods in ``status.disruptedPods`` (upstream ``FilterVictimsWithPDBViolation``).
+That is the default here. ``COMPUTED`` instead derives the allowance of a budget without a
+status from its spec and the inputs' pods, as the disruption controller will: for a
+budget submitted together with the workload, to see the plan once the controller has run.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ from tasplan.model.pod import Pod
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.snapshot import ClusterSnapshot
 
+STATUS, COMPUTED = "status", "computed"
+ALLOWANCES = (STATUS, COMPUTED)
+
 
 @dataclass(frozen=True, slots=True)
 class DisruptionBudget:
@@ -22,6 +29,9 @@ class DisruptionBudget:
     name: str
     selector: LabelSelector | None  # None: the budget selects no pod
     allowed: int  # disruptions allowed now
+    disrupted: frozenset[str] = frozenset()  # pod names in status.disruptedPods
+    status: bool = True  # the input has status.disruptionsAllowed
+    computed: bool = False  # ``allowed`` derived from the spec (no status, COMPUTED)
 
     @property
     def key(self) -> str:
@@ -32,17 +42,23 @@ class DisruptionBudget:
                 and self.selector.matches(pod.labels))
 
 
-def disruption_budgets(snapshot: ClusterSnapshot) -> tuple[DisruptionBudget, ...]:
+def disruption_budgets(snapshot: ClusterSnapshot, allowance: str = STATUS
+                       ) -> tuple[DisruptionBudget, ...]:
     """Every PodDisruptionBudget of the inputs, in input order, with the disruptions it
-    allows now: its status, or the disruption controller's arithmetic over the inputs' pods
-    when the status is missing."""
+    allows now (``allowance``: STATUS or COMPUTED, see the module)."""
+    if allowance not in ALLOWANCES:
+        raise ValueError(f"allowance {allowance!r}: expected one of {ALLOWANCES}")
     out = []
     for pdb in snapshot.disruption_budgets:
-        allowed = pdb.disruptions_allowed
+        allowed, computed = pdb.disruptions_allowed, False
         if allowed is None:
-            covered = [p for p in snapshot.pods if not p.terminal and pdb.covers(p)]
-            allowed = _allowed(pdb, covered)
-        out.append(DisruptionBudget(pdb.namespace, pdb.name, pdb.selector, max(allowed, 0)))
+            allowed, computed = 0, allowance == COMPUTED
+            if computed:
+                covered = [p for p in snapshot.pods if not p.terminal and pdb.covers(p)]
+                allowed = _allowed(pdb, covered)
+        out.append(DisruptionBudget(pdb.namespace, pdb.name, pdb.selector, max(allowed, 0),
+                                    pdb.disrupted_pods, pdb.disruptions_allowed is not None,
+                                    computed))
     return tuple(out)
 
 

@@ -9,6 +9,8 @@
    passes the filters: node-local filters on the nodes the unit occupies, in placement
    order with the earlier pods of that node assumed (phase 1), then the cross-node filters
    (PodTopologySpread, InterPodAffinity) over all placed pods in order (phase 2).
+   1.36 instead re-runs the group's whole cycle with the candidate back and keeps it if
+   the group still fits (``Rules.rerun_each``, PR kubernetes#137606 as released).
 5. The units that could not be put back are the victims; every placed pod is nominated
    to its node.
 """
@@ -23,17 +25,44 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
+from tasplan.plan.notes import NoteCode
 from tasplan.plan.pod_cycle import PluginError
 from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
 from tasplan.preemption.victims import Unit, reprieve_order
+from tasplan.target import Target
 
 NEVER = "not eligible due to preemptionPolicy=Never."
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
 NOT_ENOUGH = "the group does not fit even with every lower-priority pod evicted"
 
 Schedule = Callable[..., GroupResult]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What differs between releases in choosing victims (kubernetes/kubernetes
+    ``pkg/scheduler/framework/preemption``):
+
+    - ``uid_tiebreak``: victims equal in priority, rank, size and start are ordered by
+      UID (PR #140999, 1.38); before, arbitrarily.
+    - ``legacy_selectors``: unlabelled pods and budgets with an empty selector are skipped
+      when budgets are spent (fixed by PR #141785, 1.38).
+    - ``rerun_each``: each candidate is reprieved by re-running the group's cycle (1.36)
+      rather than by checking the placed pods against the filters once (1.37+)."""
+
+    uid_tiebreak: bool = True
+    legacy_selectors: bool = False
+    rerun_each: bool = False
+
+    @classmethod
+    def of(cls, target: Target | None) -> Rules:
+        if target is None:
+            return cls()
+        release = target.release
+        return cls(release.victim_uid_tiebreak, release.pdb_legacy_selectors,
+                   release.reprieve_by_rerun)
 
 
 @dataclass(frozen=True)
@@ -61,7 +90,7 @@ def preempt(fw: Framework, ctx: GroupContext, nodes: Sequence[NodeInfo],
         return chosen.name, [(by_key[k], index[name]) for k, name in chosen.assignments.items()]
 
     return select_victims(fw, nodes, statement, candidates, priority, budgets, never=never,
-                          rerun=rerun)
+                          rerun=rerun, rules=Rules.of(fw.target))
 
 
 # rerun(nodes without the candidates, statement) -> (placement name, [(pod, node index)] in
@@ -73,7 +102,7 @@ Rerun = Callable[[Sequence[NodeInfo], Statement], "Placed | None"]
 def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statement,
                    candidates: Sequence[Unit], priority: int,
                    budgets: Sequence[DisruptionBudget], *, never: bool,
-                   rerun: Rerun) -> Attempt:
+                   rerun: Rerun, rules: Rules = Rules()) -> Attempt:
     """Steps 1-5 for any preemptor (a group, a group tree): ``rerun`` is its own cycle. It
     all happens in a trial of ``statement``: candidates evicted, the re-run, victims put
     back are undone at the end (preemption only looks)."""
@@ -91,20 +120,81 @@ def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statemen
         statement.rollback(without)
         if placed is None:
             return Attempt(None, NOT_ENOUGH)
-        name, assignments = placed
-        reprieve = _Reprieve(fw, nodes, statement, assignments)
-        victims: list[Victim] = []
+        reprieve = None if rules.rerun_each else _Reprieve(fw, nodes, statement, placed[1])
+        evicted: list[Unit] = []
         violations = 0
-        for unit, broken in reprieve_order(potential, budgets):
-            if not reprieve.try_back(unit):
+        order = reprieve_order(potential, budgets, legacy_selectors=rules.legacy_selectors)
+        for unit, broken in order:
+            if reprieve is not None:
+                kept = reprieve.try_back(unit)
+            else:  # 1.36: the unit back, the whole cycle again
+                mark = statement.checkpoint()
+                for pod, i in unit.pods:
+                    statement.restore(pod, nodes[i])
+                again = statement.checkpoint()
+                rerun_placed = rerun(nodes, statement)
+                statement.rollback(again)
+                kept = rerun_placed is not None
+                if kept:
+                    placed = rerun_placed
+                else:
+                    statement.rollback(mark)
+            if not kept:
                 violations += broken
-                victims.extend(Victim(p.key, nodes[i].node.name, unit.priority, unit.group)
-                               for p, i in unit.pods)
-    victims.sort(key=lambda v: v.pod)
+                evicted.append(unit)
+    name, assignments = placed
+    victims = sorted((Victim(p.key, nodes[i].node.name, unit.priority, p.group, unit.key,
+                             unit.kind if unit.key else None, len(unit.pods))
+                      for unit in evicted for p, i in unit.pods), key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
+    notes = _order_notes([u for u, _ in order], {id(u) for u in evicted}, rules)
+    notes += _budget_notes(budgets, potential)
     return Attempt(PreemptionResult(name, tuple(victims),
                                     {p.key: nodes[i].node.name for p, i in assignments},
-                                    message, violations), message)
+                                    message, violations, notes), message)
+
+
+def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
+                 ) -> tuple[tuple[str, str], ...]:
+    """Units upstream orders arbitrarily among themselves (``Unit.decided``) of which some
+    were evicted and some kept: upstream may have evicted others of them."""
+    classes: dict[tuple, list[Unit]] = {}
+    for unit in ordered:
+        classes.setdefault(unit.decided(rules.uid_tiebreak), []).append(unit)
+    mixed = [units for units in classes.values()
+             if len({id(u) in evicted for u in units}) == 2]
+    if not mixed:
+        return ()
+    units = mixed[0]
+    gone = next(u for u in units if id(u) in evicted)
+    kept = next(u for u in units if id(u) not in evicted)
+    return ((NoteCode.VICTIM_ORDER, f"{_name(gone)} and {_name(kept)} are equally important as "
+             "victims (priority, rank, pods, start time"
+             + (", UID" if rules.uid_tiebreak else "") + "): upstream orders them "
+             "arbitrarily, so it may evict the other; tasplan takes the smaller UID (then "
+             "name) as more important"),)
+
+
+def _name(unit: Unit) -> str:
+    return f"{unit.kind} {unit.key}" if unit.key else f"pod {unit.pods[0][0].key}"
+
+
+def _budget_notes(budgets: Sequence[DisruptionBudget], candidates: Sequence[Unit]
+                  ) -> tuple[tuple[str, str], ...]:
+    """Budgets without a status that cover a candidate: say what was assumed."""
+    blind = [b for b in budgets if not b.status
+             and any(b.covers(p) for u in candidates for p, _ in u.pods)]
+    if not blind:
+        return ()
+    names = ", ".join(b.key for b in blind[:3]) + (f" and {len(blind) - 3} more"
+                                                   if len(blind) > 3 else "")
+    if any(b.computed for b in blind):
+        return ((NoteCode.PDB_STATUS, f"PodDisruptionBudget {names} has no status: its allowance "
+                 "was computed from its spec (--pdb-allowance computed), as the disruption "
+                 "controller will; until it does, kube-scheduler reads 0"),)
+    return ((NoteCode.PDB_STATUS, f"PodDisruptionBudget {names} has no status: kube-scheduler "
+             "reads it as allowing no disruption until the disruption controller computes "
+             "it, and so does the plan (--pdb-allowance computed: from its spec)"),)
 
 
 class _Reprieve:

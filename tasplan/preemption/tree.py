@@ -31,7 +31,7 @@ from tasplan.model.pod import Pod
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.evaluator import Attempt, Placed, select_victims
+from tasplan.preemption.evaluator import Attempt, Placed, Rules, select_victims
 from tasplan.preemption.victims import Unit
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def preempt_tree(fw: Framework, nodes: Sequence[NodeInfo], statement: Statement,
                                is not None for k, name in chosen.assignments.items()]
 
     attempt = select_victims(fw, nodes, statement, candidates, priority, budgets,
-                             never=never, rerun=rerun)
+                             never=never, rerun=rerun, rules=Rules.of(fw.target))
     return TreeAttempt(attempt, replanned[0] if replanned and attempt.result else None)
 
 

@@ -1,116 +1,181 @@
-"""Eviction units and their order (upstream ``getWorkloadPreemptionVictims``,
-``MoreImportantVictim``, ``FilterVictimsWithPDBViolation``, ``prepareDomainVictims``).
+"""Eviction units ("victims") and their order of importance, as upstream builds and sorts
+them (kubernetes/kubernetes ``pkg/scheduler/framework/preemption``: ``types.go``
+``getCrossNodesVictims``, ``NewPodVictim``, ``getHighestAllAncestor``; ``util.go``
+``getPodPriority``, ``MoreImportantVictim``, ``FilterVictimsWithPDBViolation``; main at
+1d54bff3 / 06e67ba2).
 
-A pod of a group whose ``disruptionMode`` is all is evicted with every scheduled pod of
-that group; any other pod alone. In a CompositePodGroup tree the highest ancestor whose
-``disruptionMode`` is all bounds the unit: every scheduled pod of its subtree goes at once
-(upstream ``getHighestAllAncestor``; an all composite overrides single below it). A pod that
-belongs to a group has the group's priority (upstream: the PodGroup's priority is
-authoritative, whatever the pod's own).
+- A pod is evicted with every scheduled pod of its highest ancestor (its PodGroup, or a
+  CompositePodGroup above it) whose ``disruptionMode`` is all; otherwise alone.
+- Its priority is the root's of its group tree (the PodGroup's without the
+  CompositePodGroup gate, its own when it belongs to no PodGroup object); a PodGroup or
+  composite without a priority has priority 0.
+- Its kind ranks it: a composite's unit outranks a PodGroup's, which outranks a lone pod;
+  a pod alone of a pod group (``single`` mode) ranks as a PodGroup (``NewPodVictim``).
+- Most important first: higher priority, higher rank, more pods, earlier start
+  (``status.startTime``; a pod not started yet is newer than any that has), smaller UID.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model import timestamp
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.preemption.budgets import DisruptionBudget
 
+POD, POD_GROUP, COMPOSITE = "Pod", "PodGroup", "CompositePodGroup"
+RANK = {POD: 1, POD_GROUP: 2, COMPOSITE: 3}
+# schedulingv1beta1.WorkloadMaxTreeDepth: upstream walks at most this many levels up.
+MAX_DEPTH = 4
+_NOT_STARTED = (1 << 62, 0)  # upstream: a fixed far-future time (PR kubernetes#139210)
+
 
 @dataclass(frozen=True)
 class Unit:
-    """Pods evicted together, each with the index of the node it is on. ``in_group``: the
-    pods belong to a pod group (upstream ranks those above lone pods of equal priority)."""
+    """Pods evicted together, each with the index of the node it is on. ``kind`` is
+    upstream's victim type; ``key`` the group or composite whose pods all go at once (None
+    for a pod evicted alone, whatever its kind)."""
 
     pods: tuple[tuple[Pod, int], ...]
     priority: int
-    group: str | None
-    whole_group: bool
+    kind: str
+    key: str | None = None
 
-    @property
-    def in_group(self) -> bool:
-        return self.group is not None
+    @cached_property
+    def start(self) -> tuple[int, int]:
+        """The earliest start of its pods (upstream ``EarliestStartTime``)."""
+        return min((timestamp.sort_key(p.start_time) for p, _ in self.pods if p.start_time),
+                   default=_NOT_STARTED)
 
-    @property
-    def first_seen(self) -> int:
-        # Upstream compares start times; the input order stands in for them.
-        return min(p.order for p, _ in self.pods)
+    @cached_property
+    def uid(self) -> str:
+        """The identity upstream breaks the last tie with: its first pod's UID. A unit's
+        pods come from a set upstream (any of them may be first): the smallest here."""
+        return min(p.uid for p, _ in self.pods)
 
+    @cached_property
     def importance(self) -> tuple:
-        """Sort key, most important first: higher priority, group pods before lone pods,
-        then lone pods by start (earlier first) and whole groups by size (larger first),
-        then start."""
-        size = -len(self.pods) if self.whole_group else 0
-        return (-self.priority, not self.in_group, size, self.first_seen)
+        """Sort key, most important first; the pod keys make the order total where
+        upstream's is not (see ``decided``)."""
+        return (*self._decided_prefix, self.uid, min(p.key for p, _ in self.pods))
+
+    @property
+    def _decided_prefix(self) -> tuple:
+        return (-self.priority, -RANK[self.kind], -len(self.pods), self.start)
+
+    def decided(self, uid_tiebreak: bool) -> tuple:
+        """The part of ``importance`` upstream decides by: the UID only where the release
+        compares UIDs (``uid_tiebreak``) and the unit's first pod is not a matter of
+        chance (one pod with a UID). Units equal here are ordered arbitrarily upstream."""
+        if uid_tiebreak and len(self.pods) == 1 and self.uid:
+            return (*self._decided_prefix, self.uid)
+        return self._decided_prefix
 
 
-def atomic_ancestors(groups: Iterable[PodGroup], composites: Iterable[CompositePodGroup]
-                     ) -> dict[str, str]:
-    """PodGroup key -> key of its highest ancestor CompositePodGroup whose disruptionMode
-    is all, for the PodGroups that have one. Walks are bounded (cycles and dangling parents
-    end them)."""
-    by_key = {c.key: c for c in composites}
-    out = {}
-    for g in groups:
-        key, highest, steps = g.parent, None, 0
-        while key is not None and key in by_key and steps <= len(by_key):
-            c = by_key[key]
-            if c.disrupt_all:
-                highest = c.key
-            key, steps = c.parent, steps + 1
-        if highest is not None:
-            out[g.key] = highest
-    return out
+class Hierarchy:
+    """The pod groups and composites of the cluster as kube-scheduler's preemption sees
+    them. ``composites`` only with the CompositePodGroup gate (upstream: no composite
+    lister without it). Only PodGroup objects count: groups tasplan made up for other
+    objects (a Job's pods, a Workload's v1alpha1 groups) are invisible to the scheduler."""
+
+    def __init__(self, groups: Mapping[str, PodGroup],
+                 composites: Iterable[CompositePodGroup] = ()) -> None:
+        self.groups = groups
+        self.composites = {c.key: c for c in composites}
+        self._chains: dict[str, tuple[PodGroup | CompositePodGroup, ...]] = {}
+
+    def member(self, pod: Pod) -> bool:
+        """The pod names a PodGroup (``spec.schedulingGroup``), found or not."""
+        if pod.group is None:
+            return False
+        group = self.groups.get(pod.group)
+        return group is None or group.kind == "PodGroup"
+
+    def chain(self, pod: Pod) -> tuple[PodGroup | CompositePodGroup, ...]:
+        """The pod's PodGroup and the composites above it, bottom up (upstream
+        ``traverseHierarchyUp``: stops at a missing parent, a cycle or four levels)."""
+        if not self.member(pod) or pod.group not in self.groups:
+            return ()
+        found = self._chains.get(pod.group)
+        if found is None:
+            group = self.groups[pod.group]
+            links: list = [group]
+            key, seen = group.parent if self.composites else None, {group.key}
+            while key is not None and key not in seen and len(links) < MAX_DEPTH:
+                parent = self.composites.get(key)
+                if parent is None:
+                    break
+                links.append(parent)
+                seen.add(key)
+                key = parent.parent
+            found = self._chains[pod.group] = tuple(links)
+        return found
+
+    def priority(self, pod: Pod) -> int:
+        """Upstream ``getPodPriority``: the root's of the pod's tree."""
+        chain = self.chain(pod)
+        return (chain[-1].priority or 0) if chain else pod.priority
+
+    def bound(self, pod: Pod) -> PodGroup | CompositePodGroup | None:
+        """Upstream ``getHighestAllAncestor``: the highest link whose disruptionMode is
+        all, None when the pod is evicted alone."""
+        return next((g for g in reversed(self.chain(pod)) if g.disrupt_all), None)
 
 
-def units(infos: Sequence[NodeInfo], groups: Mapping[str, PodGroup],
-          priorities: Mapping[str, int], atomic: Mapping[str, str] | None = None
-          ) -> list[Unit]:
-    """Every pod on a node as an eviction unit (whole groups for disruptionMode all, whole
-    subtrees of ``atomic``: PodGroup key -> the composite bounding its unit), in node
-    order. ``priorities``: a group's priority by key."""
+def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy) -> list[Unit]:
+    """Every pod on a node as an eviction unit, in node order (upstream
+    ``getCrossNodesVictims``): a pod under a disruptionMode-all link goes with every
+    scheduled pod under that link, wherever it runs."""
     whole: dict[str, list[tuple[Pod, int]]] = {}
     out: list[Unit] = []
-    atomic = atomic or {}
     for info in infos:
         for pod in info.pods:
-            group = groups.get(pod.group) if pod.group is not None else None
-            priority = priorities.get(pod.group, pod.priority) if group else pod.priority
-            bound = None if group is None else atomic.get(group.key) or (
-                group.key if group.disrupt_all else None)
-            if bound is not None:
-                members = whole.get(bound)
-                if members is None:
-                    members = whole[bound] = []
-                    out.append(Unit((), priority, bound, True))
-                members.append((pod, info.index))
-            else:
-                out.append(Unit(((pod, info.index),), priority,
-                                group.key if group else None, False))
-    return [Unit(tuple(whole[u.group]), u.priority, u.group, True) if u.whole_group else u
-            for u in out]
+            bound = hierarchy.bound(pod)
+            if bound is None:
+                kind = POD_GROUP if hierarchy.member(pod) else POD
+                out.append(Unit(((pod, info.index),), hierarchy.priority(pod), kind))
+                continue
+            members = whole.get(bound.key)
+            if members is None:
+                members = whole[bound.key] = []
+                out.append(Unit((), hierarchy.priority(pod), bound.kind, bound.key))
+            members.append((pod, info.index))
+    return [Unit(tuple(whole[u.key]), u.priority, u.kind, u.key) if u.key is not None
+            else u for u in out]
 
 
-def reprieve_order(candidates: Sequence[Unit], budgets: Sequence[DisruptionBudget]
-                   ) -> list[tuple[Unit, int]]:
-    """(unit, PDB violations) in the order upstream tries to reprieve them: units whose
-    eviction would break a budget first, then the others, each most important first.
-    Budgets are spent in importance order, as upstream counts them."""
-    ordered = sorted(candidates, key=Unit.importance)
+def reprieve_order(candidates: Sequence[Unit], budgets: Sequence[DisruptionBudget], *,
+                   legacy_selectors: bool = False) -> list[tuple[Unit, int]]:
+    """(unit, its pods that break a budget) in the order upstream tries to reprieve them:
+    units whose eviction would break a budget first, then the others, each most important
+    first. Budgets are spent in that order (``FilterVictimsWithPDBViolation``): a pod the
+    budget lists in ``status.disruptedPods`` spends nothing; a pod is violating at the
+    first budget it takes below zero (later budgets are not spent for it).
+    ``legacy_selectors``: releases before kubernetes#141785 skip unlabelled pods and
+    budgets with an empty selector."""
     left = {b.key: b.allowed for b in budgets}
     violating, other = [], []
-    for unit in ordered:
-        violations = 0
-        for pod, _ in unit.pods:
-            broken = False
-            for b in budgets:
-                if b.covers(pod):
-                    left[b.key] -= 1
-                    broken |= left[b.key] < 0
-            violations += broken
-        (violating if violations else other).append((unit, violations))
+    for unit in sorted(candidates, key=lambda u: u.importance):
+        broken = sum(_violates(pod, budgets, left, legacy_selectors) for pod, _ in unit.pods)
+        (violating if broken else other).append((unit, broken))
     return violating + other
+
+
+def _violates(pod: Pod, budgets: Sequence[DisruptionBudget], left: dict[str, int],
+              legacy: bool) -> bool:
+    if legacy and not pod.labels:
+        return False
+    for b in budgets:
+        if not b.covers(pod) or (legacy and b.selector is not None and b.selector.empty):
+            continue
+        if pod.name in b.disrupted:
+            continue
+        left[b.key] -= 1
+        if left[b.key] < 0:
+            return True
+    return False

@@ -58,6 +58,7 @@ def plan_document(result: PlanResult,
             "featureGates": dict(sorted(result.target.gates.items())) if result.target
             else {},
             "targetNotes": list(result.target.all_notes) if result.target else [],
+            "pdbAllowance": result.pdb_allowance,
             "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
@@ -133,8 +134,7 @@ def _preemption(p: PreemptionResult | None) -> dict[str, Any] | None:
         return None
     return {
         "placement": p.placement,
-        "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority, "group": v.group}
-                    for v in p.victims],
+        "victims": [v.document() for v in p.victims],
         "nominated": dict(sorted(p.nominated.items())),
         "pdbViolations": p.pdb_violations,
     }

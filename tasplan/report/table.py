@@ -176,8 +176,14 @@ def _disruption(p: PreemptionResult, what: str, width: int | None
     table.add("NODE", fold=True)
     table.add("PRIORITY", "right")
     table.add("GROUP", drop=1, fold=True)
+    units = any(v.unit for v in p.victims)
+    if units:  # pods that go with their whole PodGroup / CompositePodGroup
+        table.add("EVICTED WITH", drop=2, fold=True)
     for v in p.victims:
-        table.row(v.pod, v.node, str(v.priority), v.group or "-", style="yellow")
+        cells = [v.pod, v.node, str(v.priority), v.group or "-"]
+        if units:
+            cells.append(f"{v.unit_kind} {v.unit} ({v.unit_pods} pods)" if v.unit else "-")
+        table.row(*cells, style="yellow")
     yield table.fit(width)
     yield Text(f"nominated: {len(p.nominated)} pod(s) to nodes of {p.placement!r} "
                "(they bind once the victims have terminated)", style="italic")

@@ -66,6 +66,7 @@ def plan(
     preempt: bool = True,
     scheduler: str = AUTO,
     schedulers: Mapping[str, Scheduler] | None = None,
+    pdb_allowance: str = "status",
 ) -> PlanResult:
     """Units (groups, group trees, a peer's workloads) are planned by priority (highest
     first), then input order; each unit's outcome is committed before the next.
@@ -87,7 +88,8 @@ def plan(
 
     ``target``: the release and gates (default: ``target_for(snapshot)``); gates switch
     plugins off in every profile. A unit that does not fit goes through preemption where
-    its scheduler and release run it (unless ``preempt`` is False)."""
+    its scheduler and release run it (unless ``preempt`` is False). ``pdb_allowance``: how
+    PodDisruptionBudgets without a status count (``preemption.budgets``)."""
     if profile is not None and scheduler_config is not None:
         raise ValueError("give a profile or a scheduler_config, not both")
     if schedulers is None:
@@ -97,7 +99,7 @@ def plan(
     check_api_versions(target, {g.api_version: g.source for g in reversed(snapshot.groups)})
     state = PlanState.start(snapshot, target, registry or in_tree_registry(),
                             scheduler_config, profile, all_assignments=all_assignments,
-                            preempt=preempt)
+                            preempt=preempt, pdb_allowance=pdb_allowance)
     given, reasons = assign(snapshot, scheduler, schedulers)
     runs = [(name, schedulers[name].start(state, groups)) for name, groups in given.items()]
     results: list[GroupResult] = []
@@ -112,7 +114,7 @@ def plan(
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
                       tuple(snapshot.warnings) + tuple(state.warnings)
                       + state.config.warnings + tuple(keys), composites=tuple(composites),
-                      target=target, scheduler=scheduler)
+                      target=target, scheduler=scheduler, pdb_allowance=pdb_allowance)
 
 
 def assign(snapshot: ClusterSnapshot, choice: str, schedulers: Mapping[str, Scheduler]

@@ -4,7 +4,9 @@ Nodes, PriorityClasses, Workloads, PodGroups, CompositePodGroups and PodDisrupti
 ordinary (pruned) Kubernetes objects under ``items``. Pods are a column table under ``pods``:
 pods of one controller share their metadata and, usually, their spec, so each distinct ``metadata``
 (namespace, labels, owners) and ``spec`` (without ``nodeName``) is stored once and a pod is
-a row of ``name``, ``meta`` (index), ``spec`` (index), ``nodeName`` and ``phase``.
+a row of ``name``, ``meta`` (index), ``spec`` (index), ``nodeName`` and ``phase``, plus its
+``uid`` and ``startTime`` ("" when unset; columns added within v1, so a reader treats a
+table without them as all unset).
 Per-pod fields that are not shared (``deletionTimestamp``, ``status.nominatedNodeName``,
 the ``PodScheduled`` condition) go to ``extra``, keyed by row number, as a partial Pod.
 ``expand_pod`` turns a row back into a Pod object; ``to_list`` the whole document into a
@@ -22,6 +24,8 @@ import orjson
 API_VERSION = "tasplan/v1"
 KIND = "ClusterSnapshot"
 COLUMNS = ("name", "meta", "spec", "nodeName", "phase")
+# Per-pod identity and age (preemption orders victims by them); optional in a table.
+OPTIONAL_COLUMNS = ("uid", "startTime")
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ def encode(objects: Iterable[dict[str, Any]], origin: Origin) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     metas: dict[bytes, int] = {}
     specs: dict[bytes, int] = {}
-    columns: dict[str, list] = {c: [] for c in COLUMNS}
+    columns: dict[str, list] = {c: [] for c in (*COLUMNS, *OPTIONAL_COLUMNS)}
     extra: dict[str, Any] = {}
     for obj in objects:
         if obj.get("kind") != "Pod" or obj.get("apiVersion") != "v1":
@@ -71,6 +75,8 @@ def encode(objects: Iterable[dict[str, Any]], origin: Origin) -> dict[str, Any]:
         columns["name"].append(meta.pop("name", ""))
         columns["nodeName"].append(spec.pop("nodeName", ""))
         columns["phase"].append(status.pop("phase", ""))
+        columns["uid"].append(meta.pop("uid", ""))
+        columns["startTime"].append(status.pop("startTime", ""))
         own = {k: meta.pop(k) for k in ("deletionTimestamp",) if k in meta}
         part = {k: v for k, v in (("metadata", own), ("status", status)) if v}
         if part:
@@ -108,6 +114,10 @@ def expand_pod(table: Mapping[str, Any], row: int) -> dict[str, Any]:
     if table["nodeName"][row]:
         spec["nodeName"] = table["nodeName"][row]
     status = {"phase": table["phase"][row]} if table["phase"][row] else {}
+    for column, part in (("uid", meta), ("startTime", status)):
+        value = table[column][row] if column in table else ""
+        if value:
+            part[column] = value
     part = (table.get("extra") or {}).get(str(row))
     if part:
         meta.update(part.get("metadata") or {})

@@ -5,10 +5,11 @@ reads of that object, plus the identity fields reports name:
 
 - Node: name, labels; ``spec.taints``, ``spec.unschedulable``; ``status.allocatable``,
   ``status.capacity``, ``status.images`` (ImageLocality).
-- Pod: name, namespace, labels, ownerReferences, deletionTimestamp; the spec without
+- Pod: name, namespace, uid, labels, ownerReferences, deletionTimestamp; the spec without
   volumes that no plugin reads (configMap, secret, projected, downwardAPI, emptyDir) and
   containers reduced to name, image, resources, host ports and restartPolicy; ``status``
-  phase, nominatedNodeName and the PodScheduled condition (the scheduler's last verdict).
+  phase, startTime, nominatedNodeName and the PodScheduled condition (the scheduler's last
+  verdict). uid and startTime order preemption victims (upstream ``MoreImportantVictim``).
   A bound pod keeps no node affinity, node selector, tolerations, spread constraints,
   scheduling gates or container images: plugins read those of the pod being scheduled
   only, and running pods matter to it through their requests, ports, labels, volumes and
@@ -34,7 +35,7 @@ from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION
 
 _KEPT_ANNOTATIONS = (MIRROR_ANNOTATION, KUEUE_WORKLOAD_ANNOTATION, POD_GROUP_ANNOTATION)
 
-_META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp")
+_META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp", "uid")
 _NODE_META = ("name", "labels")
 _IGNORED_VOLUMES = frozenset({"configMap", "secret", "projected", "downwardAPI", "emptyDir"})
 _PENDING_ONLY = ("nodeSelector", "tolerations", "topologySpreadConstraints",
@@ -118,7 +119,8 @@ def prune_pod(obj: Mapping[str, Any]) -> dict[str, Any]:
         affinity = _pick(affinity, ("podAffinity", "podAntiAffinity"))
     if affinity:
         out["affinity"] = affinity
-    kept = _pick(status, ("phase", "nominatedNodeName", "resourceClaimStatuses"))
+    kept = _pick(status, ("phase", "startTime", "nominatedNodeName",
+                          "resourceClaimStatuses"))
     scheduled = [c for c in _list(status.get("conditions"))
                  if isinstance(c, dict) and c.get("type") == "PodScheduled"
                  and c.get("status") != "True"]

@@ -460,6 +460,34 @@ def test_help_text_is_reflowed_not_cut_at_docstring_line_breaks() -> None:
     assert "kubectl dumps (--cluster)" in top.stdout
 
 
+def test_pdb_allowance_counts_budgets_without_a_status(tmp_path: Path) -> None:
+    """A budget over the rl-sweep pods submitted without a status (the disruption
+    controller has not run): kube-scheduler reads it as allowing nothing, so both victims
+    break it; ``--pdb-allowance computed`` reads what the controller will write (2 running,
+    minAvailable 0: both may go). The report says which was used."""
+    pdb = tmp_path / "pdb.yaml"
+    pdb.write_text("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+                   "metadata: {name: sweep, namespace: research}\n"
+                   "spec: {minAvailable: 0, selector: {matchLabels: {job-name: rl-sweep}}}\n")
+    runs = {}
+    for allowance in ("status", "computed"):
+        result = invoke("check", URGENT, "-c", CLUSTER, "-c", pdb, "-o", "json",
+                        "--pdb-allowance", allowance)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        doc = json.loads(result.stdout)
+        runs[allowance] = doc["groups"][0]
+        assert doc["summary"]["pdbAllowance"] == allowance
+    assert [v["pod"] for v in runs["status"]["preemption"]["victims"]] == [
+        "research/rl-sweep-0-6vnvt", "research/rl-sweep-1-dbrz7"]
+    assert runs["status"]["preemption"]["pdbViolations"] == 2
+    assert runs["computed"]["preemption"]["pdbViolations"] == 0
+    codes = {allowance: {n["code"]: n["message"] for n in g["notes"]}
+             for allowance, g in runs.items()}
+    assert "research/sweep has no status: kube-scheduler reads it as allowing no " \
+        "disruption" in codes["status"]["pdb-status"]
+    assert "computed from its spec" in codes["computed"]["pdb-status"]
+
+
 def test_version() -> None:
     for args in (("version",), ("--version",)):
         result = invoke(*args)
@@ -482,9 +510,9 @@ def test_preemption_in_json_table_and_exit_status() -> None:
     assert group["preemption"] == {
         "placement": "rack-a2",
         "victims": [{"pod": "research/rl-sweep-0-6vnvt", "node": "gpu-a2-0", "priority": 1000,
-                     "group": None},
+                     "group": None, "unit": None},
                     {"pod": "research/rl-sweep-1-dbrz7", "node": "gpu-a2-1", "priority": 1000,
-                     "group": None}],
+                     "group": None, "unit": None}],
         "nominated": {"ml/urgent-0": "gpu-a2-0", "ml/urgent-1": "gpu-a2-1",
                       "ml/urgent-2": "gpu-a2-2", "ml/urgent-3": "gpu-a2-3"},
         "pdbViolations": 0}
@@ -492,6 +520,7 @@ def test_preemption_in_json_table_and_exit_status() -> None:
     assert "DISRUPTION: preemption evicts 2 pod(s) so the group fits in 'rack-a2'" in table
     assert "research/rl-sweep-0-6vnvt" in table
     assert "SCHEDULABLE AFTER PREEMPTION:" in table
+    assert json.loads(result.stdout)["summary"]["pdbAllowance"] == "status"
     plain = invoke("check", URGENT, "-c", CLUSTER, "--no-preempt", "-o", "json")
     assert plain.exit_code == 1
     (group,) = json.loads(plain.stdout)["groups"]

@@ -174,16 +174,27 @@ def test_pdb_that_allows_one_disruption_blocks_the_what_if_search() -> None:
 
 
 def test_upstream_preemption_breaks_a_budget_as_a_last_resort() -> None:
-    """1.37's workload-aware preemption (upstream ``FilterVictimsWithPDBViolation``):
+    """1.38's workload-aware preemption (upstream ``FilterVictimsWithPDBViolation``):
     budget-violating victims are reprieved first, never protected. The budget is spent in
-    order of importance: v1 (priority 10, first seen) takes its one disruption, v2 and v3
-    would break it. v2 is put back first and fits next to the pod placed on n2; v3 then
-    does not, nor v1 on n1: v1 and v3 go, v3 beyond the budget."""
+    order of importance: v1 (priority 10, smaller name: neither has a start time or UID)
+    takes its one disruption, v2 and v3 would break it. v2 is put back first and fits next
+    to the pod placed on n2; v3 then does not, nor v1 on n1: v1 and v3 go, v3 beyond the
+    budget."""
     budget = DisruptionBudget("default", "all", LabelSelector(), 1)
-    s = only(eviction_case(budgets=(budget,)), "evict")
+    s = only(eviction_case(budgets=(budget,), version="1.38"), "evict")
     assert s.details["upstream"] is True
     assert [v["pod"] for v in s.details["victims"]] == ["default/v1", "default/v3"]
     assert s.details["pdbViolations"] == 1
+
+
+def test_before_1_38_an_empty_selector_budget_is_not_spent() -> None:
+    """1.36 and 1.37 skip budgets whose selector is empty and pods without labels when
+    they spend budgets (the checks PR kubernetes#141785 removed for 1.38): the same budget
+    breaks nothing there."""
+    budget = DisruptionBudget("default", "all", LabelSelector(), 1)
+    s = only(eviction_case(budgets=(budget,), version="1.37"), "evict")
+    assert [v["pod"] for v in s.details["victims"]] == ["default/v1", "default/v3"]
+    assert s.details["pdbViolations"] == 0
 
 
 def test_pdb_on_other_pods_does_not_matter() -> None:

@@ -10,7 +10,7 @@ import pytest
 from tasplan.errors import InputError, UsageError
 from tasplan.explain.selection import pending_groups, select
 from tasplan.load.loader import load_inputs
-from tasplan.preemption.budgets import disruption_budgets
+from tasplan.preemption.budgets import COMPUTED, disruption_budgets
 from tests.load.helpers import line_of, write
 
 NODE = """
@@ -148,10 +148,38 @@ spec: {spec}
     # more required than healthy never goes negative
     ("{minAvailable: 3, selector: {matchLabels: {app: web}}}", "", 0),
 ])
-def test_disruptions_allowed(tmp_path: Path, spec: str, status: str, allowed: int) -> None:
+def test_computed_disruptions_allowed(tmp_path: Path, spec: str, status: str,
+                                      allowed: int) -> None:
+    """``--pdb-allowance computed``: a budget without a status, as the disruption
+    controller will compute it."""
     path = write(tmp_path, "c.yaml", NODE + PODS + budget(spec, status))
-    (found,) = disruption_budgets(load_inputs([], [path]))
+    (found,) = disruption_budgets(load_inputs([], [path]), COMPUTED)
     assert found.allowed == allowed
+    assert found.computed == (not status)
+
+
+@pytest.mark.parametrize(("status", "allowed"), [
+    ("", 0),  # no status yet: upstream reads the zero value of status.disruptionsAllowed
+    ("status: {disruptionsAllowed: 2}", 2),
+    ("status: {disruptionsAllowed: 1, disruptedPods: {web-0: '2026-03-01T10:00:00Z'}}", 1),
+])
+def test_disruptions_allowed_as_kube_scheduler_reads_them(tmp_path: Path, status: str,
+                                                          allowed: int) -> None:
+    """Upstream ``FilterVictimsWithPDBViolation`` starts from status.disruptionsAllowed,
+    whatever the spec says; ``disruptedPods`` are kept to be skipped when spending."""
+    path = write(tmp_path, "c.yaml", NODE + PODS + budget(
+        "{minAvailable: 1, selector: {matchLabels: {app: web}}}", status))
+    (found,) = disruption_budgets(load_inputs([], [path]))
+    assert (found.allowed, found.status, found.computed) == (allowed, bool(status), False)
+    assert found.disrupted == ({"web-0"} if "disruptedPods" in status else set())
+
+
+def test_disrupted_pods_times_are_timestamps(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yaml", NODE + PODS + budget(
+        "{selector: {}}", "status: {disruptionsAllowed: 0, disruptedPods: {web-0: soon}}"))
+    with pytest.raises(InputError, match=r"status\.disruptedPods\.web-0: expected an RFC "
+                       "3339 timestamp"):
+        load_inputs([], [path])
 
 
 def test_selector_semantics(tmp_path: Path) -> None:

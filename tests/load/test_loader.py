@@ -336,6 +336,58 @@ def test_pod_defaults(tmp_path: Path) -> None:
     assert pod.requests == {}
 
 
+def test_pod_uid_and_start_time(tmp_path: Path) -> None:
+    """What preemption orders victims by (upstream MoreImportantVictim): kept as given; an
+    unquoted YAML timestamp is the same text to the API server's YAML reader."""
+    path = write(tmp_path, "pods.yaml", """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: quoted, uid: 6c1f-aa}
+        spec: {nodeName: n1, containers: [{name: c}]}
+        status: {startTime: "2026-03-01T10:00:00Z"}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: unquoted}
+        spec: {nodeName: n1, containers: [{name: c}]}
+        status: {startTime: 2026-03-01T12:00:00+02:00}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: unset}
+        spec: {nodeName: n1, containers: [{name: c}]}
+        status: {startTime: null}
+        """)
+    pods = pods_by_key(load_inputs([], [path]))
+    assert (pods["default/quoted"].uid, pods["default/quoted"].start_time) == \
+        ("6c1f-aa", "2026-03-01T10:00:00Z")
+    assert pods["default/unquoted"].start_time == "2026-03-01T12:00:00+02:00"
+    assert (pods["default/unset"].uid, pods["default/unset"].start_time) == ("", "")
+
+
+@pytest.mark.parametrize(("value", "got"), [
+    ('"2026-02-29T00:00:00Z"', "'2026-02-29T00:00:00Z'"),  # not a leap year
+    ('"2026-03-01 10:00:00Z"', "'2026-03-01 10:00:00Z'"),  # RFC 3339 needs the T
+    ("2026-03-01", "'2026-03-01'"),  # no time, no zone: time.Parse(RFC3339) refuses it
+    ('""', "''"),
+    ("5", "a number"),
+])
+def test_pod_start_time_must_be_rfc3339(tmp_path: Path, value: str, got: str) -> None:
+    path = write(tmp_path, "pod.yaml", f"""
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: p, namespace: ml}}
+        spec: {{nodeName: n1, containers: [{{name: c}}]}}
+        status:
+          startTime: {value}
+        """)
+    err = error_of([], [path])
+    assert err.field == "status.startTime" and err.obj == "Pod ml/p"
+    assert err.line == line_of(path, "startTime")
+    assert f'expected an RFC 3339 timestamp such as "2026-01-02T15:04:05Z", got {got}' in \
+        str(err)
+
+
 def test_pod_bad_quantity(tmp_path: Path) -> None:
     path = write(tmp_path, "pod.yaml", """
         apiVersion: v1

@@ -135,6 +135,10 @@ def _objects() -> list[dict]:
     del no_phase["status"]
     claims = _pod("claims", resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])
     claims["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "claims-gpu"}]
+    # Victim order reads both (upstream MoreImportantVictim); offsets and fractions too.
+    started = _pod("started")
+    started["metadata"]["uid"] = "0b9c6a58-2f5e-4c1e-9d7a-1f2e3d4c5b6a"
+    started["status"]["startTime"] = "2026-03-01T10:00:00.25+02:00"
     tainted = _node("n2", allocatable={"cpu": "4", "memory": 1024**3, "pods": 10},
                     images=[{"names": ["x"], "sizeBytes": 1}])
     tainted["spec"] = {"unschedulable": True,
@@ -177,6 +181,7 @@ def _objects() -> list[dict]:
         succeeded,
         no_phase,
         claims,
+        started,
         _pod("pending", node=""),
     ]
 
@@ -192,7 +197,7 @@ def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
     decoded = _assert_same(path)
     # Nodes and bound pods are typed; affinity, DRA claims, class-resolved priority, odd
     # labels, pending pods and the other kinds take the dict path.
-    assert decoded == 4 + 22 - 6
+    assert decoded == 4 + 23 - 6
     assert _assert_same(path, chunk_bytes=512) == decoded
 
 
@@ -230,8 +235,12 @@ def test_snapshot_decodes_identically(tmp_path: Path, generated: Path) -> None:
     lambda o: o[0]["status"]["allocatable"].update(cpu=None),
     lambda o: o[0]["metadata"]["labels"].update(zone=1),
     lambda o: o.append(3),
+    lambda o: o[7].update(status={"startTime": "2026-02-29T00:00:00Z"}),
+    lambda o: o[7].update(status={"startTime": 1767225600}),
+    lambda o: o[7]["metadata"].update(uid=7),
 ], ids=["quantity", "float-priority", "huge-priority", "group-name", "host-port",
-        "pod-name", "unschedulable", "taint-effect", "allocatable", "node-label", "not-object"])
+        "pod-name", "unschedulable", "taint-effect", "allocatable", "node-label", "not-object",
+        "start-time-day", "start-time-number", "uid"])
 def test_errors_are_the_dict_paths(tmp_path: Path, change) -> None:
     objects = copy.deepcopy(_objects())
     change(objects)

@@ -120,12 +120,12 @@ def test_root_policy_never_blocks_tree_preemption_with_the_gate() -> None:
 
 
 def test_highest_all_ancestor_bounds_the_unit() -> None:
-    """Upstream ``TestGetHighestAllAncestor`` (same file), through ``atomic_ancestors`` and
-    the eviction units: a PodGroup's own all; a parent's all over a child's single; a
+    """Upstream ``TestGetHighestAllAncestor`` (same file), through ``Hierarchy`` and the
+    eviction units: a PodGroup's own all; a parent's all over a child's single; a
     grandparent's all over a single parent; the highest of two all; a missing parent
     leaves the PodGroup's own mode; a lone pod and a single group are units per pod."""
     from tasplan.framework.node_info import NodeInfo
-    from tasplan.preemption.victims import atomic_ancestors, units
+    from tasplan.preemption.victims import Hierarchy, units
     from tests.builders import make_group, make_node
 
     def pg(name, parent=None, all_=False):
@@ -150,11 +150,10 @@ def test_highest_all_ancestor_bounds_the_unit() -> None:
         info = NodeInfo(node, 0)
         for p in pods:
             info.add_pod(p)
-        found = units([info], {g.key: g for g in groups}, {g.key: 10 for g in groups},
-                      atomic_ancestors(groups, composites))
-        grouped = [u for u in found if u.whole_group]
+        found = units([info], Hierarchy({g.key: g for g in groups}, composites))
+        grouped = [u for u in found if u.key is not None]
         if want is None:
             assert not grouped and len(found) == 3
         else:
-            assert [(u.group, len(u.pods)) for u in grouped] == [(want, 2)]
-        assert any(u.pods[0][0].name == "lone" and not u.whole_group for u in found)
+            assert [(u.key, len(u.pods)) for u in grouped] == [(want, 2)]
+        assert any(u.pods[0][0].name == "lone" and u.key is None for u in found)

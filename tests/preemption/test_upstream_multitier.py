@@ -7,7 +7,7 @@ preemptors of priority 100 pinned to a node by ``kubernetes.io/hostname``.
 
 Not mirrored: that file's ``TestCompositePodGroupPreemption_CyclicReferencesAndEdgeCases``,
 whose preemptors are lone pods (tasplan plans pod groups only); a victim under a cyclic or
-dangling hierarchy is a unit of its own here too (``atomic_ancestors`` stops at them).
+dangling hierarchy is a unit of its own here too (``Hierarchy.chain`` stops at them).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import replace
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import Policy
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.preemption.victims import atomic_ancestors
+from tasplan.preemption.victims import Hierarchy
 from tasplan.schedulers.planner import plan
 from tests.builders import WORKLOAD, make_group, make_node, make_pod
 
@@ -152,6 +152,10 @@ def test_atomic_walks_end_at_cycles_and_dangling_parents() -> None:
     cycle = [cpg("a", parent="b", all_=True), cpg("b", parent="a", all_=True),
              cpg("self", parent="self", all_=True)]
     groups = [pg("in-cycle", "a"), pg("in-self", "self"), pg("dangling", "missing")]
-    found = atomic_ancestors(groups, cycle)
+    tree = Hierarchy({g.key: g for g in groups}, cycle)
+    found = {g.key: bound.key for g in groups
+             if (bound := tree.bound(victim("v", g.key.split("/")[1], "node1"))) is not None}
     assert set(found) == {"default/in-cycle", "default/in-self"}
     assert found["default/in-self"] == "default/self"
+    # The highest all link of a cycle is the last one walked before it closes.
+    assert found["default/in-cycle"] == "default/b"

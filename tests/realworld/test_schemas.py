@@ -84,6 +84,21 @@ def test_the_report_schema_is_not_vacuous() -> None:
         assert errors(REPORT, broken), damage
 
 
+def test_the_victims_schema_is_not_vacuous() -> None:
+    doc = json.loads(run("check", REPO / "samples" / "explain" / "urgent.yaml", "-c", CLUSTER,
+                         "-o", "json"))
+    assert doc["groups"][0]["preemption"]["victims"] and errors(REPORT, doc) == []
+    for damage in (lambda v: v.pop("unit"),
+                   lambda v: v.__setitem__("unit", {"kind": "Pod", "name": "x", "pods": 1}),
+                   lambda v: v.__setitem__("group", 3)):
+        broken = copy.deepcopy(doc)
+        damage(broken["groups"][0]["preemption"]["victims"][0])
+        assert errors(REPORT, broken), damage
+    broken = copy.deepcopy(doc)
+    broken["groups"][0]["outcome"] = "bound"
+    assert errors(REPORT, broken)
+
+
 def test_real_snapshots_match_the_schema(tmp_path: Path) -> None:
     extra = tmp_path / "pods.yaml"
     extra.write_text(textwrap.dedent("""

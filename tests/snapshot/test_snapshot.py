@@ -63,6 +63,7 @@ def pod(name: str, node: str = "", **spec: object) -> dict:
     if node:
         obj["spec"]["nodeName"] = node
         obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+        obj["status"]["startTime"] = "2026-03-01T10:00:00Z"
     return obj
 
 
@@ -82,7 +83,8 @@ def test_prune_node_keeps_what_plugins_read() -> None:
 
 def test_prune_pending_pod_keeps_scheduling_fields_and_last_verdict() -> None:
     out = prune(pod("p"))
-    assert out["metadata"] == {"name": "p", "namespace": "ml", "labels": {"app": "train"}}
+    assert out["metadata"] == {"name": "p", "namespace": "ml", "labels": {"app": "train"},
+                               "uid": "p"}
     spec = out["spec"]
     assert spec["containers"] == [{"name": "c", "image": "img:1", "resources": {
         "requests": {"cpu": "1", "memory": "1Gi"}},
@@ -104,7 +106,9 @@ def test_prune_bound_pod_keeps_only_what_running_pods_contribute() -> None:
                          "schedulerName", "nodeName"}
     assert set(spec["affinity"]) == {"podAntiAffinity"}  # node affinity is moot once bound
     assert "image" not in spec["containers"][0]
-    assert out["status"] == {"phase": "Running"}
+    # Victims of equal priority are ordered by start time, then UID (MoreImportantVictim).
+    assert out["status"] == {"phase": "Running", "startTime": "2026-03-01T10:00:00Z"}
+    assert out["metadata"]["uid"] == "p"
 
 
 # ------------------------------------------------------------------------------ pod table
@@ -119,10 +123,13 @@ def test_pods_of_one_controller_share_metadata_and_spec() -> None:
     assert table["meta"] == [0, 0, 0, 0] and table["spec"] == [0, 0, 0, 1]
     assert table["nodeName"] == ["n1", "n1", "n1", ""]
     assert table["phase"] == ["Running", "Running", "Running", "Pending"]
+    assert table["uid"] == ["p0", "p1", "p2", "q"]
+    assert table["startTime"] == ["2026-03-01T10:00:00Z"] * 3 + [""]
     assert table["extra"] == {"3": {"status": {"conditions": [
         {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
          "message": "0/3 nodes"}]}}}
     assert expand_pod(table, 3) == prune(pod("q"))
+    assert expand_pod(table, 0) == prune(pod("p0", node="n1"))
     assert doc["metadata"] == {
         "takenAt": "2026-01-01T00:00:00Z", "durationSeconds": 1.5, "tasplanVersion": "0.1.0",
         "server": "https://k8s.example:6443", "serverVersion": "v1.37.0", "context": "prod",
@@ -195,6 +202,11 @@ def _table_file(tmp_path: Path, **changes: object) -> Path:
     ({"spec": [0, -1]}, "pods.spec[1]: index -1 is out of range"),
     ({"meta": [0, "x"]}, "pods.meta[1]: expected an index, got 'x'"),
     ({"phase": ["Running"]}, "pods: expected columns of equal length"),
+    ({"uid": ["a"]}, "pods.uid: expected 2 entries (one per pod), got 1"),
+    ({"uid": ["a", None]}, "pods.uid[1]: expected a string, got null"),
+    ({"startTime": ["", "2026-02-30T00:00:00Z"]},
+     "pods.startTime[1]: expected an RFC 3339 timestamp such as \"2026-01-02T15:04:05Z\", "
+     "got '2026-02-30T00:00:00Z'"),
     ({"top": {"apiVersion": "tasplan/v9"}}, "unsupported snapshot version 'tasplan/v9' (this "
      "tasplan reads tasplan/v1)"),
 ])
@@ -205,6 +217,17 @@ def test_malformed_snapshot_is_one_clear_error(tmp_path: Path, changes: dict,
         load_inputs([], [path])
     assert str(err.value).startswith(str(path))
     assert message in str(err.value)
+
+
+def test_a_table_without_the_uid_and_start_columns_still_loads(tmp_path: Path) -> None:
+    """Columns added within tasplan/v1: snapshots written before them load, unset."""
+    doc = json.loads(_table_file(tmp_path).read_text())
+    assert [p.start_time for p in load_inputs([], [tmp_path / "snap.json"]).pods] == \
+        ["2026-03-01T10:00:00Z"] * 2
+    del doc["pods"]["uid"], doc["pods"]["startTime"]
+    (tmp_path / "snap.json").write_text(json.dumps(doc))
+    pods = load_inputs([], [tmp_path / "snap.json"]).pods
+    assert [(p.uid, p.start_time) for p in pods] == [("", ""), ("", "")]
 
 
 def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:

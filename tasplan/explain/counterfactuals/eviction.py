@@ -61,7 +61,7 @@ def suggest(case: Case) -> list[Suggestion]:
 
 
 def evictable(case: Case, pod: Pod) -> bool:
-    priority = case.priorities.get(pod.group, pod.priority) if pod.group else pod.priority
+    priority = case.hierarchy.priority(pod)
     return (bool(pod.node_name) and not pod.terminal and pod.group != case.group.key
             and priority < case.priority
             and pod.priority < SYSTEM_CRITICAL_PRIORITY
@@ -127,7 +127,7 @@ def _upstream(case: Case) -> Suggestion | None:
     if never:
         return None
     attempt = preempt(fw, ctx, case.infos, Statement(fw.reservers),
-                      units(case.infos, case.groups, case.priorities, case.atomic),
+                      units(case.infos, case.hierarchy),
                       case.priority, case.budgets, never=never, schedule=schedule_group)
     chosen = attempt.result
     if chosen is None:
@@ -145,8 +145,7 @@ def _upstream(case: Case) -> Suggestion | None:
         KIND, change, result, cost={"podsEvicted": len(victims)}, minimal=minimal,
         details={"domain": chosen.placement, "upstream": True,
                  "pdbViolations": chosen.pdb_violations,
-                 "victims": [{"pod": v.pod, "node": v.node, "priority": v.priority,
-                              "group": v.group} for v in chosen.victims]})
+                 "victims": [v.document() for v in chosen.victims]})
 
 
 def _no_smaller_set(case: Case, placement, victims: Sequence[Pod]) -> bool:

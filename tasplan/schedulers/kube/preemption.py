@@ -21,7 +21,7 @@ from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.preemption.budgets import DisruptionBudget, disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
-from tasplan.preemption.victims import Unit, atomic_ancestors
+from tasplan.preemption.victims import Hierarchy, Unit
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import POD_GROUP_PREEMPTION_POLICY, Target
 
@@ -50,25 +50,23 @@ def preemption_never(group: PodGroup, pending: Sequence[Pod], target: Target) ->
 
 
 class PostFilter:
-    """Preemption within one planning run: units of eviction bounded by composites with
-    disruptionMode all (``trees``: the CompositePodGroup gate is on) and the disruption
-    budgets (read once, when first needed)."""
+    """Preemption within one planning run: the groups as victims see them (composites only
+    with ``trees``: the CompositePodGroup gate is on) and the disruption budgets (read once,
+    when first needed, as ``state.pdb_allowance`` says)."""
 
     def __init__(self, state: PlanState, priorities: Mapping[str, int], trees: bool) -> None:
         snapshot = state.snapshot
         self.state, self.priorities = state, priorities
-        self.atomic = atomic_ancestors(snapshot.groups, snapshot.composites) if trees else {}
+        self.hierarchy = Hierarchy(snapshot.group_index, snapshot.composites if trees else ())
         self._budgets: tuple[DisruptionBudget, ...] | None = None
 
     def budgets(self) -> tuple[DisruptionBudget, ...]:
         if self._budgets is None:
-            self._budgets = disruption_budgets(self.state.snapshot)
+            self._budgets = disruption_budgets(self.state.snapshot, self.state.pdb_allowance)
         return self._budgets
 
     def victims(self) -> list[Unit]:
-        snapshot = self.state.snapshot
-        return victim_units(self.state.nodes, snapshot.group_index, self.priorities,
-                            self.atomic)
+        return victim_units(self.state.nodes, self.hierarchy)
 
     def group(self, a: Admission, result: GroupResult, schedule: ScheduleGroup
               ) -> GroupResult:
