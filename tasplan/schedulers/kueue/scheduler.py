@@ -20,6 +20,7 @@ from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.fidelity import Note
+from tasplan.plan.intent import Intent
 from tasplan.plan.pod_fit import PodFit
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
@@ -33,6 +34,7 @@ from tasplan.schedulers.kueue.admission import (
     quota,
     slots,
 )
+from tasplan.schedulers.kueue.intent import read_intent, translate
 from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, Trace
 from tasplan.schedulers.kueue.workload import (
     KueuePodSet,
@@ -81,6 +83,16 @@ class KueueScheduler:
         if not snapshot.kueue.tas_flavors():
             return None  # without a TAS flavor Kueue has nowhere to place it
         return asks_for_kueue(group, pods, snapshot.kueue)
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the workload's intent in Kueue's dialect."""
+        return read_intent(group, pods, snapshot, self.gates)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a Kueue workload (or why not)."""
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KueueRun:
         self.records = {}

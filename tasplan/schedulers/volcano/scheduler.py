@@ -18,12 +18,14 @@ from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.volcano import ALLOCATED_HYPERNODE_ANNOTATION, VolcanoPodGroup
 from tasplan.plan.fidelity import Note
+from tasplan.plan.intent import Intent
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.volcano.allocate import BEST_EFFORT, Outcome, Session
 from tasplan.schedulers.volcano.cluster import NOT_MODELLED, ClusterSim, job_of
 from tasplan.schedulers.volcano.hypernodes import ROOT, build_tree
+from tasplan.schedulers.volcano.intent import read_intent, translate
 from tasplan.schedulers.volcano.job import Task
 
 VOLCANO = "volcano"
@@ -56,6 +58,16 @@ class VolcanoScheduler:
         if pods and all(p.scheduler_name == VOLCANO for p in pods):
             return 'its pods ask for schedulerName "volcano"'
         return None
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the job's intent in Volcano's dialect."""
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a Volcano PodGroup (or why not)."""
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> VolcanoRun:
         return VolcanoRun(state, groups)
