@@ -92,8 +92,8 @@ def test_one_block_spread_by_kube_scheduler_packed_by_the_others() -> None:
              for r in compared.rows}
     assert nodes == {"kube-scheduler": ["n01", "n10", "n11"], "kueue": ["n00", "n01", "n01"],
                      "kai": ["n00", "n01", "n01"], "volcano": ["n00", "n01", "n01"]}
-    assert {r.scheduler: dict(r.per_domain) for r in compared.rows} == dict.fromkeys(
-        nodes, {"b": 3})
+    assert {r.scheduler: dict(r.per_domain) for r in compared.rows} == {
+        name: {"b": 3} for name in nodes}
 
 
 def test_what_does_not_translate_says_why() -> None:

@@ -33,9 +33,8 @@ from tasplan.model.volcano import (
     VolcanoPodGroup,
 )
 from tasplan.plan.intent import Intent, left_out, levels_for, with_scheduler_name
+from tasplan.schedulers.volcano import VOLCANO
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree, build_tree
-
-VOLCANO = "volcano"
 
 
 def _tree(hypernodes: Iterable[HyperNode], snapshot: ClusterSnapshot) -> HyperNodeTree:
