@@ -87,9 +87,9 @@ def main() -> None:
     print(f"KAI: {group.outcome} in {group.selected!r}, "
           f"{chosen.placed if chosen else 0}/{group.pending} pods, "
           f"{len(group.placements)} domains listed")
-    print(f"{'step':<12}{'cpu s':>9}{'wall s':>9}")
+    print(f"{'step':<16}{'cpu s':>9}{'wall s':>9}")
     for name, c, w in steps:
-        print(f"{name:<12}{c:>9.3f}{w:>9.3f}")
+        print(f"{name:<16}{c:>9.3f}{w:>9.3f}")
     ratio = (load_cpu + kube_cpu + cmp_cpu) / (load_cpu + kube_cpu)
     print(f"check --compare / check (cpu): {ratio:.2f}x (budget 2x); "
           f"KAI beyond loading (cpu): {kai_cpu:.3f} s (budget 0.5 s)")
