@@ -32,7 +32,7 @@ from tasplan.model.volcano import (
     VolcanoInputs,
     VolcanoPodGroup,
 )
-from tasplan.plan.intent import Intent, left_out, levels_for, with_scheduler_name
+from tasplan.plan.intent import Intent, left_out, levels_for, nests, with_scheduler_name
 from tasplan.schedulers.volcano import VOLCANO
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree, build_tree
 
@@ -96,7 +96,7 @@ def read_intent(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot)
         real = sorted({t for n, t in tree.tiers.items() if n != ROOT})
         if nt.mode == SOFT:
             preferred = labels.get(real[0]) if real else None
-            if preferred is None and not why:
+            if preferred is None and real and not why:
                 why = f"its lowest HyperNode tier ({real[0]}) matches no node label"
         else:
             allowed = nt.highest_tier_allowed if nt.highest_tier_allowed is not None \
@@ -126,7 +126,7 @@ def _made_hypernodes(snapshot: ClusterSnapshot, intents: Sequence[Intent]
     chain = sorted(wanted, key=lambda k: (inferred.index(k) if k in inferred else len(inferred)))
     kept: list[str] = []  # finest first
     for key in reversed(chain):
-        if not kept or _nests(snapshot, kept[-1], key):
+        if not kept or nests(snapshot, kept[-1], key):
             kept.append(key)
     names: dict[tuple[str, str], str] = {}
     values = [(key, v) for key in kept for v in sorted({n.labels[key] for n in snapshot.nodes
@@ -154,12 +154,6 @@ def _made_hypernodes(snapshot: ClusterSnapshot, intents: Sequence[Intent]
             made[name] = HyperNode(name, tier, tuple(sorted(
                 member_list, key=lambda m: m.exact or "")), tier_name=last_segment(key))
     return made
-
-
-def _nests(snapshot: ClusterSnapshot, inner: str, outer: str) -> bool:
-    seen: dict[str, str] = {}
-    return all(seen.setdefault(n.labels[inner], n.labels[outer]) == n.labels[outer]
-               for n in snapshot.nodes if inner in n.labels and outer in n.labels)
 
 
 def translate(snapshot: ClusterSnapshot, intents: Sequence[Intent]
