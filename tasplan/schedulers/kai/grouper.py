@@ -63,6 +63,10 @@ def pod_group_for(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapsho
     kind_note = "" if owner.kind in _MODELLED else (
         f"; KAI's grouper for a {owner.kind} may set a larger minMember and subgroups, "
         "not modelled: write a scheduling.run.ai PodGroup to plan them")
+    if owner.kind == "JobSet":
+        kind_note = ("; KAI's JobSet grouper makes one PodGroup with subgroups for the whole "
+                     "JobSet, but this group holds only some of its replicated Jobs: not "
+                     "modelled, write a scheduling.run.ai PodGroup to plan it")
     has_topology = constraint.required or constraint.preferred
     return KaiPodGroup(group.namespace, name, minimum, None, "", "", constraint, (),
                        group.source, synthesised=True), (Note("kai-podgrouper", (
