@@ -10,6 +10,7 @@ same intent. Timed, best of ``--repeat``, CPU (user+sys) and wall:
 - load: ``load_inputs`` of the gang and the cluster;
 - kube: ``plan`` (kube-scheduler, as ``check`` runs it);
 - kai: ``plan(..., scheduler="kai")`` of the translated input (budget: 0.5 s);
+- each comparing scheduler's part of it (translate the intents, plan the copy);
 - compare: every comparing scheduler's run (``schedulers.compare``); the budget is
   check --compare of all schedulers at most 2x check, i.e. (load + kube + compare) /
   (load + kube).
@@ -52,10 +53,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from tasplan.load.loader import load_inputs
-    from tasplan.schedulers.compare import compare
+    from tasplan.schedulers.compare import compare, comparers
     from tasplan.schedulers.kai.scheduler import KaiScheduler
     from tasplan.schedulers.kube.scheduler import KubeScheduler
     from tasplan.schedulers.planner import plan, target_for
+    from tasplan.schedulers.registry import in_tree_schedulers
 
     snapshot, load_cpu, load_wall = timed(lambda: load_inputs([args.gang], [args.cluster]),
                                           args.repeat)
@@ -64,8 +66,20 @@ def main() -> None:
                for g in snapshot.groups if g.planned]
     kai_input, _ = KaiScheduler().translate(snapshot, intents)
     kai, kai_cpu, kai_wall = timed(lambda: plan(kai_input, scheduler="kai"), args.repeat)
+    steps = [("load", load_cpu, load_wall), ("kube", kube_cpu, kube_wall),
+             ("kai", kai_cpu, kai_wall)]
+    # each comparing scheduler's part of --compare: translate, then plan the copy
+    for name, scheduler in comparers(in_tree_schedulers()).items():
+        def one(scheduler=scheduler, name=name):
+            translated, _ = scheduler.translate(snapshot, intents)
+            return plan(translated, scheduler=name, target=target_for(translated))
+        run, c, w = timed(one, args.repeat)
+        (result,) = run.groups
+        print(f"compare row {name}: {result.outcome} in {result.selected!r}")
+        steps.append((f"  {name}", c, w))
     _, cmp_cpu, cmp_wall = timed(lambda: compare(snapshot, native, plan, target_for),
                                  args.repeat)
+    steps.append(("compare", cmp_cpu, cmp_wall))
     (group,) = kai.groups
     chosen = group.selected_placement
     print(f"nodes {len(snapshot.nodes)}, pods {len(snapshot.pods)}; "
@@ -73,14 +87,12 @@ def main() -> None:
     print(f"KAI: {group.outcome} in {group.selected!r}, "
           f"{chosen.placed if chosen else 0}/{group.pending} pods, "
           f"{len(group.placements)} domains listed")
-    print(f"{'step':<10}{'cpu s':>9}{'wall s':>9}")
-    for name, c, w in (("load", load_cpu, load_wall), ("kube", kube_cpu, kube_wall),
-                       ("kai", kai_cpu, kai_wall), ("compare", cmp_cpu, cmp_wall)):
-        print(f"{name:<10}{c:>9.3f}{w:>9.3f}")
+    print(f"{'step':<16}{'cpu s':>9}{'wall s':>9}")
+    for name, c, w in steps:
+        print(f"{name:<16}{c:>9.3f}{w:>9.3f}")
     ratio = (load_cpu + kube_cpu + cmp_cpu) / (load_cpu + kube_cpu)
     print(f"check --compare / check (cpu): {ratio:.2f}x (budget 2x); "
           f"KAI beyond loading (cpu): {kai_cpu:.3f} s (budget 0.5 s)")
-
 
 if __name__ == "__main__":
     main()

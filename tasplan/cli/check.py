@@ -56,8 +56,9 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         with session.status("comparing schedulers…"):
             comparisons = compare_schedulers(
                 snapshot, result, lambda snap, **kw: plan_groups(
-                    snap, scheduler_config=loaded.config, preempt=plan.preempt, **kw),
-                plan.target)
+                    snap, scheduler_config=loaded.config, preempt=plan.preempt,
+                    schedulers=plan.schedulers(), **kw),
+                plan.target, plan.schedulers())
     if output in ("json", "yaml"):
         from tasplan.report.document import plan_document
         from tasplan.report.serialize import to_json, to_yaml

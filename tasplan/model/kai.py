@@ -105,6 +105,9 @@ class KaiPodGroup:
     api_version: str = POD_GROUP_API
     preemptibility: str = ""
     synthesised: bool = False
+    # The pod grouper's subgroup of each pod (pod name, subgroup), which KAI's pod controller
+    # writes into the pods' kai.scheduler/subgroup-name label.
+    pod_subgroups: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:

@@ -68,12 +68,12 @@ def levels_for(intent: Intent, snapshot: ClusterSnapshot) -> tuple[str, ...]:
     finest = max(wanted, key=inferred.index)
     kept = [finest]
     for level in reversed(inferred[:inferred.index(finest)]):
-        if level in wanted or _nests(snapshot, kept[0], level):
+        if level in wanted or nests(snapshot, kept[0], level):
             kept.insert(0, level)
     return tuple(kept)
 
 
-def _nests(snapshot: ClusterSnapshot, inner: str, outer: str) -> bool:
+def nests(snapshot: ClusterSnapshot, inner: str, outer: str) -> bool:
     """Every domain of ``inner`` lies inside one domain of ``outer``."""
     seen: dict[str, str] = {}
     for node in snapshot.nodes:

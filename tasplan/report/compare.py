@@ -64,7 +64,7 @@ def _why(row: Row) -> str:
     if result.schedulable:
         return "-"
     closest = max(result.placements, key=lambda p: p.placed, default=None)
-    if closest is None or not closest.nodes:
+    if closest is None or not closest.nodes or not closest.placed:
         return result.message
     return (f"closest: {closest.name!r} holds {closest.placed} of {result.group.min_count} "
             "pod(s)")

@@ -22,7 +22,7 @@ from tasplan.model.kai import (
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.intent import Intent, left_out, levels_for, with_scheduler_name
-from tasplan.schedulers.kai.grouper import pod_group_for
+from tasplan.schedulers.kai.grouper import GrouperError, pod_group_for
 from tasplan.schedulers.kai.jobs import build_job, fewest_pods
 
 KAI = "kai"
@@ -30,7 +30,11 @@ COMPARE_TOPOLOGY = "tasplan-compare-{n}"
 
 
 def read_intent(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot) -> Intent:
-    spec, _ = pod_group_for(group, pods, snapshot)
+    try:
+        spec, _ = pod_group_for(group, pods, snapshot)
+    except GrouperError as err:
+        return Intent(group, max(group.min_count, 1), source=KAI,
+                      untranslatable=f"KAI's pod grouper makes no PodGroup: {err}")
     minimum = fewest_pods(build_job(spec, (), snapshot.kai.topologies).root)
     c = spec.constraint
     topology = snapshot.kai.topologies.get(c.topology) if c.active else None

@@ -186,8 +186,9 @@ def build_job(group: KaiPodGroup, pods: Iterable[Pod],
         podsets[DEFAULT_SUBGROUP] = PodSet(DEFAULT_SUBGROUP, minimum, None, root)
         root.podsets.append(podsets[DEFAULT_SUBGROUP])
     job = Job(group, root, podsets)
+    routed = dict(group.pod_subgroups)
     for pod in pods:
-        name = pod.labels.get(SUBGROUP_LABEL) or DEFAULT_SUBGROUP
+        name = routed.get(pod.name) or pod.labels.get(SUBGROUP_LABEL) or DEFAULT_SUBGROUP
         podset = podsets.get(name)
         if podset is None:
             if not pod.terminal:

@@ -22,7 +22,7 @@ from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.state import PlanState
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kai.allocate import Allocator, Outcome, Step, Trace
-from tasplan.schedulers.kai.grouper import pod_group_for
+from tasplan.schedulers.kai.grouper import GrouperError, pod_group_for
 from tasplan.schedulers.kai.intent import KAI, read_intent, translate
 from tasplan.schedulers.kai.jobs import Job, build_job, tasks_to_allocate
 from tasplan.schedulers.kai.notes import kai_notes
@@ -157,8 +157,13 @@ class KaiRun:
             return Planned(GroupResult(**base, schedulable=False, planned=False, message=(
                 f"not planned: its pods ask for schedulerName {', '.join(others)}; KAI "
                 f'schedules pods of "{SCHEDULER_NAME}" only')))
-        kai_spec, grouper_notes = (spec, ()) if spec is not None else \
-            pod_group_for(group, pods, snapshot)
+        try:
+            kai_spec, grouper_notes = (spec, ()) if spec is not None else \
+                pod_group_for(group, pods, snapshot)
+        except GrouperError as err:
+            return Planned(GroupResult(**base, schedulable=False, error=True, message=(
+                f"KAI's pod grouper makes no PodGroup for {group.key}: {err} (its pods stay "
+                "pending)")))
         rejected = [p for p in snapshot.kai.problems.get(("PodGroup", kai_spec.key), ())
                     if p.hard]
         if rejected and not kai_spec.synthesised and spec is None:

@@ -185,3 +185,27 @@ def test_pod_lists_read_the_group_on_the_fast_path_too(tmp_path: Path) -> None:
     assert docs is not None and all(d.model is None for d in docs)
     with pytest.raises(InputError, match="pod-group-name"):
         assemble(docs, JobOverrides())
+
+
+def test_a_snapshot_keeps_kais_objects_and_plans_alike(tmp_path: Path) -> None:
+    """``tasplan snapshot`` of the sample cluster with the KAI Topology: checking the
+    sample's PodGroup against the snapshot places every pod as checking it against the
+    dumps does."""
+    text = SAMPLE.read_text()
+    docs = text.split("\n---\n")
+    (topology,) = [d for d in docs if "kind: Topology" in d]
+    (cluster_file := tmp_path / "topology.yaml").write_text(topology)
+    (workload := tmp_path / "train.yaml").write_text(
+        "\n---\n".join(d for d in docs if d is not topology))
+    snap = tmp_path / "snap.json"
+    made = CliRunner().invoke(app, ["snapshot", "-c", str(CLUSTER), "-c", str(cluster_file),
+                                    "-f", str(snap)])
+    assert made.exit_code == 0, made.output
+    assert [i["kind"] for i in json.loads(snap.read_text())["items"]].count("Topology") == 1
+    runs = [CliRunner().invoke(app, ["check", str(workload), *cluster, "-o", "json"])
+            for cluster in (["-c", str(CLUSTER), "-c", str(cluster_file)], ["-c", str(snap)])]
+    groups = [json.loads(r.stdout)["groups"] for r in runs]
+    assert all(r.exit_code == 0 for r in runs)
+    assert [(g["scheduler"], g["selected"], assigned(g)) for g in groups[0]] == \
+        [(g["scheduler"], g["selected"], assigned(g)) for g in groups[1]]
+    assert groups[0][0]["scheduler"] == "kai"
