@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
               all_assignments: bool = False, session: Session | None = None,
               width: int | None = None, html: str | None = None, *,
-              every_placement: bool = False) -> int:
-    """``all_assignments``: --all; ``every_placement``: --all-placements."""
+              every_placement: bool = False, compare: bool = False) -> int:
+    """``all_assignments``: --all; ``every_placement``: --all-placements; ``compare``:
+    --compare."""
     if not workloads:
         raise UsageError("give at least one workload file or directory (an argument or -f)")
     fmt = parse_output(output)
@@ -51,6 +52,16 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         from tasplan.cli.pictures import write_plan_html
 
         write_plan_html(html, result, snapshot, applied, all_assignments)
+    comparisons: tuple = ()
+    if compare:
+        from tasplan.schedulers.compare import compare as compare_schedulers
+
+        with session.status("comparing schedulers…"):
+            comparisons = compare_schedulers(
+                snapshot, result, lambda snap, **kw: plan_groups(
+                    snap, scheduler_config=loaded.config, preempt=plan.preempt,
+                    schedulers=plan.schedulers(), **kw),
+                plan.target, plan.schedulers())
     if fmt.kind == "name":
         from tasplan.report.names import object_names
 
@@ -59,9 +70,14 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     elif not fmt.table:
         from tasplan.report.document import plan_document
 
-        write_stdout(fmt.render_document(plan_document(result, what_if=applied,
-                                                       skipped=snapshot.skipped)))
+        document = plan_document(result, what_if=applied, skipped=snapshot.skipped)
+        if compare:
+            from tasplan.report.compare import comparisons_document
+
+            document["comparisons"] = comparisons_document(comparisons)
+        write_stdout(fmt.render_document(document))
     else:
+        from tasplan.report.compare import render_comparisons
         from tasplan.report.table import TOP_PLACEMENTS, render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
 
@@ -70,7 +86,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
             result, wide=fmt.kind == "wide", all_assignments=all_assignments, width=target,
             rows=None if every_placement else TOP_PLACEMENTS),
-            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
+            *skipped_lines(snapshot.skipped, nothing), *render_comparisons(comparisons, target)],
+            stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return exit_status(result, snapshot, nothing)
 

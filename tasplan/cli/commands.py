@@ -99,6 +99,9 @@ def check(
         "--all", help="Show assignments for every feasible placement.")] = False,
     every_placement: AllPlacementsOpt = False,
     html: HtmlOpt = None,
+    compare: Annotated[bool, Option(
+        "--compare", help="Also plan each group under every scheduler its intent translates "
+        "to (kube-scheduler, Kueue, KAI, Volcano), side by side; JSON: comparisons.")] = False,
     *,
     jobs: JobOptions,
     width: WidthOpt = None,
@@ -118,7 +121,8 @@ def check(
     session = Session(live, what_if, plan, jobs)
     return run_guarded(lambda: run_check([*workloads, *filename], cluster, output,
                                          all_assignments, session, width, html,
-                                         every_placement=every_placement), traceback=traceback)
+                                         every_placement=every_placement, compare=compare),
+                       traceback=traceback)
 
 
 def lint(

@@ -44,9 +44,7 @@ FIXES = {
     TAINT: ("toleration", "tolerations"),
     CORDON: ("addNodes",),
     TOPOLOGY_KEY: ("topologyKey",),
-    # Volcano: minMember as minCount; its tier or soft mode as a coarser topology key
-    CAPACITY: ("minCount", "minMember", "addNodes", "topologyKey", "highestTierAllowed",
-               "networkTopologyMode"),
+    CAPACITY: ("minCount", "addNodes", "topologyKey"),
     CONTENTION: ("evict", "consolidate", "addNodes"),
 }
 # Which constraint names the cause when several shut out as many nodes.

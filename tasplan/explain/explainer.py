@@ -23,6 +23,7 @@ from tasplan.explain.counterfactuals import (
     topology_key,
 )
 from tasplan.explain.domains import analyse_domains, first_diagnosis
+from tasplan.explain.kai import explainer as kai_explainer
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -40,6 +41,7 @@ from tasplan.plan.state import PlanState
 from tasplan.preemption.budgets import STATUS, disruption_budgets
 from tasplan.preemption.victims import Hierarchy
 from tasplan.schedulers.interface import AUTO
+from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
 from tasplan.schedulers.kube.admission import group_priority
 from tasplan.schedulers.kube.scheduler import KubeRun, KubeScheduler, Stage
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
@@ -72,10 +74,11 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
                      all_assignments)
     kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
     kueue = kueue or KueueScheduler()
+    schedulers = {**in_tree_schedulers(kube, kueue),
+                  KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, target=target, preempt=preempt,
-                  scheduler=scheduler, schedulers=in_tree_schedulers(kube, kueue),
-                  pdb_allowance=pdb_allowance)
+                  scheduler=scheduler, schedulers=schedulers, pdb_allowance=pdb_allowance)
     for group in result.groups:
         record = kueue.records.get(group.group.key)
         if group.scheduler == kueue.name and record is not None and not group.schedulable:
@@ -84,6 +87,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             found = explain_workload(group, record, snapshot)
             if found is not None:
                 explanations[group.group.key] = with_cause(found)
+        elif group.scheduler == KAI and group.group.key in explanations:
+            explanations[group.group.key] = with_cause(explanations[group.group.key])
     for i, group in enumerate(result.groups):
         if group.scheduler == VOLCANO and group.planned and group.pending \
                 and not group.schedulable and not group.error:
@@ -111,12 +116,15 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
 
 def with_cause(e: Explanation) -> Explanation:
-    """An explanation another scheduler's explainer made, given the cause its facts show
-    (when it names none) and its suggestions in that cause's order."""
-    cause = e.cause or cause_of(topology_key=None, placements=len(e.domains),
-                                fits_empty=e.fits_empty_cluster, static=None,
-                                suggestions=e.suggestions, noun="domain", needed=e.needed)
-    return replace(e, cause=cause, suggestions=fixing_first(cause, e.suggestions))
+    """An explanation another scheduler's explainer made (Kueue, KAI, Volcano), given the
+    cause its facts show when it names none. Its suggestions keep their explainer's order:
+    each scheduler ranks its own changes (a Volcano tier, a KAI preferred level)."""
+    if e.cause is not None:
+        return e
+    return replace(e, cause=cause_of(topology_key=None, placements=len(e.domains),
+                                     fits_empty=e.fits_empty_cluster, static=None,
+                                     suggestions=e.suggestions, noun="domain",
+                                     needed=e.needed))
 
 
 @dataclass(frozen=True)

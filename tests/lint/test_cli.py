@@ -24,7 +24,7 @@ def run(*args: str, stdin: str | None = None):
 def test_clean_input_exits_0_and_prints_no_findings() -> None:
     result = run(GOOD, "--strict")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "7 files, 18 resources, no findings\n"
+    assert result.stderr == "8 files, 21 resources, no findings\n"
 
 
 def test_error_findings_exit_1() -> None:
@@ -66,7 +66,7 @@ def test_empty_stdin_is_a_usage_error() -> None:
 
 
 def test_summary_goes_to_stdout_for_text_and_stderr_otherwise() -> None:
-    line = "7 file(s), 18 resource(s) checked, 1 skipped (Service 1): 0 error(s), 0 warning(s)\n"
+    line = "8 file(s), 21 resource(s) checked, 1 skipped (Service 1): 0 error(s), 0 warning(s)\n"
     assert run(GOOD, "--summary").stdout == line
     result = run(GOOD, "--summary", "-o", "github")
     assert (result.stdout, result.stderr) == ("", line)
@@ -80,7 +80,7 @@ def test_with_cluster_exit_1_on_never_fits() -> None:
 
 def test_directory_and_its_file_are_linted_once() -> None:
     result = run(GOOD, f"{GOOD}/job.json", "--summary")
-    assert result.stdout.startswith("7 file(s)")
+    assert result.stdout.startswith("8 file(s)")
 
 
 def test_kube_version_accepts_only_what_that_release_serves() -> None:
@@ -102,7 +102,7 @@ def test_a_clean_run_says_what_it_read_on_stderr() -> None:
     """Without --summary a clean run printed nothing at all (issue 26)."""
     result = run(GOOD)
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "7 files, 18 resources, no findings\n"
+    assert result.stderr == "8 files, 21 resources, no findings\n"
     one = run(f"{GOOD}/job.json")
     assert one.stderr == "1 file, 1 resource, no findings\n"
     assert run(GOOD, "-o", "json").stderr == ""  # a document on stdout says it already

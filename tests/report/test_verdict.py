@@ -172,7 +172,7 @@ RUNS = {  # each scheduler on inputs it plans
     "volcano": [REPO / "samples" / "volcano" / "train-vcjob.yaml",
                 REPO / "samples" / "volcano" / "train-vcjob-too-big.yaml", "-c",
                 REPO / "samples" / "volcano" / "hypernodes.yaml"],
-    "kai": [BIG],
+    "kai": [REPO / "samples" / "kai" / "train.yaml"],
 }
 
 
