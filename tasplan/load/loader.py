@@ -156,8 +156,12 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     by_kind[""] = []
     ignored: Counter = Counter()
     positions: dict = {}
+    typed_pods, typed_nodes = by_kind["Pod"], by_kind["Node"]
     for position, doc in enumerate(docs):
         obj = doc.obj
+        if doc.model is not None:  # the typed reader's Nodes and bound Pods
+            (typed_pods if obj["kind"] == "Pod" else typed_nodes).append(doc)
+            continue
         api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
@@ -485,7 +489,7 @@ def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> Ku
 def _server_version(pod_docs: list[Document]) -> str:
     """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
     for d in pod_docs:
-        if snapshot_format.is_snapshot(d.obj):
+        if d.model is None and snapshot_format.is_snapshot(d.obj):
             meta = d.obj.get("metadata")
             version = meta.get("serverVersion") if isinstance(meta, dict) else None
             if isinstance(version, str) and version:

@@ -238,9 +238,14 @@ def test_snapshot_decodes_identically(tmp_path: Path, generated: Path) -> None:
     lambda o: o[7].update(status={"startTime": "2026-02-29T00:00:00Z"}),
     lambda o: o[7].update(status={"startTime": 1767225600}),
     lambda o: o[7]["metadata"].update(uid=7),
+    lambda o: o[7].update(status={"startTime": ""}),
+    lambda o: o.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                        "spec": {"priority": "high"}}) or o[7].update(
+        status={"startTime": "2026-13-01T00:00:00Z"}),
 ], ids=["quantity", "float-priority", "huge-priority", "group-name", "host-port",
         "pod-name", "unschedulable", "taint-effect", "allocatable", "node-label", "not-object",
-        "start-time-day", "start-time-number", "uid"])
+        "start-time-day", "start-time-number", "uid", "start-time-empty",
+        "start-time-month-item-by-item"])
 def test_errors_are_the_dict_paths(tmp_path: Path, change) -> None:
     objects = copy.deepcopy(_objects())
     change(objects)
@@ -274,3 +279,23 @@ def test_a_split_that_is_not_an_item_boundary_falls_back(tmp_path: Path) -> None
     assert typed.read_json_stream(path, workload=False, chunk_bytes=1) is None
     assert _state(list(read_documents(path, workload=False, typed=True))) == _state(
         _dict_path(path))
+
+
+def test_generated_names_skip_the_names_of_typed_pods(tmp_path: Path) -> None:
+    """A workload pod with ``generateName: plain-`` next to a typed cluster pod named
+    ``plain-00000``: both readers give it the next free name (the typed Document carries
+    its name in the model, not in ``obj``)."""
+    objects = _objects()
+    objects[7]["metadata"]["name"] = "plain-00000"
+    cluster = _write_list(tmp_path / "c.json", objects)
+    workload = tmp_path / "w.json"
+    pending = _pod("x", node="")
+    pending["metadata"] = {"generateName": "plain-", "namespace": "ns"}
+    workload.write_text(json.dumps(pending))
+    docs = typed.read_json_cluster(str(cluster), cluster.read_bytes(), workload=False)
+    assert docs is not None and any(d.model is not None and d.model.name == "plain-00000"
+                                    for d in docs)
+    work = list(read_documents(workload, workload=True))
+    names = [sorted(p.name for p in assemble(d + work, JobOverrides()).pods
+                    if p.name.startswith("plain-")) for d in (docs, _dict_path(cluster))]
+    assert names[0] == names[1] == ["plain-00000", "plain-00001"]
