@@ -11,6 +11,8 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasplan import InputError, JobOverrides
 from tasplan.load import typed
@@ -299,3 +301,17 @@ def test_generated_names_skip_the_names_of_typed_pods(tmp_path: Path) -> None:
     names = [sorted(p.name for p in assemble(d + work, JobOverrides()).pods
                     if p.name.startswith("plain-")) for d in (docs, _dict_path(cluster))]
     assert names[0] == names[1] == ["plain-00000", "plain-00001"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"\\", b"\\\\", b"0", b"x00", b"u0000", b"U00000000", b"ud8",
+                                 b"uDa", b"U0000d9", b"u0026", b"a", b"\"", b"x" * 40]),
+                max_size=60), st.integers(min_value=0, max_value=3))
+def test_risky_escape_is_the_regex_search(parts, pad) -> None:
+    """The backslash-to-backslash scan answers as one regex search of the whole text, on
+    sparse and on backslash-dense texts (where it hands over to the regex)."""
+    from tasplan.load.strict import _RISKY_ESCAPE, risky_escape
+
+    data = b"".join(parts) + b" " * (pad * 4096)
+    assert risky_escape(data) == (_RISKY_ESCAPE.search(data) is not None)
+    assert risky_escape(bytearray(data)) == risky_escape(data)
