@@ -49,6 +49,7 @@ from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
 from tasplan.model.taints import EFFECTS, Taint
+from tasplan.model.volcano import VOLCANO_GROUP_ANNOTATIONS
 from tasplan.snapshot import format as snapshot_format
 
 _NULL = Raw(b"null")
@@ -61,11 +62,14 @@ class _OwnerRef(Struct):
 
 
 class _Annotations(Struct):
-    """Only the annotations ``core_v1.owner_kind`` and Kueue read; the others are
-    skipped."""
+    """Only the annotations ``core_v1.owner_kind`` and Kueue read, and Volcano's group
+    reference (its pods take the dict path, which hands the annotation to the pod
+    grouping); the others are skipped."""
 
     mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
     kueue_workload: Any = msgspec.field(default=None, name=KUEUE_WORKLOAD_ANNOTATION)
+    volcano_group: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[0])
+    volcano_group_legacy: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[1])
 
 
 class _Meta(Struct):
@@ -475,16 +479,16 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         raise _Fallback  # bound pods with pod affinity: decoded in full
     if spec.resourceClaims is not _NULL and _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
+    annotations = meta.annotations
+    if annotations is not None and (annotations.volcano_group is not None
+                                    or annotations.volcano_group_legacy is not None):
+        raise _Fallback  # a Volcano job's pod: grouped by its annotation (load.pod_groups)
     if status is None:
-        phase, start = "Running", ""
+        phase, start = "Running", None
     else:
         phase, start = status.phase or "Running", status.startTime
-        if start is None:
-            start = ""
-        elif not start:
+        if start == "":
             raise _Fallback  # "" is not a time: the dict path refuses it, with the field
-        else:
-            starts.append(start)
     namespace = meta.namespace or "default"
     # The requests cache key: the common single-container pod's without a generator.
     containers = spec.containers
@@ -499,7 +503,6 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         value = cache[key] = _compute_resources(spec)
     requests, non_zero, host_ports = value
     # As core_v1.owner_kind and core_v1.kueue_workload.
-    annotations = meta.annotations
     kueue_workload = ""
     if annotations is not None:
         if type(annotations.kueue_workload) is str:
@@ -513,6 +516,10 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
     group = None
     if spec.schedulingGroup is not None or spec.workloadRef is not None:
         group = _group(namespace, spec)
+    if start is None:
+        start = ""
+    else:
+        starts.append(start)  # checked with the others' (_Reader.done)
     return Pod(
         namespace, name, node_name, phase, priority, requests, non_zero, source, order,
         meta.labels or _EMPTY, group, spec.priorityClassName or "", host_ports=host_ports,

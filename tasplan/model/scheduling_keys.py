@@ -56,6 +56,7 @@ class SchedulingKey:
     kinds: tuple[str, ...] = ()
     when: Callable[[str], bool] | None = None
     why: str = ""  # for planned keys: how the model honours it (docs/inputs.md)
+    consequence: str = "the plan ignores it"  # what a warned key's absence from the plan means
 
     def status(self, scheduler: str = KUBE_SCHEDULER) -> Status:
         return self.planned.get(scheduler, Status.WARNED)
@@ -66,7 +67,10 @@ _N = {KUBE_SCHEDULER: Status.NOTED}
 _KUEUE = "--scheduler kueue (Kueue TAS)"
 _Q = {"kueue": Status.PLANNED}
 _KAI = "--scheduler kai (coming to tasplan)"
-_VOLCANO = "--scheduler volcano (coming to tasplan)"
+_VOLCANO = "--scheduler volcano"
+_V_PLANNED = {"volcano": Status.PLANNED}
+_V_NOT_MADE = "nothing in tasplan yet (the {}'s Volcano PodGroup is not made; write a " \
+    "scheduling.volcano.sh PodGroup)"
 _GANG = "--gang {count} --topology-key {value}"
 _KUEUE_PREFIX = "kueue.x-k8s.io/"
 _KAI_PREFIX = "kai.scheduler/"
@@ -95,6 +99,8 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
     SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
                   "the pods ask for another scheduler", {"volcano": Status.PLANNED},
+                  consequence="kube-scheduler leaves the pods to it: their group is not "
+                  "planned",
                   honoured_by="that scheduler: --scheduler volcano (auto for schedulerName "
                   "volcano), --scheduler kai (coming to tasplan), or --scheduler-config with "
                   "a profile of that name",
@@ -192,28 +198,36 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "(the PodGroup's minMember is KAI's to read)"),
     # --- Volcano
     SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano PodGroup the pod belongs to", _N,
-                  why="the pods are one group <ns>/<name>: a gang of the pods present "
-                  "(the PodGroup's minMember is Volcano's to read)"),
+                  "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},
+                  honoured_by=_VOLCANO,
+                  why="the pods are one group <ns>/<name>; --scheduler volcano plans it as "
+                  "the scheduling.volcano.sh PodGroup of that name (a job of the pods present "
+                  "without one)"),
     SchedulingKey("scheduling.volcano.sh/group-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano PodGroup the pod belongs to", _N,
-                  why="as scheduling.k8s.io/group-name"),
+                  "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},
+                  honoured_by=_VOLCANO, why="as scheduling.k8s.io/group-name"),
     SchedulingKey("scheduling.volcano.sh/queue-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano queue", {}, honoured_by=_VOLCANO),
+                  "the Volcano queue", {"volcano": Status.NOTED}, honoured_by=_VOLCANO,
+                  why="--scheduler volcano plans as if the queue had room (note "
+                  "volcano-offline)"),
     SchedulingKey("volcano.sh/queue-name", Where.LABEL, "Volcano",
-                  "the Volcano queue (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "the Volcano queue (KubeRay)", {"volcano": Status.NOTED},
+                  honoured_by=_VOLCANO, why="as scheduling.volcano.sh/queue-name"),
     SchedulingKey("volcano.sh/network-topology-mode", Where.LABEL, "Volcano",
-                  "Volcano network-topology mode (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "Volcano network-topology mode (KubeRay)", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     SchedulingKey("volcano.sh/network-topology-highest-tier-allowed", Where.LABEL, "Volcano",
-                  "the highest HyperNode tier (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "the highest HyperNode tier (KubeRay)", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     SchedulingKey("spec.networkTopology", Where.FIELD, "Volcano",
                   "the HyperNode tier the job must fit in", {"volcano": Status.PLANNED},
                   honoured_by="--scheduler volcano",
                   kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup"),
                   why="Volcano's HyperNode tier walk (hard; soft bounded by the root)"),
-    SchedulingKey("*tasks.networkTopology", Where.FIELD, "Volcano",
-                  "a task's HyperNode tier", {}, honoured_by=_VOLCANO,
-                  kinds=("batch.volcano.sh/Job",)),
+    SchedulingKey("*tasks.partitionPolicy.networkTopology", Where.FIELD, "Volcano",
+                  "the HyperNode tier of each partition of a task", _V_PLANNED,
+                  honoured_by=_VOLCANO, kinds=("batch.volcano.sh/Job",),
+                  why="a sub-group policy of the vcjob's PodGroup, walked per partition"),
     # --- scheduler-plugins coscheduling
     SchedulingKey("scheduling.x-k8s.io/pod-group", Where.LABEL, "scheduler-plugins",
                   "the coscheduling PodGroup the pod belongs to", _N,
@@ -225,13 +239,14 @@ KEYS: tuple[SchedulingKey, ...] = (
                   kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
                   why="a gang of minAvailable, as the operator's gang scheduler gets it"),
     SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
-                  "the gang scheduler's queue", {}, honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  "the gang scheduler's queue", {}, honoured_by=_V_NOT_MADE.format("operator"),
+                  kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.priorityClass", Where.FIELD, "Kubeflow",
                   "the PodGroup's priority class (the pods keep their own)", {},
-                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  honoured_by=_V_NOT_MADE.format("operator"), kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.minResources", Where.FIELD, "Kubeflow",
                   "resources the gang scheduler reserves before starting", {},
-                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  honoured_by=_V_NOT_MADE.format("operator"), kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.scheduleTimeoutSeconds", Where.FIELD,
                   "Kubeflow", "how long the gang may wait", {},
                   honoured_by="nothing in tasplan (an offline plan does not wait)",
@@ -253,7 +268,7 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="a gang of all pods, as the Trainer writes the PodGroup"),
     SchedulingKey("spec.podGroupPolicy.volcano.networkTopology", Where.FIELD,
                   "Kubeflow Trainer", "the Volcano HyperNode tier of the TrainJob", {},
-                  honoured_by=_VOLCANO,
+                  honoured_by=_V_NOT_MADE.format("Trainer"),
                   kinds=("trainer.kubeflow.org/TrainingRuntime",
                          "trainer.kubeflow.org/ClusterTrainingRuntime")),
     # --- KubeRay
@@ -262,7 +277,8 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="one gang of the head and all workers, as KubeRay's "
                   "kubernetes-was-v1alpha2 batch scheduler writes it"),
     SchedulingKey("ray.io/priority-class-name", Where.LABEL, "KubeRay",
-                  "the Volcano PodGroup's priority class", {}, honoured_by=_VOLCANO),
+                  "the Volcano PodGroup's priority class", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     # --- Grove
     SchedulingKey("*topologyConstraint.packDomain", Where.FIELD, "Grove",
                   "pack each replica into one domain of this level", {},
@@ -310,20 +326,28 @@ def intent_warnings(intents: Iterable[Intent],
                 break
     out = []
     for (_, value, scheduler_name), found in by.items():
-        key = found[0].key
         where = "; ".join(f"{i.obj} {i.path}" for i in found[:_SHOWN])
         if len(found) > _SHOWN:
             where += f" and {len(found) - _SHOWN} more"
-        text = (f"{where} = {value!r}: {key.owner}'s {key.where.value} ({key.meaning}) is "
-                f"not read by {scheduler_name}; the plan ignores it")
-        if key.honoured_by:
-            text += f"; honoured by {key.honoured_by}"
-        if key.workaround:
-            counts = {i.count for i in found}
-            count = counts.pop() if len(counts) == 1 and 0 not in counts else "N"
-            text += "; approximate it with " + key.workaround.format(value=value, count=count)
-        out.append(text)
+        counts = {i.count for i in found}
+        count = counts.pop() if len(counts) == 1 and 0 not in counts else None
+        out.append(f"{where} = {value!r}: "
+                   + describe(found[0].key, value, scheduler_name, count))
     return out
+
+
+def describe(key: SchedulingKey, value: str, scheduler: str = KUBE_SCHEDULER,
+             count: int | None = None) -> str:
+    """Why a key is not honoured and what would honour it (``count``: the pods of the
+    template it sits on, for the --gang workaround)."""
+    text = (f"{key.owner}'s {key.where.value} ({key.meaning}) is not honoured by {scheduler}; "
+            f"{key.consequence}")
+    if key.honoured_by:
+        text += f"; honoured by {key.honoured_by}"
+    if key.workaround:
+        text += "; approximate it with " + key.workaround.format(
+            value=value, count=count if count is not None else "N")
+    return text
 
 
 def iter_keys(status: Status | None = None, scheduler: str = KUBE_SCHEDULER

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
+from tasplan.model.skipped import Skipped
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.group_header import group_header, pods_cell
 from tasplan.report.layout import Columns
 from tasplan.report.tree_order import report_order
 
@@ -32,6 +34,28 @@ def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool
                                     width=width)
         else:
             yield from render_composite(item, leaves, composites, width=width)
+
+
+NOTHING_TO_PLAN = ("nothing to plan: the workload inputs hold no pod group (PodGroups, "
+                   "Workloads, pods that name a group, or objects that make pods: see "
+                   "docs/inputs.md)")
+
+
+def skipped_lines(skipped: Sequence[Skipped], nothing: bool) -> Iterator[Text]:
+    """What the workload inputs hold that was not planned, one line per kind and reason,
+    with what would plan it; first that nothing was, when so."""
+    if nothing:
+        yield Text("")
+        yield Text(NOTHING_TO_PLAN, style="bold yellow")
+    elif skipped:
+        yield Text("")
+    for k in skipped:
+        names = ", ".join(k.names) + (f" and {k.count - len(k.names)} more"
+                                      if k.count > len(k.names) else "")
+        text = f"skipped {k.count} {k.kind} ({k.api_version}) {names}: {k.reason}"
+        if k.hint:
+            text += f" → {k.hint}"
+        yield Text(text, style="yellow" if not k.checked else "dim")
 
 
 def render_composite(c: CompositeResult, leaves: dict, composites: dict,
@@ -113,12 +137,7 @@ def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
                  width: int | None = None) -> Iterator[RenderableType]:
-    key = g.group.topology_key or "(none)"
-    title = Text.assemble(
-        (g.group.key, "bold"),
-        f"  {g.group.kind} · {g.group.policy.value} minCount={g.group.min_count} · "
-        f"topology={key} · pending={g.pending} scheduled={g.scheduled}",
-    )
+    title = Text.assemble((g.group.key, "bold"), f"  {group_header(g, wide=wide)}")
     parts: list[RenderableType] = [Text(""), title]
     parts.extend(expansion_lines(g))
     if g.placements:
@@ -198,7 +217,10 @@ def _disruption(p: PreemptionResult, what: str, width: int | None
 def expansion_lines(g: GroupResult) -> Iterator[Text]:
     """Which objects' templates tasplan turned into pods for this group."""
     for e in g.group.expansions:
-        yield Text(f"pods from {e.kind} {e.name}: {e.synthesised} synthesised from its "
+        if e.kind == "Pod":  # pods that name the group by a label or annotation
+            continue
+        via = f" (in {', '.join(e.via)})" if e.via else ""
+        yield Text(f"pods from {e.kind} {e.name}{via}: {e.synthesised} synthesised from its "
                    f"template, {e.existing} existing", style="dim")
 
 
@@ -224,7 +246,6 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
     if wide:
         table.add("STATUS", drop=2)
         table.add("NODE NAMES", fold=True)
-    needed = max(g.group.min_count - g.scheduled, 0)
     for rank, p in enumerate(g.placements, 1):
         selected = p.name == g.selected
         marker = "▶" if selected else ("~" if p.name == g.closest else (
@@ -235,7 +256,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
             p.name if p.name else '""',
             str(len(p.nodes)),
             "yes" if p.feasible else "no",
-            f"{p.placed}/{g.pending} (min {needed})",
+            pods_cell(g, p),
             "-" if p.score is None else str(p.score),
             *[str(p.scores[s]) if s in p.scores else "-" for s in scorers],
             *[human(r, p.free[r]) if r in p.free else "-" for r in resources],
