@@ -392,14 +392,14 @@ class _Reader:
             kind, api = self.item_kind, self.list_api
         if api != "v1":
             return False
-        source = _new(Source, (self.label, 0, k, self.workload, "items"))
+        source = Source(self.label, 0, k, self.workload)
         try:
             if kind == "Pod":
-                doc = _new(Document, (source, _POD, _pod(item, source, self.pods, self.cache,
-                                                         self.starts)))
+                doc = Document(source, _POD, _pod(item, source, self.pods, self.cache,
+                                                  self.starts))
                 self.pods += 1
             elif kind == "Node":
-                doc = _new(Document, (source, _NODE, _node(item, source)))
+                doc = Document(source, _NODE, _node(item, source))
             else:
                 return False
         except _Fallback:
@@ -428,8 +428,6 @@ class _Reader:
 # ``Document.model``; nothing else reads a typed Pod or Node's object.
 _POD = {"apiVersion": "v1", "kind": "Pod"}
 _NODE = {"apiVersion": "v1", "kind": "Node"}
-# NamedTuples built from a whole tuple: their generated __new__ costs more (150k of each).
-_new = tuple.__new__
 
 
 def _node(item: _Item, source: Source) -> Node:
