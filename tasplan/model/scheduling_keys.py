@@ -252,9 +252,10 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "minMember when it is in the inputs, else of the pods present"),
     # --- Kubeflow training-operator, MPI Operator, Trainer
     SchedulingKey("spec.runPolicy.schedulingPolicy.minAvailable", Where.FIELD, "Kubeflow",
-                  "the gang size of the job's PodGroup", _N,
+                  "the gang size of the job's PodGroup", {**_N, KAI: Status.PLANNED},
                   kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
-                  why="a gang of minAvailable, as the operator's gang scheduler gets it"),
+                  why="a gang of minAvailable, as the operator's gang scheduler gets it; "
+                  "--scheduler kai: the minMember of KAI's Kubeflow groupers"),
     SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
                   "the gang scheduler's queue", {}, honoured_by=_V_NOT_MADE.format("operator"),
                   kinds=_KUBEFLOW),
@@ -269,8 +270,9 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by="nothing in tasplan (an offline plan does not wait)",
                   kinds=_KUBEFLOW),
     SchedulingKey("spec.elasticPolicy.minReplicas", Where.FIELD, "Kubeflow",
-                  "elastic training may run with fewer workers", {},
-                  honoured_by="nothing in tasplan (all replicas are planned)",
+                  "elastic training may run with fewer workers", {KAI: Status.PLANNED},
+                  honoured_by="--scheduler kai (the minMember of KAI's PyTorchJob grouper; "
+                  "other schedulers plan all replicas)",
                   workaround="--gang {value}",
                   kinds=("kubeflow.org/PyTorchJob", "kubeflow.org/PaddleJob")),
     SchedulingKey("spec.podGroupPolicy.coscheduling", Where.FIELD, "Kubeflow Trainer",
