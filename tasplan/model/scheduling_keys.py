@@ -71,6 +71,7 @@ _VOLCANO = "--scheduler volcano (coming to tasplan)"
 _GANG = "--gang {count} --topology-key {value}"
 _KUEUE_PREFIX = "kueue.x-k8s.io/"
 _KAI_PREFIX = "kai.scheduler/"
+_KAI_PODGROUP = ("scheduling.run.ai/PodGroup",)
 _KUBEFLOW = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/MPIJob",
              "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob")
 
@@ -193,6 +194,22 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the KAI PodGroup the pod belongs to", _N,
                   why="the pods are one group <ns>/<name>: a gang of the pods present "
                   "(the PodGroup's minMember is KAI's to read)"),
+    # KAI's PodGroup object (scheduling.run.ai/v2alpha2): read by --scheduler kai; pods
+    # that name it are planned as a gang of the pods present.
+    SchedulingKey("*topologyConstraint.requiredTopologyLevel", Where.FIELD, "KAI",
+                  "the PodGroup (or subgroup) must fit in one domain of this level", {},
+                  honoured_by=_KAI,
+                  workaround="--gang {count} --topology-key <the node label of level {value}>",
+                  kinds=_KAI_PODGROUP),
+    SchedulingKey("*topologyConstraint.preferredTopologyLevel", Where.FIELD, "KAI",
+                  "the PodGroup (or subgroup) prefers one domain of this level", {},
+                  honoured_by=_KAI, kinds=_KAI_PODGROUP),
+    SchedulingKey("spec.minMember", Where.FIELD, "KAI",
+                  "the gang size of the PodGroup", {}, honoured_by=_KAI,
+                  consequence="the pods that name it are planned as a gang of all of them",
+                  workaround="--gang {value}", kinds=_KAI_PODGROUP),
+    SchedulingKey("spec.queue", Where.FIELD, "KAI", "the KAI queue of the PodGroup", {},
+                  honoured_by=_KAI, kinds=_KAI_PODGROUP),
     # --- Volcano
     SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
                   "the Volcano PodGroup the pod belongs to", _N,
