@@ -201,13 +201,13 @@ def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str 
                       batch.spec_path or f"{batch.template_path}.spec")
 
 
-def label_group(namespace: str, batch: PodBatch) -> str | None:
-    """The group ``<ns>/<name>`` a template's pods name by another scheduler's label or
-    annotation (a Job whose pods carry KAI's ``pod-group-name``), if any."""
+def label_group(namespace: str, batch: PodBatch) -> tuple[str, str] | None:
+    """(owner, ``<ns>/<name>``) of the group a template's pods name by another scheduler's
+    label or annotation (a Job whose pods carry KAI's ``pod-group-name``), if any."""
     meta = batch.template.get("metadata") or {}
     named = named_group({**(meta.get("labels") or {}), **batch.labels},
                         {**(meta.get("annotations") or {}), **batch.annotations})
-    return None if named is None else f"{namespace}/{named[2]}"
+    return None if named is None else (named[0], f"{namespace}/{named[2]}")
 
 
 def synthesise(template: Mapping[str, Any], namespace: str, name: str,
@@ -275,8 +275,8 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
 
     ``owners`` (pod key -> controller) is filled for synthesised pods when default
     topology spreading needs it. Pods whose template names another scheduler's group by
-    label or annotation are left without a group for the pod grouping to put in it, as
-    pods of that name in the inputs would be; ``labelled`` gets their annotations."""
+    label or annotation go where pods of that name in the inputs would (KAI's groups, or the
+    label/annotation pod groups); ``labelled`` gets their annotations."""
     ns = producer.namespace
     owner = ObjectFields(producer.source, producer.obj)
     counts: dict[str, list[int]] = {}  # group key -> [synthesised, existing]
@@ -285,11 +285,15 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
     for batch in producer.batches:
         named = template_group(owner, ns, batch)
         own_key = f"{ns}/{batch.group}"
-        by_label = None if named else label_group(ns, batch)
+        label_named = None if named else label_group(ns, batch)
+        by_label = label_named[1] if label_named else None
         if by_label == f"{ns}/{producer.pod_group}":
             by_label = None
+        # KAI's pod-group-name gives a pod its group at decoding (the loader's KAI groups
+        # take it); the other labels leave it to the label/annotation pod groups.
         joins = named is not None or by_label is not None
         group = named or by_label or own_key
+        pod_group = group if not by_label or label_named[0] == "KAI" else None
         if not joins:
             own.setdefault(own_key)
         if not batch.selectors:
@@ -328,7 +332,7 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             if (ns, name) in pods:
                 continue
             pod = decode_pod(producer.source, synthesise(template, ns, name, labels), order,
-                             priorities, group=None if by_label else group,
+                             priorities, group=pod_group,
                              spec_path=spec_path, synthesised=True, owner=fields)
             order += 1
             synthesised += 1

@@ -233,6 +233,7 @@ PROBES: dict[str, Callable[[str], Probe]] = {
     "kai.scheduler/segment-topology-preferred-placement": on_job(
         "annotations", "object", "kubernetes.io/hostname"),
     "kai.scheduler/subgroup-name": on_job("labels", "template", "workers"),
+    "kai.scheduler/task-priority": on_job("labels", "template", "5"),
     "kai.scheduler/batch-min-member": on_job("annotations", "object", "2"),
     "kai.scheduler/preemptibility": on_job("labels", "object", "non-preemptible"),
     "pod-group-name": on_pods("annotations", "kai-pg"),
@@ -279,7 +280,6 @@ PROBES: dict[str, Callable[[str], Probe]] = {
     "*topologyConstraint.preferredTopologyLevel": on(kai_podgroup, at(
         ["spec", "subGroups"], [{"name": "s", "topologyConstraint": {
             "topology": "t", "preferredTopologyLevel": "rack"}}], 0)),
-    "spec.minMember": on(kai_podgroup, at(["spec", "minMember"], 1, 0)),
     "spec.queue": on(kai_podgroup, at(["spec", "queue"], "q", 0)),
     "*topologyConstraint.packDomain": on(grove, at(
         ["spec", "template", "topologyConstraint"], {"packDomain": "rack"})),

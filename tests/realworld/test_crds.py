@@ -526,7 +526,8 @@ def test_pods_named_by_another_schedulers_group_form_one_gang(tmp_path: Path, me
 def test_a_template_naming_another_schedulers_group_joins_it(tmp_path: Path) -> None:
     """KAI-Scheduler d5bc503a examples/topology-aliases/topology-aliases.yaml: a Job whose
     template carries ``pod-group-name`` (the Job and the PodGroup share a name) is KAI's
-    PodGroup of 3, not a basic Job; the PodGroup's topology constraint is warned about.
+    PodGroup of 3, not a basic Job; the PodGroup's topology constraint is warned about
+    when kube-scheduler plans it.
     A coscheduling label on a Job template makes it one gang of the PodGroup's minMember,
     with pods of the same label that are already in the inputs."""
     text = """
@@ -547,18 +548,24 @@ def test_a_template_naming_another_schedulers_group_joins_it(tmp_path: Path) -> 
             metadata:
               annotations: {pod-group-name: aliased}
             spec:
+              schedulerName: kai-scheduler
               restartPolicy: Never
               containers: [{name: worker, image: busybox, resources: {requests: {cpu: 250m}}}]
         """
     snapshot = load_inputs([write(tmp_path, "kai.yaml", text)], [CLUSTER])
     g = group(snapshot, "default/aliased")
-    assert summary(g) == ("default/aliased", "Pod", Policy.GANG, 3)
+    assert summary(g) == ("default/aliased", "PodGroup", Policy.GANG, 3)
     assert [(e.kind, e.name, e.synthesised, [ps.count for ps in e.pod_sets])
             for e in g.expansions] == [("Job", "default/aliased", 3, [3])]
     assert len(names(snapshot, "default/aliased")) == 3
-    result = plan(snapshot)
-    assert [w for w in result.warnings if "topologyConstraint.requiredTopologyLevel" in w
-            and "--scheduler kai" in w and "'rack'" in w]
+    assert "default/aliased" not in [g.key for g in snapshot.groups if g.kind == "Job"]
+    # kube-scheduler does not read the PodGroup's constraint: warned; kai (auto, the pods
+    # ask for kai-scheduler) does.
+    warned = [w for w in plan(snapshot, scheduler="kube-scheduler").warnings
+              if "topologyConstraint.requiredTopologyLevel" in w]
+    assert warned and "--scheduler kai" in warned[0] and "'rack'" in warned[0]
+    assert not [w for w in plan(snapshot).warnings
+                if "topologyConstraint.requiredTopologyLevel" in w]
 
     text = """
         apiVersion: scheduling.x-k8s.io/v1alpha1
