@@ -13,10 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tasplan.explain.result import Consumer, DomainExplanation, Explanation, Suggestion
+from tasplan.model.quantity import format_quantity
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Toleration
 from tasplan.plan.result import GroupResult, PlacementResult
-from tasplan.schedulers.kueue.admission import Admission
+from tasplan.schedulers.kueue.admission import (
+    Admission,
+    flavor_quotas,
+    quota,
+    quota_usage,
+    with_nominal,
+)
 from tasplan.schedulers.kueue.request import PREFERRED, REQUIRED
 from tasplan.schedulers.kueue.tas import FlavorSnapshot, PodSetRequest, PodSetResult
 from tasplan.schedulers.kueue.tree import Domain, TopologyTree
@@ -32,7 +39,7 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     main = max(admission.requests.values(), key=lambda ps: ps.count)
     suggestions: list[Suggestion] = []
     if admission.quota_refused:
-        return Explanation(result, main.count, (), (), False, ())
+        return _quota(result, admission, main, snapshot)
     trial = _Trial(admission)
     suggestions += _lower_count(trial, main, result)
     suggestions += _preferred(trial, main, result)
@@ -45,6 +52,60 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     empty = trial.run(tree=_emptied(tree))
     return Explanation(result, main.count, domains, (), not _fails(empty),
                        tuple(suggestions))
+
+
+def _quota(result: GroupResult, admission: Admission, main: PodSetRequest,
+           snapshot: ClusterSnapshot) -> Explanation:
+    """A workload the ClusterQueue's quota refuses. When a flavor's topology holds it: that
+    placement's domains, and the nominal quota that admits it without borrowing or
+    preemption, verified by running the quota check again on the changed ClusterQueue."""
+    cq, trial = admission.cluster_queue, admission.without_quota
+    if cq is None or trial is None or trial.flavor is None:
+        return Explanation(result, main.count, (), (), False, (), why=(
+            "quota and topology: the ClusterQueue's quota refuses it, and no TAS flavor's "
+            "topology would hold it either"))
+    flavor = trial.flavor.name
+    requests = list(admission.requests.values())
+    workloads = snapshot.kueue.workloads
+    quotas = flavor_quotas(cq, flavor)
+    used = quota_usage(cq, flavor, workloads)
+    asked: dict[str, int] = {}
+    for ps in requests:
+        for res, value in ps.requests.items():
+            if res in quotas:
+                asked[res] = asked.get(res, 0) + value * ps.count
+    raised = {res: used.get(res, 0) + ask for res, ask in sorted(asked.items())
+              if used.get(res, 0) + ask > quotas[res].nominal}
+    verdict = quota(with_nominal(cq, flavor, raised), flavor, requests, workloads)
+    placed = _outcome(result, trial.results, main, trial.tree)
+    suggestions = []
+    if raised and verdict.fits and not verdict.needs_more:
+        change = (f"raise the nominalQuota of ClusterQueue {cq.name} in flavor {flavor}: "
+                  + ", ".join(f"{res} from {format_quantity(res, quotas[res].nominal)} to "
+                              f"{format_quantity(res, value)}" for res, value in raised.items()))
+        suggestions.append(Suggestion(
+            "quota", change, placed,
+            details={"clusterQueue": cq.name, "flavor": flavor,
+                     "nominalQuota": {r: format_quantity(r, v) for r, v in raised.items()}}))
+    why = (f"quota: the topology of flavor {flavor} holds it now ({placed.selected!r}); the "
+           f"quota of ClusterQueue {cq.name} stops it")
+    if used:
+        why += (" (its admitted Workloads in the inputs use "
+                + ", ".join(f"{format_quantity(r, v)} {r}" for r, v in sorted(used.items()))
+                + ")")
+    if cq.cohort and raised:
+        borrow = ", ".join(f"{format_quantity(r, v - quotas[r].nominal)} {r} (borrowingLimit "
+                           f"{_limit(r, quotas[r].borrowing_limit)})"
+                           for r, v in raised.items())
+        why += (f"; borrowing from cohort {cq.cohort} instead admits it only if the queue may "
+                f"borrow {borrow} and the cohort's other ClusterQueues leave that unused: "
+                "their live usage is not in the inputs")
+    domains = _domains(trial, main, trial.results.get(main.name), snapshot)
+    return Explanation(result, main.count, domains, (), True, tuple(suggestions), why=why)
+
+
+def _limit(resource: str, value: int | None) -> str:
+    return "unset" if value is None else format_quantity(resource, value)
 
 
 class _Trial:

@@ -68,6 +68,9 @@ class Explanation:
     fits_empty_cluster: bool
     suggestions: tuple[Suggestion, ...]
     unlabelled: int = 0
+    # A scheduler's own diagnosis in place of capacity / contention ("quota: ..." when
+    # Kueue's ClusterQueue, not the topology, stops the workload); "" for none.
+    why: str = ""
 
     @property
     def fits_at(self) -> Suggestion | None:

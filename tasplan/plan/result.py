@@ -48,6 +48,39 @@ class PlacementResult:
 
 
 @dataclass(frozen=True)
+class PodSetView:
+    """One PodSet of a workload as its scheduler admits it (Kueue): how many pods it admits
+    for it and what it asks of the topology. ``mode``: ``required``, ``preferred`` or
+    ``unconstrained`` (``level`` the node label), or None when the PodSet asks nothing;
+    ``slices``: (node label, pods per slice), outermost first; ``implied``: the ClusterQueue
+    makes it topology-aware (unconstrained) without an annotation."""
+
+    name: str
+    count: int
+    pending: int
+    mode: str | None = None
+    level: str | None = None
+    slices: tuple[tuple[str, int], ...] = ()
+    group: str | None = None
+    implied: bool = False
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """The group as the workload a queueing scheduler admits (Kueue): its queue, the flavor
+    it was planned on, the Workload object it was read from (``ns/name``, when the inputs
+    hold one; ``admitted`` when that Workload's own admission was used) and its PodSets.
+    What the report's group header shows instead of kube-scheduler's policy/minCount."""
+
+    pod_sets: tuple[PodSetView, ...]
+    queue: str | None = None
+    cluster_queue: str | None = None
+    flavor: str | None = None
+    workload: str | None = None
+    admitted: bool = False
+
+
+@dataclass(frozen=True)
 class GroupResult:
     """``scheduler_name`` is the profile the group was planned with (or would have been);
     ``sampling`` lists the placements where upstream would filter and score only part of
@@ -80,6 +113,9 @@ class GroupResult:
     # The scheduler that planned the group (``tasplan.schedulers``: kube-scheduler, kueue,
     # ...), set by the planning run.
     scheduler: str = ""
+    # The workload a queueing scheduler (Kueue) admits for the group; None for groups
+    # kube-scheduler plans as PodGroups.
+    workload: WorkloadView | None = None
     # A group that will not be bound although its own cycle placed it (a leaf of a tree
     # whose ancestor failed): the placement its cycle chose. ``selected`` is then None:
     # only a group that binds has a selected placement.

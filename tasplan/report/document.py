@@ -77,6 +77,30 @@ def plan_document(result: PlanResult,
 
 
 def _group(g: GroupResult) -> dict[str, Any]:
+    doc = _group_fields(g)
+    if g.workload is not None:  # only for groups a queueing scheduler (Kueue) planned
+        w = g.workload
+        doc["workload"] = {
+            "queue": w.queue,
+            "clusterQueue": w.cluster_queue,
+            "flavor": w.flavor,
+            "workloadObject": w.workload,
+            "admitted": w.admitted,
+            "podSets": [{
+                "name": ps.name,
+                "count": ps.count,
+                "pendingPods": ps.pending,
+                "mode": ps.mode,
+                "level": ps.level,
+                "implied": ps.implied,
+                "slices": [{"level": level, "size": size} for level, size in ps.slices],
+                "podSetGroup": ps.group,
+            } for ps in w.pod_sets],
+        }
+    return doc
+
+
+def _group_fields(g: GroupResult) -> dict[str, Any]:
     return {
         "name": g.group.key,
         "kind": g.group.kind,

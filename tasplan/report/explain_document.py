@@ -13,6 +13,13 @@ from tasplan.model.quantity import format_quantity
 
 
 def explanation_document(e: Explanation) -> dict[str, Any]:
+    doc = _explanation(e)
+    if e.why:  # a scheduler's own diagnosis (Kueue's quota)
+        doc["diagnosis"] = e.why
+    return doc
+
+
+def _explanation(e: Explanation) -> dict[str, Any]:
     fits_at = e.fits_at
     return {
         "needed": e.needed,

@@ -12,6 +12,7 @@ from tasplan.explain.composite import level_summary
 from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, Explanation
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.group_header import group_header
 from tasplan.report.layout import Columns
 from tasplan.report.table import expansion_lines, render_composite, verdict
 from tasplan.report.tree_order import report_order
@@ -43,17 +44,14 @@ def render_explanations(result: ExplainResult, *, wide: bool = False, width: int
                 yield render_tree_explanation(tree)
 
 
-def _title(g: GroupResult) -> Text:
-    key = g.group.topology_key or "(none)"
-    return Text.assemble(
-        (g.group.key, "bold"),
-        f"  {g.group.kind} · {g.group.policy.value} minCount={g.group.min_count} · "
-        f"topology={key} · pending={g.pending} scheduled={g.scheduled}")
+def _title(g: GroupResult, wide: bool) -> Text:
+    return Text.assemble((g.group.key, "bold"), f"  {group_header(g, wide=wide)}")
 
 
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                  width: int | None = None) -> RenderableType:
-    parts: list[RenderableType] = [Text(""), _title(g), *expansion_lines(g), *verdict(g, width)]
+    parts: list[RenderableType] = [Text(""), _title(g, wide), *expansion_lines(g),
+                                   *verdict(g, width)]
     if e is None:
         return Group(*parts)
     if g.schedulable:
@@ -103,6 +101,8 @@ COST_WORDS = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
 
 def diagnosis_text(e: Explanation) -> str:
     """Capacity or contention, where it fits now, and the nodes no placement has."""
+    if e.why:
+        return e.why
     if e.fits_empty_cluster:
         text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
                 "it needs")

@@ -13,6 +13,7 @@ from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.group_header import group_header, pods_cell
 from tasplan.report.layout import Columns
 from tasplan.report.tree_order import report_order
 
@@ -136,12 +137,7 @@ def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
                  width: int | None = None) -> Iterator[RenderableType]:
-    key = g.group.topology_key or "(none)"
-    title = Text.assemble(
-        (g.group.key, "bold"),
-        f"  {g.group.kind} · {g.group.policy.value} minCount={g.group.min_count} · "
-        f"topology={key} · pending={g.pending} scheduled={g.scheduled}",
-    )
+    title = Text.assemble((g.group.key, "bold"), f"  {group_header(g, wide=wide)}")
     parts: list[RenderableType] = [Text(""), title]
     parts.extend(expansion_lines(g))
     if g.placements:
@@ -250,7 +246,6 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
     if wide:
         table.add("STATUS", drop=2)
         table.add("NODE NAMES", fold=True)
-    needed = max(g.group.min_count - g.scheduled, 0)
     for rank, p in enumerate(g.placements, 1):
         selected = p.name == g.selected
         marker = "▶" if selected else ("~" if p.name == g.closest else (
@@ -261,7 +256,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
             p.name if p.name else '""',
             str(len(p.nodes)),
             "yes" if p.feasible else "no",
-            f"{p.placed}/{g.pending} (min {needed})",
+            pods_cell(g, p),
             "-" if p.score is None else str(p.score),
             *[str(p.scores[s]) if s in p.scores else "-" for s in scorers],
             *[human(r, p.free[r]) if r in p.free else "-" for r in resources],

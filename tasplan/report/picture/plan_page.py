@@ -29,6 +29,7 @@ from tasplan.report.explain_table import (
     shortfall_text,
 )
 from tasplan.report.formatting import human, short_resource
+from tasplan.report.group_header import group_header, pods_cell
 from tasplan.report.picture.capacity_page import edits_overlay
 from tasplan.report.picture.measure import Measure
 from tasplan.report.picture.page import items, page, paragraph, table, what_if
@@ -85,9 +86,7 @@ def _group(i: int, g: GroupResult, report: CapacityReport | None,
            all_assignments: bool) -> Iterator[str]:
     group = g.group
     yield f'<section id="group-{i}">\n<h2>{esc(group.key)}</h2>\n'
-    yield paragraph(f"{group.kind} · {group.policy.value} minCount={group.min_count} · "
-                    f"topology={group.topology_key or '(none)'} · pending={g.pending} "
-                    f"scheduled={g.scheduled}", "muted")
+    yield paragraph(group_header(g, wide=True), "muted")
     for x in group.expansions:
         yield paragraph(f"pods from {x.kind} {x.name}: {x.synthesised} synthesised from its "
                         f"template, {x.existing} existing", "muted")
@@ -165,13 +164,12 @@ def _placements(g: GroupResult) -> str:
     headers = ["#", "placement", "nodes", "feasible", "pods", "score",
                *(SCORER_HEADERS.get(s, s).lower() for s in scorers),
                *(f"free {short_resource(r)}" for r in resources), "status"]
-    needed = max(g.group.min_count - g.scheduled, 0)
     rows, classes = [], []
     for rank, p in enumerate(g.placements, 1):
         selected = p.name == g.selected
         marker = "▶" if selected else ("=" if p.tied else "")
         rows.append([f"{marker}{rank}", p.name or '""', str(len(p.nodes)),
-                     "yes" if p.feasible else "no", f"{p.placed}/{g.pending} (min {needed})",
+                     "yes" if p.feasible else "no", pods_cell(g, p),
                      "-" if p.score is None else str(p.score),
                      *(str(p.scores[s]) if s in p.scores else "-" for s in scorers),
                      *(human(r, p.free[r]) if r in p.free else "-" for r in resources),

@@ -12,7 +12,7 @@ ff69552e. What a plan made offline cannot know is returned as notes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.model import kueue as k
@@ -46,8 +46,12 @@ class Admission:
     fits_empty: bool | None = None  # TAS alone, with admitted TAS usage gone
     notes: list[Note] = field(default_factory=list)
     gates: g.Gates | None = None
-    # The ClusterQueue refused the workload on quota (message: Kueue's words)
+    # The ClusterQueue refused the workload on quota (message: Kueue's words); then
+    # ``cluster_queue`` is that queue and ``without_quota`` the placement on the first of
+    # its TAS flavors whose topology holds the workload (None: none does).
     quota_refused: bool = False
+    cluster_queue: k.ClusterQueue | None = None
+    without_quota: Admission | None = None
 
 
 def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool
@@ -170,21 +174,8 @@ def quota(cq: k.ClusterQueue, flavor: str, requests: Sequence[PodSetRequest],
           workloads: Mapping[str, k.Workload]) -> QuotaVerdict:
     """``fitsResourceQuota`` for one flavor, statically: the workload's requests on top of
     what the inputs' admitted Workloads of the ClusterQueue use there."""
-    quotas = {res: q for group in cq.resource_groups for fq in group.flavors
-              if fq.name == flavor for res, q in fq.resources.items()}
-    used: dict[str, int] = {}
-    for wl in workloads.values():
-        if not wl.holds_capacity or wl.cluster_queue != cq.name:
-            continue
-        specs = {ps.name: ps for ps in wl.pod_sets}
-        for psa in wl.assignments:
-            spec = specs.get(psa.name)
-            if spec is None:
-                continue
-            count = spec.count if psa.count is None else psa.count
-            for res, f in psa.flavors.items():
-                if f == flavor:
-                    used[res] = used.get(res, 0) + spec.requests.get(res, 0) * count
+    quotas = flavor_quotas(cq, flavor)
+    used = quota_usage(cq, flavor, workloads)
     assumed: dict[str, int] = {}
     short = ""
     for ps in requests:
@@ -207,6 +198,42 @@ def quota(cq: k.ClusterQueue, flavor: str, requests: Sequence[PodSetRequest],
                          f"{format_quantity(res, total - q.nominal)} more needed")
             assumed[res] = before + ask
     return QuotaVerdict(True, short, bool(short))
+
+
+def flavor_quotas(cq: k.ClusterQueue, flavor: str) -> dict[str, k.Quota]:
+    return {res: q for group in cq.resource_groups for fq in group.flavors
+            if fq.name == flavor for res, q in fq.resources.items()}
+
+
+def quota_usage(cq: k.ClusterQueue, flavor: str, workloads: Mapping[str, k.Workload]
+                ) -> dict[str, int]:
+    """What the admitted Workloads of the inputs use of the ClusterQueue's quota in the
+    flavor, per resource."""
+    used: dict[str, int] = {}
+    for wl in workloads.values():
+        if not wl.holds_capacity or wl.cluster_queue != cq.name:
+            continue
+        specs = {ps.name: ps for ps in wl.pod_sets}
+        for psa in wl.assignments:
+            spec = specs.get(psa.name)
+            if spec is None:
+                continue
+            count = spec.count if psa.count is None else psa.count
+            for res, f in psa.flavors.items():
+                if f == flavor:
+                    used[res] = used.get(res, 0) + spec.requests.get(res, 0) * count
+    return used
+
+
+def with_nominal(cq: k.ClusterQueue, flavor: str, nominal: Mapping[str, int]
+                 ) -> k.ClusterQueue:
+    """The ClusterQueue with the flavor's nominal quota of some resources changed."""
+    groups = tuple(replace(group, flavors=tuple(
+        replace(fq, resources={res: replace(q, nominal=nominal.get(res, q.nominal))
+                               for res, q in fq.resources.items()})
+        if fq.name == flavor else fq for fq in group.flavors))
+        for group in cq.resource_groups)
+    return replace(cq, resource_groups=groups)
 
 
 # -- the pods' nodes --------------------------------------------------------------------

@@ -12,7 +12,7 @@ from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.plan.fidelity import Note
 from tasplan.plan.pod_fit import PodFit
-from tasplan.plan.result import GroupResult, PlacementResult
+from tasplan.plan.result import GroupResult, PlacementResult, PodSetView, WorkloadView
 from tasplan.plan.state import PlanState
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kueue import gates as g
@@ -24,9 +24,10 @@ from tasplan.schedulers.kueue.admission import (
     quota,
     slots,
 )
-from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, Trace
+from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, PodSetRequest, Trace
 from tasplan.schedulers.kueue.workload import (
     KueuePodSet,
+    cluster_queue,
     pod_sets,
     queue_name,
     tas_only,
@@ -84,6 +85,7 @@ class KueueRun:
         admission = self._admit(group, pods, sets)
         admission.gates = self.gates
         self.records[group.key] = admission
+        base = replace(base, workload=self._view(group, pods, sets, admission))
         notes = [*admission.notes, Note("kueue-offline", OFFLINE)]
         if self.gates.overridden:
             notes.append(Note("kueue-gates", f"Kueue {self.gates.release} with " + ", ".join(
@@ -115,6 +117,19 @@ class KueueRun:
                                    placements=placements, selected=selected,
                                    notes=tuple(notes)),))
 
+    def _view(self, group: PodGroup, pods: Sequence[Pod], sets: list[KueuePodSet],
+              admission: Admission) -> WorkloadView:
+        """The workload as Kueue admits it, for the report's group line."""
+        kueue = self.state.snapshot.kueue
+        queue = queue_name(group, pods)
+        cq = cluster_queue(group.namespace, queue, kueue)
+        views = []
+        for ps in sets:
+            request = admission.requests.get(ps.name)
+            views.append(pod_set_view(ps, request))
+        return WorkloadView(tuple(views), queue, cq.name if cq is not None else None,
+                            admission.flavor.name if admission.flavor is not None else None)
+
     # -- flavor, quota and TAS ----------------------------------------------------------
 
     def _admit(self, group: PodGroup, pods: Sequence[Pod], sets: list[KueuePodSet]
@@ -125,6 +140,7 @@ class KueueRun:
         cq = self._cluster_queue(group.namespace, queue, kueue, out)
         implied = tas_only(cq, kueue)
         requests, refused = build_requests(sets, self.gates, implied)
+        out.requests = {ps.name: ps for ps in requests}
         if refused:
             out.message = refused
             return out
@@ -167,6 +183,7 @@ class KueueRun:
             if trial.admitted:
                 out.message += (f"; the topology of flavor {name} would hold it: only the "
                                 "quota stops it")
+                out.cluster_queue, out.without_quota = cq, trial
                 return
         out.message += "; no TAS flavor's topology would hold it either"
 
@@ -383,6 +400,24 @@ class KueueRun:
                 continue
             statement.assume(pod, node)
             assignments[pod.key] = node.name
+
+
+def pod_set_view(ps: KueuePodSet, request: PodSetRequest | None) -> PodSetView:
+    """A PodSet and the topology request Kueue built for it (None: it asks none)."""
+    count = len(ps.pods) + ps.bound
+    tr = request.topology if request is not None else None
+    if request is None:
+        return PodSetView(ps.name, count, len(ps.pods))
+    slices = tuple((layer.topology, layer.size) for layer in tr.slice_layers()) \
+        if tr is not None else ()
+    if tr is not None and tr.required is not None:
+        mode, level = "required", tr.required
+    elif tr is not None and tr.preferred is not None:
+        mode, level = "preferred", tr.preferred
+    else:  # unconstrained, slices only, or implied by a TAS-only ClusterQueue
+        mode, level = "unconstrained", None
+    return PodSetView(ps.name, count, len(ps.pods), mode, level, slices,
+                      tr.group if tr is not None else None, request.implied)
 
 
 def _admitted_message(admission: Admission, sets: list[KueuePodSet], selected: str,

@@ -6,13 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tasplan.explain.explainer import explain
+from tasplan.model import kueue as k
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.taints import Taint
 from tasplan.schedulers.kueue.request import REQUIRED
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tests.schedulers.kueue.test_scheduler import (
     BLOCK,
+    HOST,
     RACK,
+    SRC,
     TWO_BLOCKS,
     cluster,
     kueue_objects,
@@ -71,3 +74,67 @@ def test_contention_fits_an_empty_cluster() -> None:
                            (*busy, *pods), (gr,), kueue=kueue_objects())
     e = explain(snap, scheduler="kueue", kueue=KueueScheduler()).explanations[gr.key]
     assert e.fits_empty_cluster
+
+
+def _queue(nominal_cpu: float, *, cohort: str = "", borrowing: float | None = None,
+           workloads=()) -> k.KueueInputs:
+    base = kueue_objects(nominal_cpu=1, workloads=workloads)
+    quota = k.Quota(int(nominal_cpu * 1000),
+                    None if borrowing is None else int(borrowing * 1000))
+    cq = replace(base.cluster_queues["cq"], cohort=cohort, resource_groups=(
+        k.ResourceGroup(("cpu",), (k.FlavorQuotas("tas", {"cpu": quota}),)),))
+    return replace(base, cluster_queues={"cq": cq})
+
+
+def test_quota_refused_suggests_the_nominal_quota_that_admits_it() -> None:
+    """4 one-CPU pods in a rack, a ClusterQueue of 3 CPUs: r1 holds them, the quota does
+    not. The suggestion raises the nominal quota to 4, and planning again with that
+    ClusterQueue admits the workload where the suggestion says (quota check re-run)."""
+    gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
+    group, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(3))
+    assert not group.schedulable and group.message.startswith("insufficient quota for cpu")
+    assert e.why == ("quota: the topology of flavor tas holds it now ('r1'); the quota of "
+                     "ClusterQueue cq stops it")
+    [s] = e.suggestions
+    assert (s.kind, s.change, s.result.selected) == (
+        "quota", "raise the nominalQuota of ClusterQueue cq in flavor tas: cpu from 3 to 4",
+        "r1")
+    assert s.details["nominalQuota"] == {"cpu": "4"}
+    assert [(d.name, d.fit) for d in e.domains][:2] == [("r3", 4), ("r1", 4)]
+    again, _ = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(4))
+    assert again.schedulable and again.selected == "r1"
+    short, _ = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(3.9))
+    assert not short.schedulable  # the suggestion is the least quota that admits it
+
+
+def test_quota_suggestion_counts_admitted_workloads_of_the_queue() -> None:
+    """An admitted Workload of the same ClusterQueue holds 2 CPUs of quota (on r3): the
+    queue needs 2 + 4 = 6."""
+    other = k.Workload(
+        "default", "other", "q", None, (k.WorkloadPodSet("main", 2, None, {"cpu": 1000}),),
+        "cq", (k.PodSetAssignment("main", {"cpu": "tas"}, 2, (HOST,),
+                                  (k.DomainCount(("x5",), 2),)),),
+        True, True, False, SRC)
+    gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
+    _, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(5, workloads=[other]))
+    assert e.suggestions[0].change.endswith("cpu from 5 to 6")
+    assert "(its admitted Workloads in the inputs use 2 cpu)" in e.why
+    again, _ = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(6, workloads=[other]))
+    assert again.schedulable
+
+
+def test_quota_in_a_cohort_says_what_borrowing_depends_on() -> None:
+    gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
+    _, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(2, cohort="research", borrowing=1))
+    assert e.why.endswith("; borrowing from cohort research instead admits it only if the "
+                          "queue may borrow 2 cpu (borrowingLimit 1) and the cohort's other "
+                          "ClusterQueues leave that unused: their live usage is not in the "
+                          "inputs")
+    assert e.suggestions[0].change.endswith("cpu from 2 to 4")
+
+
+def test_quota_and_topology_both_refuse() -> None:
+    gr, pods = workload("q", ("main", 7, 1, {REQUIRED: RACK}))
+    group, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(3))
+    assert group.message.endswith("; no TAS flavor's topology would hold it either")
+    assert e.suggestions == () and e.why.startswith("quota and topology:")
