@@ -101,7 +101,8 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
                                  groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
                                  dra=snapshot.dra.unallocated(),
-                                 kueue=replace(snapshot.kueue, workloads={})),
+                                 kueue=replace(snapshot.kueue, workloads={}),
+                                 kai=snapshot.kai),
                  scheduler="kueue" if kueue else "auto").groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (
