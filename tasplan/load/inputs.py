@@ -29,23 +29,28 @@ def _shown(value: object) -> str:
 def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
     """Objects with ``generateName`` and no ``name`` get ``<generateName><counter>``,
     counted per kind, namespace and prefix in input order; the warning says so."""
+    # Typed documents (``Document.model``: Nodes and bound Pods of large dumps) always
+    # have a name; only the others are looked at, and all of them only when one needs it.
+    unnamed = [i for i, d in enumerate(docs) if d.model is None and _generated(d.obj)]
+    if not unnamed:
+        return docs, []
     counters: Counter = Counter()
     named: list[str] = []
-    out = docs
+    out = list(docs)
     # A counter value whose name an object already has is skipped: a real Job j-00000 and
     # a generateName j- Job are two objects, not one defined twice.
     taken = set()
     for d in docs:
+        if d.model is not None:
+            taken.add((d.obj["kind"], str(getattr(d.model, "namespace", None)), d.model.name))
+            continue
         meta = d.obj.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("name"), str):
             taken.add((str(d.obj.get("kind")), str(meta.get("namespace")), meta["name"]))
-    for i, doc in enumerate(docs):
-        meta = doc.obj.get("metadata")
-        if not isinstance(meta, dict) or meta.get("name"):
-            continue
-        prefix = meta.get("generateName")
-        if not isinstance(prefix, str) or not prefix:
-            continue
+    for i in unnamed:
+        doc = docs[i]
+        meta = doc.obj["metadata"]
+        prefix = meta["generateName"]
         key = (str(doc.obj.get("kind")), str(meta.get("namespace")), prefix)
         name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
         counters[key] += 1
@@ -53,16 +58,21 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
             name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
             counters[key] += 1
         taken.add((key[0], key[1], name))
-        if out is docs:
-            out = list(docs)
         out[i] = Document(doc.source, {**doc.obj, "metadata": {**meta, "name": name}})
         named.append(f"{_shown(doc.obj.get('kind'))} {_shown(name)}")
-    if not named:
-        return docs, []
     shown = ", ".join(named[:_SHOWN]) + (f" and {len(named) - _SHOWN} more"
                                          if len(named) > _SHOWN else "")
     return out, [f"{len(named)} object(s) have only metadata.generateName; tasplan names them "
                  f"<generateName> plus a 5-digit counter, the same on every run: {shown}"]
+
+
+def _generated(obj: dict) -> bool:
+    """Whether the object has no name but a ``generateName`` to make one from."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name"):
+        return False
+    prefix = meta.get("generateName")
+    return isinstance(prefix, str) and bool(prefix)
 
 
 # Another scheduler's gang kinds: what plans them, or how their pods are planned.

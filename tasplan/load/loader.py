@@ -206,8 +206,12 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     by_kind[""] = []
     ignored: Counter = Counter()
     positions: dict = {}
+    typed_pods, typed_nodes = by_kind["Pod"], by_kind["Node"]
     for position, doc in enumerate(docs):
         obj = doc.obj
+        if doc.model is not None:  # the typed reader's Nodes and bound Pods
+            (typed_pods if obj["kind"] == "Pod" else typed_nodes).append(doc)
+            continue
         api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
@@ -257,6 +261,20 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
         out[key] = value
         where[key] = source
     return out
+
+
+def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) -> None:
+    """Two pods of one name among the cluster inputs, or among the workload inputs, are
+    refused as the API server would; a workload pod replaces a cluster pod of its name
+    (the what-if), with a warning."""
+    key = (pod.namespace, pod.name)
+    other = pods.get(key)
+    if other is not None:
+        if other.source.workload == pod.source.workload:
+            raise _defined_twice("Pod", pod.key, pod.source, other.source)
+        warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
+                        f"{pod.source} over {other.source}")
+    pods[key] = pod
 
 
 def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
@@ -330,6 +348,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     owners: dict[tuple[str, str], ControllerRef | None] = {}
     pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
     for d in by_kind["Pod"]:
+        pod = d.model
+        if pod is not None:
+            # A bound pod decoded by the typed reader with its order in the file; renumbered
+            # only when other pods came before (a later file, live documents, a reassembly).
+            if pod.order != order:
+                pod = replace(pod, order=order)
+            order += 1
+            _put_pod(pods, pod, warnings)
+            continue
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
             decoded = decode_pod_table(d.source, table, order, priorities)
@@ -338,11 +365,6 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
-        elif d.model is not None:
-            # Decoded by the typed reader with its order in the file; renumbered only when
-            # other pods came before (a later file, live documents, a reassembly).
-            pod = d.model
-            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
             meta = d.obj.get("metadata")
@@ -356,18 +378,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
                 return ObjectFields(source, obj)
         order += len(decoded)
         for pod in decoded:
-            key = (pod.namespace, pod.name)
-            # Two pods of one name among the cluster inputs, or among the workload inputs,
-            # are refused as the API server would; a workload pod replaces a cluster pod of
-            # its name (the what-if), with a warning.
-            if key in pods and pods[key].source.workload == pod.source.workload:
-                raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
-            if key in pods:
-                warnings.append(f"Pod {pod.key} is defined more than once; using the one "
-                                f"from {pod.source} over {pods[key].source}")
-            pods[key] = pod
+            _put_pod(pods, pod, warnings)
             if has_selectors and not pod.node_name:
-                owners[key] = controller_ref(owner_fields(pod))
+                owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []
     joined: dict[str, list] = {}
@@ -724,7 +737,7 @@ def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
 def _server_version(pod_docs: list[Document]) -> str:
     """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
     for d in pod_docs:
-        if snapshot_format.is_snapshot(d.obj):
+        if d.model is None and snapshot_format.is_snapshot(d.obj):
             meta = d.obj.get("metadata")
             version = meta.get("serverVersion") if isinstance(meta, dict) else None
             if isinstance(version, str) and version:
