@@ -87,6 +87,33 @@ _OTHER_GANGS = {
     ("scheduling.x-k8s.io", "PodGroup"): "a coscheduling PodGroup: pods that name it "
     "(scheduling.x-k8s.io/pod-group) are planned as one gang of its minMember",
 }
+# Kinds that make pods which tasplan does not expand: what they make and how to plan it.
+# Asked about and not answered, they make the run "could not check" (exit 4).
+_NOT_EXPANDED = {
+    ("batch", "CronJob"): "it makes one Job per schedule: plan spec.jobTemplate as a Job",
+    ("ray.io", "RayCronJob"): "it makes one RayJob per schedule: plan spec.jobTemplate as a "
+    "RayJob",
+    ("sparkoperator.k8s.io", "SparkApplication"): "the Spark operator starts the driver, "
+    "then the executors (no gang): plan spec.executor as a Job of spec.executor.instances "
+    "pods",
+    ("disaggregatedset.x-k8s.io", "DisaggregatedSet"): "it makes one LeaderWorkerSet per "
+    "role (not expanded by tasplan yet): plan each role's spec as a LeaderWorkerSet",
+    ("argoproj.io", "Workflow"): "Argo runs its steps' pods one after another (no gang): "
+    "plan a step's template as a Pod or Job",
+    ("tekton.dev", "PipelineRun"): "Tekton runs its tasks' pods one after another (no gang): "
+    "plan a task's pod as a Pod",
+    ("batch.volcano.sh", "JobFlow"): "it runs Volcano JobTemplates in order: plan each as a "
+    "Volcano Job",
+    ("agents.x-k8s.io", "Sandbox"): "one pod from spec.podTemplate: plan it as a Pod",
+}
+
+
+def makes_pods(api_version: str, kind: str) -> bool:
+    """A kind whose pods tasplan does not expand (``kind_hint`` says how to plan them)."""
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    return (group, kind) in _NOT_EXPANDED
+
+
 _GENERIC = ("another scheduler's gang: to see how its pods would fare as a kube-scheduler "
             "gang, plan its pod template as a Job, or the pods themselves, with --gang "
             "MINCOUNT --topology-key KEY")
@@ -95,7 +122,7 @@ _GENERIC = ("another scheduler's gang: to see how its pods would fare as a kube-
 def kind_hint(api_version: str, kind: str) -> str:
     """What would plan objects of a kind tasplan does not read ("" when nothing)."""
     group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-    hint = _OTHER_GANGS.get((group, kind))
+    hint = _OTHER_GANGS.get((group, kind)) or _NOT_EXPANDED.get((group, kind))
     if hint is None and kind in ("PodGroup", "Job"):
         hint = _GENERIC
     return hint or ""

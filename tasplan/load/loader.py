@@ -46,7 +46,7 @@ from tasplan.load.core_v1 import (
 from tasplan.load.document import Document
 from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
-from tasplan.load.inputs import generated_names, kind_hint, skipped_kinds
+from tasplan.load.inputs import generated_names, kind_hint, makes_pods, skipped_kinds
 from tasplan.load.intents import find_intents
 from tasplan.load.namespace import with_namespace
 from tasplan.load.pod_table import decode_pod_table
@@ -397,7 +397,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
                                    _position(positions, producer.source),
-                                   owners if has_selectors else None, synthesised)
+                                   owners if has_selectors else None, synthesised,
+                                   pod_annotations)
         synthesised += order - before
         groups.extend(own)
         for key, expansion in extra.items():
@@ -466,7 +467,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made, pods),
-        skipped=_skipped(by_kind[""], unplannable, pods.values()),
+        skipped=_skipped(by_kind[""], unplannable, pods.values(), _unused_runtimes(
+            by_kind, producers)),
         volcano=volcano,
         kueue=_kueue_inputs(by_kind, warnings),
         kai=kai,
@@ -497,6 +499,8 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
             pod = pods.get(_pod_key(d.obj)) if kind == "Pod" and not groups else None
             if pod is not None and pod.group:
                 groups = (pod.group,)
+            if kind == "KaiPodGroup":  # its fields apply to the group of its name
+                groups = (f.name if "/" in f.name else f"default/{f.name}",)
             sets = [(_join(p.source.nested, ps.template_path), ps)
                     for p in mine for ps in made[id(p)][1] if ps.template_path]
             total = sum(ps.count for p in mine for ps in made[id(p)][1])
@@ -513,17 +517,33 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
     return tuple(found)
 
 
+def _unused_runtimes(by_kind: dict[str, list[Document]], producers: list[Producer]
+                     ) -> list[Document]:
+    """The workload inputs' training runtimes that no TrainJob of the inputs uses."""
+    used = {id(d) for p in producers for d in p.related}
+    return [d for kind in trainjob.RUNTIME_KINDS for d in by_kind[kind]
+            if d.source.workload and id(d) not in used]
+
+
 def _skipped(ignored: list[Document], unplannable: list[tuple[Document, Unplannable]],
-             pods: Iterable[Pod]) -> tuple[Skipped, ...]:
+             pods: Iterable[Pod], runtimes: Iterable[Document] = ()) -> tuple[Skipped, ...]:
     """What the workload inputs hold that is not planned: kinds tasplan does not read,
-    objects it cannot expand from these inputs, pending pods in no group."""
+    objects it cannot expand from these inputs, pending pods in no group, training
+    runtimes no TrainJob uses (a runtime makes no pods of its own)."""
     by: dict[tuple, list[str]] = {}
+    for d in runtimes:
+        f = ObjectFields(d.source, d.obj)
+        by.setdefault((d.obj["apiVersion"], f.kind, "a runtime: planned with the TrainJobs "
+                       "that use it, and no TrainJob in the inputs does",
+                       "pass a TrainJob whose spec.runtimeRef names it", True),
+                      []).append(f.name)
     for d in ignored:
         f = ObjectFields(d.source, d.obj)
         # Another scheduler's job (a Volcano job) was asked about and not answered.
         other_job = f.kind == "Job" and bool(kind_hint(d.obj["apiVersion"], f.kind))
+        unchecked = other_job or makes_pods(d.obj["apiVersion"], f.kind)
         by.setdefault((d.obj["apiVersion"], f.kind, "tasplan does not read this kind",
-                       kind_hint(d.obj["apiVersion"], f.kind), not other_job),
+                       kind_hint(d.obj["apiVersion"], f.kind), not unchecked),
                       []).append(f.name)
     for d, exc in unplannable:
         f = ObjectFields(d.source, d.obj)
