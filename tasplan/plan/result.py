@@ -123,6 +123,9 @@ class GroupResult:
     # The resources the group's pending pods request (sorted), set by the planning run: the
     # report shows FREE columns for these (and cpu, memory) only.
     requested: tuple[str, ...] = ()
+    # The group's topology request in its scheduler's own words when no node label key says
+    # it (Volcano's networkTopology names HyperNode tiers): shown instead of topologyKey.
+    topology_request: str = ""
 
     @property
     def selected_placement(self) -> PlacementResult | None:

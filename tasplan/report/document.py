@@ -78,6 +78,8 @@ def plan_document(result: PlanResult,
 
 def _group(g: GroupResult) -> dict[str, Any]:
     doc = _group_fields(g)
+    if g.topology_request:  # a request no node label key says (Volcano's networkTopology)
+        doc["topologyRequest"] = g.topology_request
     if g.workload is not None:  # only for groups a queueing scheduler (Kueue) planned
         w = g.workload
         doc["workload"] = {

@@ -15,7 +15,7 @@ def group_header(g: GroupResult, *, wide: bool = False) -> str:
                 f" · {counts}")
     group = g.group
     return (f"{group.kind} · {group.policy.value} minCount={group.min_count} · "
-            f"topology={group.topology_key or '(none)'} · {counts}")
+            f"topology={g.topology_request or group.topology_key or '(none)'} · {counts}")
 
 
 def _workload(w: WorkloadView, wide: bool) -> str:

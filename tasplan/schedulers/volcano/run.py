@@ -185,7 +185,29 @@ class VolcanoRun:
                            placements=tuple(placements),
                            selected=_name(selected) if selected else None,
                            notes=notes, waiting=out.pipelined,
-                           scheduler_name=VOLCANO)
+                           scheduler_name=VOLCANO,
+                           topology_request=topology_request(job))
+
+
+def topology_request(job) -> str:
+    """The job's networkTopology as its manifest says it, then its sub-groups' own (the
+    group line's ``topology=``: Volcano names HyperNode tiers, not a node label key)."""
+    own = job.network_topology
+    subs = sorted({_topology_text(p.network_topology) for p in job.policies
+                   if p.network_topology is not None})
+    parts = [] if own is None else [_topology_text(own)]
+    if subs:
+        parts.append("sub-groups " + ", ".join(subs))
+    return "; ".join(parts)
+
+
+def _topology_text(nt) -> str:
+    text = f"networkTopology {nt.mode}"
+    if nt.highest_tier_allowed is not None:
+        text += f" highestTierAllowed={nt.highest_tier_allowed}"
+    if nt.highest_tier_name:
+        text += f" highestTierName={nt.highest_tier_name}"
+    return text
 
 
 def _name(hypernode: str | None) -> str:

@@ -201,3 +201,32 @@ def test_an_unknown_highest_tier_name_is_said(tmp_path: Path) -> None:
     assert "volcano-tier-name" not in codes["rack"]
     assert codes["rakc"]["volcano-tier-name"].startswith(
         "highestTierName rakc names no HyperNode's tierName")
+
+
+def test_the_group_line_says_the_network_topology_volcano_reads(tmp_path: Path) -> None:
+    """Volcano's request names HyperNode tiers, not a node label key: the group line and
+    groups[].topologyRequest say it instead of 'topology=(none)'; a job without one, and a
+    task's partitionPolicy, are said as such."""
+    from tasplan.report.document import plan_document
+    from tasplan.report.group_header import group_header
+
+    text = (SAMPLES / "volcano" / "train-vcjob.yaml").read_text()
+    (g,) = plan(sample()).groups
+    assert "topology=networkTopology hard highestTierAllowed=1 ·" in group_header(g)
+    assert plan_document(plan(sample()))["groups"][0]["topologyRequest"] == (
+        "networkTopology hard highestTierAllowed=1")
+
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(text.replace("  networkTopology:\n    mode: hard\n"
+                                  "    highestTierAllowed: 1\n", ""))
+    (g,) = plan(sample(plain)).groups
+    assert "topology=(none) ·" in group_header(g)
+    assert "topologyRequest" not in plan_document(plan(sample(plain)))["groups"][0]
+
+    parted = tmp_path / "parted.yaml"
+    parted.write_text(text.replace("    replicas: 4\n", "    replicas: 4\n    partitionPolicy:"
+                                   " {totalPartitions: 2, partitionSize: 2, networkTopology:"
+                                   " {mode: soft, highestTierAllowed: 1}}\n"))
+    (g,) = plan(sample(parted)).groups
+    assert g.topology_request == ("networkTopology hard highestTierAllowed=1; "
+                                  "sub-groups networkTopology soft highestTierAllowed=1")
