@@ -59,7 +59,16 @@ from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
 from tasplan.model.dra import DraInputs
 from tasplan.model.group import PodGroup, Policy
-from tasplan.model.kai import POD_GROUP_ANNOTATION, KaiInputs
+from tasplan.model.kai import (
+    POD_GROUP_ANNOTATION,
+    PREFERRED_ANNOTATION,
+    QUEUE_LABEL,
+    REQUIRED_ANNOTATION,
+    TOPOLOGY_ANNOTATION,
+    Constraint,
+    KaiInputs,
+    KaiPodGroup,
+)
 from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
 from tasplan.model.kai import SCHEDULER_NAME as KAI_SCHEDULER
 from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API
@@ -374,10 +383,14 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
             meta = d.obj.get("metadata")
             notes = meta.get("annotations") if isinstance(meta, dict) else None
-            # (a KAI pod-group-name already gave the pod its group: kept for _kai_groups)
-            if isinstance(notes, dict) \
-                    and pod_groups.named_group(decoded[0].labels, notes) is not None:
+            # (a KAI pod-group-name already gave the pod its group: kept for _kai_groups;
+            # a bare pending pod for kai-scheduler: kept for KAI's default pod grouper)
+            if isinstance(notes, dict) and (
+                    pod_groups.named_group(decoded[0].labels, notes) is not None
+                    or _bare_kai_pod(decoded[0], meta)):
                 pod_annotations[(decoded[0].namespace, decoded[0].name)] = notes
+            elif _bare_kai_pod(decoded[0], meta):
+                pod_annotations[(decoded[0].namespace, decoded[0].name)] = {}
 
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
@@ -410,7 +423,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     for pg in pod_group_defs.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
-    kai = _kai_inputs(by_kind, warnings)
+    kai = _kai_bare_pods(pods, _kai_inputs(by_kind, warnings), pod_annotations)
     groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
                               pod_annotations))
     groups.extend(pod_groups.group_pods(
@@ -706,6 +719,36 @@ def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiI
     return KaiInputs(topologies, groups, problems)
 
 
+def _bare_kai_pod(pod: Pod, meta: object) -> bool:
+    """A pending pod for kai-scheduler with no owner: KAI's pod grouper makes its PodGroup
+    from the pod itself (the "pod job" of ``DefaultGrouper.GetPodGroupMetadata``)."""
+    return (pod.scheduler_name == KAI_SCHEDULER and not pod.node_name and pod.group is None
+            and not (isinstance(meta, dict) and meta.get("ownerReferences")))
+
+
+def _kai_bare_pods(pods: dict, kai: KaiInputs,
+                   annotations: Mapping[tuple[str, str], dict]) -> KaiInputs:
+    """Each bare pending kai-scheduler pod in no group joins the PodGroup KAI's default
+    grouper makes for it (KAI-Scheduler d5bc503a, ``defaultgrouper/default_grouper.go``):
+    ``pg-<pod>-<uid>``, minMember 1, the pod's own kai.scheduler/topology* annotations."""
+    made = {}
+    for key, pod in pods.items():
+        notes = annotations.get(key)
+        if notes is None or pod.group is not None or pod.scheduler_name != KAI_SCHEDULER \
+                or pod.node_name or pod_groups.named_group(pod.labels, notes) is not None:
+            continue
+        name = f"pg-{pod.name}-{pod.uid}" if pod.uid else f"pg-{pod.name}"
+        text = {k: v for k, v in notes.items() if isinstance(v, str)}
+        spec = KaiPodGroup(pod.namespace, name, 1, None, pod.labels.get(QUEUE_LABEL, ""), "",
+                           Constraint(text.get(TOPOLOGY_ANNOTATION, ""),
+                                      text.get(REQUIRED_ANNOTATION, ""),
+                                      text.get(PREFERRED_ANNOTATION, "")),
+                           (), pod.source, synthesised=True)
+        made[spec.key] = spec
+        pods[key] = replace(pod, group=spec.key)
+    return replace(kai, pod_groups={**kai.pod_groups, **made}) if made else kai
+
+
 def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
                 after: int, annotations: Mapping[tuple[str, str], dict]) -> list[PodGroup]:
     """One group per KAI PodGroup the pods name (``pod-group-name``): from the
@@ -721,7 +764,10 @@ def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
     for key, group_pods in members.items():
         spec = kai.pod_groups.get(key)
         namespace = key.split("/", 1)[0]
-        if spec is not None:
+        if spec is not None and spec.synthesised:  # a bare pod's: after the inputs' groups
+            out.append(PodGroup(key, namespace, Policy.BASIC, 1, None, "PodGroup",
+                                KAI_POD_GROUP_API, spec.source, after + group_pods[0].order))
+        elif spec is not None:
             minimum = 1 if spec.min_member is None else spec.min_member
             out.append(PodGroup(key, namespace, Policy.GANG if minimum > 1 else Policy.BASIC,
                                 max(minimum, 1), None, "PodGroup", KAI_POD_GROUP_API,

@@ -45,6 +45,14 @@ class GrouperError(ValueError):
 def pod_group_for(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
                   ) -> tuple[KaiPodGroup, tuple[Note, ...]]:
     spec = snapshot.kai.pod_groups.get(group.key)
+    if spec is not None and spec.synthesised:  # a bare pod's (the loader made it)
+        c = spec.constraint
+        return spec, (Note("kai-podgrouper", (
+            f"no scheduling.run.ai PodGroup for the bare pod: planned as {spec.key}, the one "
+            "KAI's default pod grouper makes for it: minMember 1, "
+            + (f"topology {c.topology or '(none)'} required {c.required or '-'} preferred "
+               f"{c.preferred or '-'} (its kai.scheduler/topology* annotations)"
+               if c.required or c.preferred else "no topology constraint"))),)
     if spec is not None:
         return spec, ()
     owner = _top_owner(group)

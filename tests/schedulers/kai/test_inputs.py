@@ -209,3 +209,46 @@ def test_a_snapshot_keeps_kais_objects_and_plans_alike(tmp_path: Path) -> None:
     assert [(g["scheduler"], g["selected"], assigned(g)) for g in groups[0]] == \
         [(g["scheduler"], g["selected"], assigned(g)) for g in groups[1]]
     assert groups[0][0]["scheduler"] == "kai"
+
+
+BARE_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  namespace: ml
+  uid: 0b6c
+  annotations:
+    kai.scheduler/topology: dc
+    kai.scheduler/topology-required-placement: rack
+spec:
+  schedulerName: kai-scheduler
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  containers:
+  - name: c
+    image: x
+    resources: {requests: {nvidia.com/gpu: "8"}, limits: {nvidia.com/gpu: "8"}}
+"""
+
+
+def test_a_bare_kai_pod_gets_the_pod_group_kais_default_grouper_makes(tmp_path: Path) -> None:
+    """A pending kai-scheduler pod with no owner and no pod-group-name: KAI's default
+    grouper makes ``pg-<pod>-<uid>`` with minAvailable 1 and the top owner's (here the
+    pod's own) kai.scheduler/topology* annotations (TestGetPodGroupMetadata and
+    GetPodGroupMetadata in defaultgrouper, d5bc503a). It is planned, not skipped."""
+    path = tmp_path / "bare.yaml"
+    path.write_text(TOPOLOGY + "---\n" + BARE_POD)
+    result = plan(load_inputs([path], [CLUSTER]))
+    (g,) = result.groups
+    assert g.group.key == "ml/pg-solo-0b6c" and g.scheduler == "kai"
+    assert g.schedulable and g.selected.split(".")[-1].startswith("rack-")
+    (note,) = [n for n in g.notes if n.code == "kai-podgrouper"]
+    assert "minMember 1, topology dc required rack" in note.message
+
+    # with an owner the pod is left alone (KAI groups it by its top owner, which the
+    # inputs do not hold): skipped with a hint, as before
+    owned = tmp_path / "owned.yaml"
+    owned.write_text(TOPOLOGY + "---\n" + BARE_POD.replace(
+        "  uid: 0b6c\n", "  uid: 0b6c\n  ownerReferences: [{apiVersion: apps/v1, kind: "
+        "ReplicaSet, name: rs, uid: r1, controller: true}]\n"))
+    assert plan(load_inputs([owned], [CLUSTER])).groups == ()
