@@ -113,7 +113,7 @@ def check(
     """Plan pod groups into the cluster: ranked placements and pod -> node assignments.
 
     Exit status: 0 every group scheduled (possibly after preemption), 1 some group is not,
-    2 invalid input.
+    2 invalid input, 4 nothing planned or an object of the inputs could not be (see skipped).
     """
     from tasplan.cli.check import run_check
     from tasplan.cli.session import Session
