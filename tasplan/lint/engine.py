@@ -4,6 +4,7 @@ cluster is given. Prints nothing; the CLI renders the report."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections import Counter
@@ -44,7 +45,18 @@ def lint_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
 
 
 def lint(paths: Iterable[str | os.PathLike], options: LintOptions | None = None) -> LintReport:
-    options = options or LintOptions()
+    # Parsing allocates many small containers that all live to the report: the cyclic GC
+    # would scan them again and again for nothing (a 200,000-document file: 1.7x slower).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint(paths, options or LintOptions())
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint(paths: Iterable[str | os.PathLike], options: LintOptions) -> LintReport:
     files = lint_files(paths)
     cluster_docs = None
     if options.clusters:  # read first: a bad cluster dump is a usage problem (exit 2)
