@@ -341,7 +341,18 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> k.Workload:
         ns, name, f.string(spec.get("queueName"), "spec.queueName"), priority, pod_sets,
         cluster_queue or None, tuple(assignments), _condition(status, "QuotaReserved"),
         _condition(status, "Admitted"), _condition(status, "Finished"), source,
-        obj.get("apiVersion") or k.VERSIONS[0])
+        obj.get("apiVersion") or k.VERSIONS[0], _owners(f, obj["metadata"]))
+
+
+def _owners(f: ObjectFields, meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for i, ref in enumerate(f.sequence(meta.get("ownerReferences"),
+                                       "metadata.ownerReferences")):
+        path = f"metadata.ownerReferences[{i}]"
+        ref = f.mapping(ref, path)
+        out.append((f.string(ref.get("kind"), f"{path}.kind", required=True),
+                    f.string(ref.get("name"), f"{path}.name", required=True)))
+    return tuple(out)
 
 
 DECODERS = {

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from tasplan.errors import InputError
-from tasplan.load import apps, jobset, lws, names, scheduling
+from tasplan.load import apps, jobset, kueue_workloads, lws, names, scheduling
 from tasplan.load import dra as dra_decode
 from tasplan.load import kueue as kueue_decode
 from tasplan.load.batch import JobOverrides, decode_job
@@ -76,6 +76,7 @@ _KINDS = {
     **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
+_KUEUE_WORKLOAD = kueue_decode.INTERNAL["Workload"]
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
 # (a typo or a version tasplan does not know), where a kind of another group is skipped.
 _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -159,7 +160,8 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", COMPOSITE_KIND) or used in _PRODUCERS:
+            if used in ("Workload", "PodGroup", COMPOSITE_KIND, _KUEUE_WORKLOAD) \
+                    or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
                                       else "") in _OWN_GROUPS:
@@ -310,6 +312,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
+    kueue = _kueue_inputs(by_kind, warnings)
+    order, synthesised = kueue_workloads.add_groups(
+        by_kind[_KUEUE_WORKLOAD], kueue, groups, pods, priorities, order, positions,
+        synthesised)
     keys: dict[str, PodGroup] = {}
     for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
         other = keys.setdefault(g.key, g)
@@ -358,7 +364,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made),
-        kueue=_kueue_inputs(by_kind, warnings),
+        kueue=kueue,
     )
 
 
