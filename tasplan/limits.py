@@ -18,6 +18,7 @@ class Limit:
     env: str  # the environment variable that raises it
     default: float
     what: str  # the unit, for messages
+    maximum: float = float("inf")  # the most it can be raised to
 
     def get(self) -> float:
         raw = os.environ.get(self.env)
@@ -29,6 +30,9 @@ class Limit:
             raise UsageError(f"{self.env}: expected a number, got {raw[:40]!r}") from None
         if not value > 0 or value != value or value == float("inf"):
             raise UsageError(f"{self.env}: expected a positive number, got {raw[:40]!r}")
+        if value > self.maximum:
+            raise UsageError(f"{self.env}: expected at most {self.maximum:g} {self.what}, got "
+                             f"{raw[:40]!r}")
         return value
 
     def get_int(self) -> int:
@@ -44,11 +48,12 @@ MAX_INPUT_BYTES = Limit("TASPLAN_MAX_INPUT_BYTES", 4 * 1024**3, "bytes")
 # inputs together: a 30-line Job with parallelism 10^8 must not run for hours.
 MAX_CONTROLLER_PODS = Limit("TASPLAN_MAX_CONTROLLER_PODS", 200_000, "pods")
 # Error positions: files larger than this are not parsed a second time for a line number.
-MAX_LOCATE_BYTES = Limit("TASPLAN_MAX_LOCATE_BYTES", 64 * 1024**2, "bytes")
+MAX_LOCATE_BYTES = Limit("TASPLAN_MAX_LOCATE_BYTES", 4 * 1024**2, "bytes")
 
 # Live clusters (``--live``)
 MAX_KUBECONFIG_BYTES = Limit("TASPLAN_MAX_KUBECONFIG_BYTES", 16 * 1024**2, "bytes")  # per file
-REQUEST_TIMEOUT = Limit("TASPLAN_REQUEST_TIMEOUT", 60.0, "seconds")  # --request-timeout default
+# --request-timeout default; a socket timeout must fit the C timeval: at most a day
+REQUEST_TIMEOUT = Limit("TASPLAN_REQUEST_TIMEOUT", 60.0, "seconds", 86_400.0)
 LIST_DEADLINE = Limit("TASPLAN_LIST_DEADLINE", 900.0, "seconds")  # one resource's listing
 MAX_PAGES = Limit("TASPLAN_MAX_PAGES", 10_000, "pages")  # per listing
 MAX_RESPONSE_BYTES = Limit("TASPLAN_MAX_RESPONSE_BYTES", 512 * 1024**2, "bytes")  # one answer,

@@ -33,6 +33,12 @@ DRA_WORKLOAD_CLAIMS = "DRAWorkloadResourceClaims"
 SCHEDULING = "scheduling.k8s.io"
 
 
+# What the group cycle validates before scheduling (``schedulers.kube.admission``).
+SCHEDULER_NAME = "scheduler-name"  # 1.36: the pending pods' schedulerName only
+PODS = "pods"  # 1.37: every pod against the root's priority and policy
+HIERARCHY = "hierarchy"  # 1.38: also every group of a tree (PR kubernetes#141930)
+
+
 class Preemption:
     """When workload-aware preemption runs for a pod group that does not fit."""
 
@@ -60,23 +66,32 @@ class Release:
     reprieve_by_rerun: bool = False
     victim_uid_tiebreak: bool = True
     pdb_legacy_selectors: bool = False
+    # 1.36's group cycle: feasible once some pod's Permit succeeds (no PlacementFeasible),
+    # so a placement where no pending pod fits is infeasible even without GangScheduling.
+    permit_feasibility: bool = False
+    group_validation: str = HIERARCHY
+    # 1.36 queues pods, not groups: a group's cycle starts with its first popped pod.
+    pod_queue: bool = False
 
 
 RELEASES: Mapping[str, Release] = {
     "1.35": Release("1.35", (f"{SCHEDULING}/v1alpha1",),
-                    {GENERIC_WORKLOAD: False, GANG_SCHEDULING: False}, Preemption.NONE),
+                    {GENERIC_WORKLOAD: False, GANG_SCHEDULING: False}, Preemption.NONE,
+                    group_validation=PODS),
     "1.36": Release("1.36", (f"{SCHEDULING}/v1alpha2",),
                     {GENERIC_WORKLOAD: False, GANG_SCHEDULING: False, TOPOLOGY_AWARE: False,
                      WORKLOAD_AWARE_PREEMPTION: False, DRA_WORKLOAD_CLAIMS: False},
                     Preemption.UNCONSTRAINED, preemption_gate=WORKLOAD_AWARE_PREEMPTION,
                     reprieve_by_rerun=True, victim_uid_tiebreak=False,
-                    pdb_legacy_selectors=True),
+                    pdb_legacy_selectors=True, permit_feasibility=True,
+                    group_validation=SCHEDULER_NAME, pod_queue=True),
     # 1.37 merged GangScheduling and WorkloadAwarePreemption into GenericWorkload.
     "1.37": Release("1.37", (f"{SCHEDULING}/v1alpha3", f"{SCHEDULING}/v1beta1"),
                     {GENERIC_WORKLOAD: False, TOPOLOGY_AWARE: False,
                      POD_GROUP_PREEMPTION_POLICY: False, COMPOSITE_POD_GROUP: False,
                      DRA_WORKLOAD_CLAIMS: False}, Preemption.ALL,
-                    victim_uid_tiebreak=False, pdb_legacy_selectors=True),
+                    victim_uid_tiebreak=False, pdb_legacy_selectors=True,
+                    group_validation=PODS),
     "1.38": Release("1.38", (f"{SCHEDULING}/v1alpha3", f"{SCHEDULING}/v1beta1"),
                     {GENERIC_WORKLOAD: False, TOPOLOGY_AWARE: False,
                      POD_GROUP_PREEMPTION_POLICY: False, COMPOSITE_POD_GROUP: False,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tasplan.errors import UsageError
+from tasplan.limits import REQUEST_TIMEOUT
 from tasplan.load.document import Document
 from tasplan.load.documents import parsed_documents
 
@@ -65,6 +66,9 @@ def parse_timeout(text: str | None) -> float | None:
                          f"{text!r}")
     value = float(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[
         match.group(2)]
+    if value > REQUEST_TIMEOUT.maximum:  # a socket timeout must fit the C timeval
+        raise UsageError(f"--request-timeout: {text.strip()[:40]!r} is longer than the "
+                         f"longest timeout tasplan takes ({REQUEST_TIMEOUT.maximum / 3600:g}h)")
     return value or None
 
 

@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from tasplan.errors import UsageError
+from tasplan.untrusted import quote
 from tasplan.whatif.edits import Edit
 
 ARGS_KEY = "tasplan.args"
@@ -134,7 +135,7 @@ class WhatIfOptions:
                 if name == "label":
                     key, eq, label_value = value.partition("=")
                     if not eq or not key:
-                        raise UsageError(f"--label {value!r}: expected KEY=VALUE")
+                        raise UsageError(f"--label {quote(value)}: expected KEY=VALUE")
                     pending["labels"].append((key, label_value))
                 else:
                     pending[name].append(value)

@@ -300,6 +300,8 @@ class _Search:
         # Per claim, per constraint: [value or None, devices counted] / set of values.
         self.match_state = [[[None, 0] for _ in c.constraints] for c in claims]
         self.distinct_state = [[set() for _ in c.constraints] for c in claims]
+        self._bounds: dict[tuple[int, int], _Bounds] = {}  # (claim, id(request)) -> bounds
+        self._tails: dict[int, tuple[frozenset, int]] = {}  # slot -> devices, devices needed
 
     def run(self) -> list[ClaimResult] | None:
         for i, claim in enumerate(self.claims):
@@ -349,6 +351,13 @@ class _Search:
         chosen = [c for c in self.cands if self.world.selectable(request, c)]
         if not chosen:
             return False
+        taken = sum(len(p) for p in self.picked[claim])
+        if taken + len(chosen) > MAX_ALLOCATED_DEVICES:
+            # Upstream counts "all" devices before searching and fails the claim.
+            raise AllocationError(f"claim {claim}: number of requested devices "
+                                  f"{taken + len(chosen)} exceeds the claim limit of "
+                                  f"{MAX_ALLOCATED_DEVICES} (request {request.name} asks "
+                                  f"for all {len(chosen)} matching devices)")
         done = 0
         for c in chosen:
             if not self._usable(claim, request, parent, c, check_selectors=False):
@@ -365,12 +374,22 @@ class _Search:
               start: int) -> bool:
         if slot == request.count:
             return self._request(k + 1)
+        need = request.count - slot
+        # Pruning pays once the search backtracks: a search that is a plain pass over the
+        # candidates (most of them) builds no bounds.
+        bounds = self._bounds_of(claim, request, parent) \
+            if self.steps > len(self.cands) else None
+        if bounds is not None and not (bounds.enough(self, claim, start, need)
+                                       and self._tail_fits(k, need, request)):
+            return False
         cands = self.cands
         for j in range(start, len(cands)):
             c = cands[j]
             self.steps += 1
             if self.steps > MAX_STEPS:
                 raise _Timeout
+            if bounds is not None and not bounds.enough_with(self, claim, j, need):
+                continue
             if not self._usable(claim, request, parent, c):
                 continue
             self._take(claim, request, parent, c)
@@ -378,6 +397,38 @@ class _Search:
                 return True
             self._untake(claim, request, parent, c)
         return False
+
+    def _tail_fits(self, k: int, need: int, request: DeviceRequest) -> bool:
+        """Devices are exclusive (but for admin access): this request's ``need`` and the
+        least the later slots need must fit in the free devices any of them can take."""
+        if request.admin_access:
+            return True
+        tail = self._tails.get(k)
+        if tail is None:
+            devices: set[DeviceId] = set()
+            later = 0
+            for j in range(k, len(self.slots)):
+                claim, slot_request = self.slots[j]
+                alternatives = slot_request.subrequests or (slot_request,)
+                if any(a.admin_access for a in alternatives):
+                    continue
+                for alt in alternatives:
+                    devices |= self._bounds_of(claim, alt, slot_request.name).ids
+                if j > k:
+                    later += _min_devices(slot_request)
+            tail = self._tails[k] = (frozenset(devices), later)
+        devices, later = tail
+        if need + later <= len(devices) - len(self.taken):
+            return True  # fits even if every taken device was one of them
+        free = len(devices) - sum(1 for d in self.taken if d in devices)
+        return need + later <= free
+
+    def _bounds_of(self, claim: int, request: DeviceRequest, parent: str) -> _Bounds:
+        key = (claim, id(request))
+        bounds = self._bounds.get(key)
+        if bounds is None:
+            bounds = self._bounds[key] = _Bounds(self, claim, request, parent)
+        return bounds
 
     # -- one device --------------------------------------------------------------------------
 
@@ -470,6 +521,69 @@ class _Search:
 
 class _Timeout(Exception):
     pass
+
+
+class _Bounds:
+    """Upper bounds that prune the search without changing its answer: how many devices
+    from candidate ``j`` on could serve a request at all (free when the search started,
+    selectable, tolerated), per value of each ``matchAttribute`` constraint over it. A
+    subtree that needs more than that holds no solution, so the first solution in
+    upstream's order is still the one found; a claim that cannot fit is known after a
+    pass over the candidates instead of an exponential search (upstream stops at a 10 s
+    timeout). A selector that fails at runtime counts as selectable here: the search
+    itself reaches it, or not, in upstream's order."""
+
+    def __init__(self, search: _Search, claim: int, request: DeviceRequest,
+                 parent: str) -> None:
+        world, cands = search.world, search.cands
+        n = len(cands)
+        ok = [False] * n
+        for j, c in enumerate(cands):
+            if c.id in search.in_use and not request.admin_access:
+                continue
+            try:
+                ok[j] = world.selectable(request, c) and world.tolerated(request, c)
+            except AllocationError:
+                ok[j] = True
+        self.total = _suffix(ok)
+        self.ids = frozenset(c.id for j, c in enumerate(cands) if ok[j])
+        # constraint index -> (value per candidate, value -> suffix counts)
+        self.match: list[tuple[int, list, dict]] = []
+        for i, con in enumerate(search.claims[claim].constraints):
+            if not con.match_attribute or (con.requests and request.name not in con.requests
+                                           and parent not in con.requests):
+                continue
+            values = [_attribute(c, con.match_attribute) if ok[j] else None
+                      for j, c in enumerate(cands)]
+            counts = {v: _suffix([x == v for x in values]) for v in set(values) - {None}}
+            self.match.append((i, values, counts))
+
+    def enough(self, search: _Search, claim: int, start: int, need: int) -> bool:
+        """Can ``need`` devices still come from candidates ``start`` on?"""
+        if self.total[start] < need:
+            return False
+        for i, _, counts in self.match:
+            fixed = search.match_state[claim][i][0]
+            if fixed is not None and (fixed not in counts or counts[fixed][start] < need):
+                return False
+        return True
+
+    def enough_with(self, search: _Search, claim: int, j: int, need: int) -> bool:
+        """Taking candidate ``j``, can the other ``need - 1`` come from after it?"""
+        for i, values, counts in self.match:
+            if search.match_state[claim][i][0] is None:
+                value = values[j]
+                if value is not None and counts[value][j + 1] < need - 1:
+                    return False
+        return True
+
+
+def _suffix(flags: list[bool]) -> list[int]:
+    """``out[j]``: how many of ``flags[j:]`` are true (``out[len]`` = 0)."""
+    out = [0] * (len(flags) + 1)
+    for j in range(len(flags) - 1, -1, -1):
+        out[j] = out[j + 1] + flags[j]
+    return out
 
 
 def _min_devices(request: DeviceRequest) -> int:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
+from tasplan.dra.cel_cost import CostError, check_cost
 from tasplan.model.dra import Device
 from tasplan.model.quantity import QuantityError, parse_exact
 
@@ -38,27 +39,34 @@ class CelError(Exception):
 
 # -- Kubernetes library: quantity ----------------------------------------------------------
 
+# A quantity travels as its exact value, "numerator/denominator" in lowest terms: then CEL's
+# map equality is upstream's Quantity.Equal, by value ("80Gi" == "81920Mi", "1k" == "1000").
+
 def _q(value: object) -> Fraction:
     if not isinstance(value, dict) or QUANTITY not in value:
         raise CelError("expected a quantity")
-    num, den = parse_exact(value[QUANTITY])
-    return Fraction(num, den)
+    num, _, den = str(value[QUANTITY]).partition("/")
+    try:
+        return Fraction(int(num), int(den or 1))
+    except ValueError:
+        raise CelError("invalid quantity") from None
 
 
 def _as_quantity(value: Fraction) -> dict:
-    if value.denominator == 1:
-        return {QUANTITY: str(value.numerator)}
-    # Quantities carry at most nano precision: a decimal string always parses back.
-    scaled = value * 10**9
-    return {QUANTITY: f"{int(scaled)}n"}
+    return {QUANTITY: f"{value.numerator}/{value.denominator}"}
+
+
+def quantity_value(s: str) -> dict:
+    """A quantity string as the CEL value (raises QuantityError)."""
+    num, den = parse_exact(s)
+    return _as_quantity(Fraction(num, den))
 
 
 def quantity(s: str) -> dict:
     try:
-        parse_exact(s)
+        return quantity_value(s)
     except QuantityError as exc:
         raise CelError(f"quantity: {exc}") from None
-    return {QUANTITY: s}
 
 
 def is_quantity(s: str) -> bool:
@@ -108,6 +116,8 @@ def _semver_key(value: object) -> tuple:
 
 
 def semver(s: str, normalize: bool = False) -> dict:
+    """The CEL value: without build metadata, so that map equality is upstream's
+    ``Version.EQ`` (which ignores it)."""
     major, minor, patch, pre = _parse_semver(s, normalize)
     text = f"{major}.{minor}.{patch}" + ("-" + ".".join(pre) if pre else "")
     return {SEMVER: text}
@@ -147,27 +157,32 @@ def _overloads(name: str, ret, params, impl, member: bool = True) -> cel.Functio
                                                 impl=impl) for i, p in enumerate(params)])
 
 
-def _functions() -> list:
-    m = T.MAP
+def _functions(quantity_type=T.MAP, semver_type=T.MAP) -> list:
+    """The Kubernetes library's functions. At runtime both types are tagged maps
+    (``T.MAP``); for type checking they are distinct abstract types, so that a method
+    exists only on its own type, as upstream declares them (apiserver/pkg/cel/library
+    quantity.go and semverlib.go)."""
+    q, s = quantity_type, semver_type
+    both = [[q, q]] if q == s else [[q, q], [s, s]]
     return [
-        _overloads("quantity", m, [[T.STRING]], quantity, member=False),
+        _overloads("quantity", q, [[T.STRING]], quantity, member=False),
         _overloads("isQuantity", T.BOOL, [[T.STRING]], is_quantity, member=False),
-        _overloads("semver", m, [[T.STRING], [T.STRING, T.BOOL]], semver, member=False),
+        _overloads("semver", s, [[T.STRING], [T.STRING, T.BOOL]], semver, member=False),
         _overloads("isSemver", T.BOOL, [[T.STRING], [T.STRING, T.BOOL]], is_semver,
                    member=False),
-        _overloads("compareTo", T.INT, [[m, m]], compare_to),
-        _overloads("isGreaterThan", T.BOOL, [[m, m]], lambda a, b: compare_to(a, b) > 0),
-        _overloads("isLessThan", T.BOOL, [[m, m]], lambda a, b: compare_to(a, b) < 0),
-        _overloads("add", m, [[m, m], [m, T.INT]], lambda a, b: _as_quantity(_q(a) + _other(b))),
-        _overloads("sub", m, [[m, m], [m, T.INT]], lambda a, b: _as_quantity(_q(a) - _other(b))),
-        _overloads("sign", T.INT, [[m]], lambda a: (_q(a) > 0) - (_q(a) < 0)),
-        _overloads("isInteger", T.BOOL, [[m]],
+        _overloads("compareTo", T.INT, both, compare_to),
+        _overloads("isGreaterThan", T.BOOL, both, lambda a, b: compare_to(a, b) > 0),
+        _overloads("isLessThan", T.BOOL, both, lambda a, b: compare_to(a, b) < 0),
+        _overloads("add", q, [[q, q], [q, T.INT]], lambda a, b: _as_quantity(_q(a) + _other(b))),
+        _overloads("sub", q, [[q, q], [q, T.INT]], lambda a, b: _as_quantity(_q(a) - _other(b))),
+        _overloads("sign", T.INT, [[q]], lambda a: (_q(a) > 0) - (_q(a) < 0)),
+        _overloads("isInteger", T.BOOL, [[q]],
                    lambda a: _q(a).denominator == 1 and -(2**63) <= _q(a) < 2**63),
-        _overloads("asInteger", T.INT, [[m]], _as_integer),
-        _overloads("asApproximateFloat", T.DOUBLE, [[m]], lambda a: float(_q(a))),
-        _overloads("major", T.INT, [[m]], _semver_part(0)),
-        _overloads("minor", T.INT, [[m]], _semver_part(1)),
-        _overloads("patch", T.INT, [[m]], _semver_part(2)),
+        _overloads("asInteger", T.INT, [[q]], _as_integer),
+        _overloads("asApproximateFloat", T.DOUBLE, [[q]], lambda a: float(_q(a))),
+        _overloads("major", T.INT, [[s]], _semver_part(0)),
+        _overloads("minor", T.INT, [[s]], _semver_part(1)),
+        _overloads("patch", T.INT, [[s]], _semver_part(2)),
     ]
 
 
@@ -186,13 +201,26 @@ def _env():
                       functions=_functions())
 
 
+@lru_cache(maxsize=1)
+def _check_env():
+    """Type checking only: quantity and semver as their own types (never evaluated)."""
+    return cel.NewEnv(variables={"device": T.Map(T.STRING, T.DYN)},
+                      extensions=[ext_strings.ExtStrings(), ext_bindings.ExtBindings(),
+                                  ext_optional.ExtOptional()],
+                      functions=_functions(T.AbstractType("kubernetes.Quantity"),
+                                           T.AbstractType("kubernetes.Semver")))
+
+
 # device.attributes["x"] / device.capacity['x'] with a string literal key.
 _INDEX = re.compile(r"device\s*\.\s*(attributes|capacity)\s*\[\s*"
                     r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\]""")
 
 
 def _rewrite(expression: str) -> str:
-    return _INDEX.sub(lambda m: f"device.{m.group(1)}[?{m.group(2)}].orValue({{}})", expression)
+    # dyn(): the empty map's free type parameters otherwise leak into the checked type, and
+    # cel.bind(d, device.attributes["x"], d.index > 2) would not type-check.
+    return _INDEX.sub(lambda m: f"dyn(device.{m.group(1)}[?{m.group(2)}].orValue({{}}))",
+                      expression)
 
 
 class Selector:
@@ -203,9 +231,14 @@ class Selector:
     def __init__(self, expression: str) -> None:
         self.expression = expression
         try:
+            _check_env().compile(expression)
             self._program = _env().compile(_rewrite(expression))
         except RuntimeError as exc:
             raise CelError(_compile_message(str(exc))) from None
+        try:  # before it ever runs: the API server refuses it at validation
+            check_cost(self._program.serialize())
+        except CostError as exc:
+            raise CelError(str(exc)) from None
         result = self._program.return_type()
         if result not in (T.BOOL, T.DYN):
             raise CelError(f"must evaluate to bool or the unknown type, not "
@@ -226,7 +259,9 @@ class Selector:
 
 
 def _compile_message(text: str) -> str:
-    return text.removeprefix("INVALID_ARGUMENT: ").replace(" [INVALID_ARGUMENT]", "").strip()
+    """The first error, one line (the engine adds a caret picture of the expression)."""
+    text = text.removeprefix("INVALID_ARGUMENT: ").replace(" [INVALID_ARGUMENT]", "").strip()
+    return text.split("\n", 1)[0].strip()
 
 
 _NO_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
@@ -254,15 +289,26 @@ def compile_error(expression: str) -> str | None:
     return None
 
 
+def _version(text: str) -> dict:
+    try:
+        return semver(text)
+    except CelError:  # upstream fails the selector when it reads it: so does _semver_key
+        return {SEMVER: text}
+
+
 def device_value(driver: str, device: Device) -> dict:
     """The ``device`` variable: attributes and capacity grouped by domain."""
     attributes: dict[str, dict] = {}
     for name, (kind, value) in device.attributes.items():
         domain, _, ident = name.rpartition("/")
-        attributes.setdefault(domain, {})[ident] = {SEMVER: value} if kind == "version" else value
+        attributes.setdefault(domain, {})[ident] = _version(value) if kind == "version" \
+            else value
     capacity: dict[str, dict] = {}
     for name, value in device.capacity.items():
         domain, _, ident = name.rpartition("/")
-        capacity.setdefault(domain, {})[ident] = {QUANTITY: value}
+        try:
+            capacity.setdefault(domain, {})[ident] = quantity_value(value)
+        except QuantityError:  # refused when the slice was read; never compares equal
+            capacity.setdefault(domain, {})[ident] = {QUANTITY: "invalid"}
     return {"driver": driver, "attributes": attributes, "capacity": capacity,
             "allowMultipleAllocations": device.allow_multiple_allocations}

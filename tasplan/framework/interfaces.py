@@ -190,7 +190,7 @@ class PlacementScorePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class NormalizePlacementScorePlugin(Protocol):
-    def normalize_placement_scores(self, scores: list[int]) -> list[int]: ...
+    def normalize_placement_scores(self, scores: list[int]) -> list[int] | Status: ...
 
 
 @runtime_checkable

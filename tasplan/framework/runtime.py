@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from tasplan.errors import InternalError, ProfileError
+from tasplan.errors import ProfileError
 from tasplan.framework.interfaces import (
     CapacityPlugin,
     ClusterStatePlugin,
@@ -29,7 +29,7 @@ from tasplan.framework.interfaces import (
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import PluginRef, Profile
 from tasplan.framework.registry import Registry
-from tasplan.framework.status import Code, Status, error
+from tasplan.framework.status import Code, PluginError, Status, error
 from tasplan.framework.types import (
     MAX_NODE_SCORE,
     GroupContext,
@@ -234,7 +234,9 @@ class Framework:
         nodes: Sequence[NodeInfo],
     ) -> list[dict[str, int]]:
         """Weighted, normalised score parts per candidate placement, keyed by plugin name.
-        raw -> optional normalise -> range check [0, 100] -> x weight."""
+        raw -> optional normalise -> range check [0, 100] -> x weight. A normaliser's
+        error or a score out of range is the plugin's error (upstream
+        ``RunPlacementScorePlugins`` returns an Error status): ``PluginError``."""
         parts: list[dict[str, int]] = [{} for _ in candidates]
         for entry in self.placement_scores:
             raw = [
@@ -243,12 +245,14 @@ class Framework:
                 for placement, proposed in candidates
             ]
             scores = entry.normalize(raw) if entry.normalize else raw
+            if isinstance(scores, Status):
+                raise PluginError(scores.with_plugin(entry.plugin.name))
             for i, value in enumerate(scores):
                 if not 0 <= value <= MAX_NODE_SCORE:
-                    raise InternalError(
+                    raise PluginError(error(
                         f"plugin {entry.plugin.name} scored placement "
                         f"{candidates[i][0].name} {value}, outside [0, {MAX_NODE_SCORE}]"
-                    )
+                    ).with_plugin(entry.plugin.name))
                 parts[i][entry.plugin.name] = value * entry.weight
         return parts
 

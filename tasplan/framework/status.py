@@ -63,5 +63,14 @@ def unschedulable(*reasons: str, unresolvable: bool = False, details: tuple = ()
     return Status(code, tuple(reasons), details)
 
 
+class PluginError(Exception):
+    """A plugin answered with an ERROR status: the group fails (upstream: the pods get a
+    SchedulerError), other groups go on."""
+
+    def __init__(self, status: Status) -> None:
+        self.status = status
+        super().__init__(f"{status.plugin}: {status.message}")
+
+
 def error(message: str) -> Status:
     return Status(Code.ERROR, (message,))

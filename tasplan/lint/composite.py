@@ -50,39 +50,70 @@ def check(manifests: list[Manifest], namespace: str) -> Iterator[Found]:
             continue
         children.setdefault((ns(m), parent), []).append(m)
 
-    # Walk up from every member: cycles, depth, the root of its tree.
-    root_of: dict[int, tuple[str, str] | None] = {}
-    reported_cycles: set[frozenset] = set()
-    for m in members:
-        chain: list[tuple[str, str]] = []
-        node = m
-        key: tuple[str, str] | None = (ns(m), m.name) if m.kind == KIND else None
-        levels = 1
-        while True:  # bounded: every step adds a new key to ``chain``
+    # Each composite's root and level, found once (linear in the members: a 2,000-deep
+    # chain walked up from every member took minutes); cycles reported once each, from the
+    # first member's parent on.
+    info: dict[tuple[str, str], tuple[tuple[str, str] | None, int]] = {}
+    found: list[tuple[Manifest, Violation]] = []
+
+    def walk(key: tuple[str, str]) -> tuple[tuple[str, str] | None, int]:
+        path: list[tuple[str, str]] = []
+        index: dict[tuple[str, str], int] = {}
+        root: tuple[str, str] | None = None
+        level = 0
+        at: tuple[str, str] | None = key
+        while at is not None:
+            if at in info:
+                root, level = info[at]
+                break
+            if at in index:  # a cycle: the keys from its first visit on
+                cycle = path[index[at]:]
+                names = " -> ".join(f"{k[0]}/{k[1]}" for k in cycle[:8]) + (
+                    f" -> … ({len(cycle)} groups)" if len(cycle) > 8 else "")
+                found.append((composites[at], Violation("TP213", PARENT, (
+                    f"parent references form a cycle: {names} -> {at[0]}/{at[1]}"))))
+                for k in cycle:
+                    info[k] = (None, 0)
+                del path[index[at]:]
+                break
+            index[at] = len(path)
+            path.append(at)
+            node = composites[at]
             parent = _text(node.obj, *PARENT)
             if not parent:
+                root = at
                 break
-            up = (ns(node), parent)
-            if up not in composites:
-                key = None
+            at = (ns(node), parent)
+            if at not in composites:
                 break
-            if up in chain:
-                cycle = frozenset(chain[chain.index(up):])
-                if cycle not in reported_cycles:
-                    reported_cycles.add(cycle)
-                    names = " -> ".join(f"{k[0]}/{k[1]}" for k in chain[chain.index(up):])
-                    yield composites[up], Violation("TP213", PARENT, (
-                        f"parent references form a cycle: {names} -> {up[0]}/{up[1]}"))
-                key = None
-                break
-            chain.append(up)
-            levels += 1
-            node, key = composites[up], up
-        root_of[id(m)] = key
-        if key is not None and levels > MAX_TREE_DEPTH:
+        for k in reversed(path):
+            level = level + 1 if root is not None else 0
+            info[k] = (root, level)
+        return info[key]
+
+    root_of: dict[int, tuple[str, str] | None] = {}
+    for m in members:
+        own = (ns(m), m.name) if m.kind == KIND else None
+        parent = _text(m.obj, *PARENT)
+        up = (ns(m), parent) if parent else None
+        if own is not None and own in info:
+            root, levels = info[own]
+        elif up is None:
+            root, levels = own, 1
+        elif up not in composites:
+            root, levels = None, 0
+        else:
+            root, levels = walk(up)
+            levels = levels + 1 if root is not None else 0
+        if own is not None and own not in info:
+            info[own] = (root, levels)
+        yield from found
+        found.clear()
+        root_of[id(m)] = root
+        if root is not None and levels > MAX_TREE_DEPTH:
             yield m, Violation("TP214", PARENT, (
                 f"{m.kind} {ns(m)}/{m.name} is at level {levels} of the tree rooted at "
-                f"{key[0]}/{key[1]}; at most {MAX_TREE_DEPTH} levels are allowed"))
+                f"{root[0]}/{root[1]}; at most {MAX_TREE_DEPTH} levels are allowed"))
 
     for key, m in composites.items():
         count = _get(m.obj, "spec", "schedulingPolicy", "gang", "minGroupCount")
@@ -123,7 +154,7 @@ def _coarser_ancestor(m: Manifest, key: str, composites: dict, ns) -> tuple | No
     well-known keys by their order, otherwise an equal key."""
     seen: set[tuple[str, str]] = set()
     node = m
-    while True:
+    for _ in range(MAX_TREE_DEPTH):  # a deeper tree is invalid anyway (TP214)
         parent = _text(node.obj, *PARENT)
         pkey = (ns(node), parent)
         if not parent or pkey not in composites or pkey in seen:
@@ -138,3 +169,4 @@ def _coarser_ancestor(m: Manifest, key: str, composites: dict, ns) -> tuple | No
         if key in WELL_KNOWN and a_key in WELL_KNOWN and \
                 WELL_KNOWN.index(key) < WELL_KNOWN.index(a_key):
             return node, a_key
+    return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasplan.errors import InputError
-from tasplan.lint import dra, kueue, schema, semantic
+from tasplan.lint import dra, kueue, schema, semantic, volcano
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
@@ -100,6 +100,9 @@ class _Run:
         if dra.is_dra(m):
             self.checked.add(id(m))
             return dra.validate(m)
+        if volcano.is_volcano(m):
+            self.checked.add(id(m))
+            return [*volcano.validate(m), *kueue.check(m)]
         if kueue.is_kueue_object(m):
             self.checked.add(id(m))
             return kueue.validate_object(m)

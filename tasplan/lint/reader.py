@@ -13,6 +13,7 @@ raised; only a file that cannot be opened raises :class:`InputError`.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,15 @@ import yaml
 
 from tasplan.errors import InputError
 from tasplan.lint.report import Path as FieldPath
-from tasplan.load.documents import max_input_bytes, read_limited
+from tasplan.load.documents import max_input_bytes, not_regular, read_limited
 from tasplan.load.nesting import check_depth, may_nest_deeper
-from tasplan.load.strict import StrictError, check_json_keys, check_strings, encoding_problem
+from tasplan.load.strict import (
+    StrictError,
+    check_json_ints,
+    check_json_keys,
+    check_strings,
+    encoding_problem,
+)
 from tasplan.load.yaml_loader import AliasBomb, FastLoader, GuardedLoader, needs_guarded_loader
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
@@ -156,6 +163,9 @@ def read_bytes(path: Path) -> bytes:
     over the size limit is returned one byte over it (``parse`` reports it)."""
     limit = max_input_bytes()
     try:
+        mode = os.stat(path).st_mode  # before opening: opening a FIFO waits for a writer
+        if not stat.S_ISREG(mode):
+            raise InputError(str(path), not_regular(mode))
         with path.open("rb") as fh:
             try:
                 return read_limited(fh, str(path), limit)
@@ -227,6 +237,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
             roots = [orjson.loads(text)]
             check_strings(data, roots)
             check_json_keys(data, roots[0])
+            check_json_ints(data)
         except orjson.JSONDecodeError as exc:
             return [], ParseProblem(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
         except StrictError as exc:

@@ -151,6 +151,32 @@ RULES: tuple[Rule, ...] = (
          "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
          "topologyName without nodeLabels.",
          "Fix the field the message names."),
+    Rule("TP250", "hypernode-without-members", _E,
+         "A Volcano HyperNode lists no members; Volcano's HyperNode webhook rejects it.",
+         "List its nodes or child HyperNodes under spec.members."),
+    Rule("TP251", "hypernode-bad-regex", _E,
+         "A HyperNode member's regexMatch pattern is not a Go (RE2) regular expression; "
+         "Volcano's webhook rejects it (RE2 has no lookarounds or backreferences).",
+         "Write the pattern in RE2 syntax, e.g. ^node-[0-9]+$."),
+    Rule("TP252", "hypernode-member-ignored", _W,
+         "A HyperNode member of type HyperNode uses regexMatch or labelMatch: Volcano finds "
+         "child HyperNodes by exactMatch only and ignores the member.",
+         "Name each child HyperNode with selector.exactMatch.name."),
+    Rule("TP253", "vcjob-invalid", _E,
+         "A Volcano Job that Volcano's job webhook rejects: no task, a task minAvailable "
+         "above its replicas, a duplicated task name, a job minAvailable above the total "
+         "replicas.",
+         "Fix the field the message names; `kubectl apply` would be refused."),
+    Rule("TP254", "network-topology-both-tiers", _E,
+         "A networkTopology sets both highestTierAllowed and highestTierName; Volcano's job "
+         "webhook rejects it (a PodGroup's is resolved by tier number first).",
+         "Keep one of highestTierAllowed or highestTierName."),
+    Rule("TP255", "vcjob-partition-invalid", _E,
+         "A vcjob task's partitionPolicy that Volcano's job webhook rejects: totalPartitions "
+         "or partitionSize not positive, replicas not totalPartitions x partitionSize, "
+         "minAvailable not minPartitions x partitionSize.",
+         "Make replicas = totalPartitions x partitionSize (and minAvailable = minPartitions "
+         "x partitionSize)."),
     Rule("TP301", "topology-key-missing", _E,
          "No node of the cluster carries the group's topology key: there is no placement.",
          "Use a label key the nodes have (kubectl get nodes -L KEY)."),

@@ -20,8 +20,8 @@ from tasplan.live.discovery import (
     scheduling_api,
     server_version,
 )
-from tasplan.live.errors import Forbidden
-from tasplan.live.lister import ListProgress, Reader
+from tasplan.live.errors import ClusterError, Forbidden
+from tasplan.live.lister import ListProgress, NotServed, Reader
 from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
 from tasplan.snapshot.prune import prune, prune_node, prune_pod
@@ -98,6 +98,15 @@ def read_cluster(connection: Connection, *, namespace: str = "",
                         "DRA devices and claims are planned without it")
                 warnings.append(f"RBAC does not allow listing {resource}: {what} (see "
                                 "samples/rbac)")
+            except NotServed:
+                if resource not in optional:
+                    raise ClusterError(connection.server, f"404 Not Found for list {resource}:"
+                                       " the server does not serve it, and tasplan cannot "
+                                       "plan without it (is this a Kubernetes API "
+                                       "server?)") from None
+                what = ("Kueue's objects are planned without it" if "kueue.x-k8s.io"
+                        in resource else "DRA devices and claims are planned without it")
+                warnings.append(f"the server does not serve {resource} (404): {what}")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
             tasplan_version=__version__, server=connection.server, server_version=version,

@@ -61,6 +61,9 @@ def read_kubeconfig(path: str) -> dict[str, Any]:
     is an error naming the file, never a client traceback."""
     limit = MAX_KUBECONFIG_BYTES.get_int()
     try:
+        # stat before opening: opening a FIFO waits for a writer
+        if not stat.S_ISREG(os.stat(os.path.expanduser(path)).st_mode):
+            raise ClusterError(path, "kubeconfig is not a regular file")
         with open(os.path.expanduser(path), "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise ClusterError(path, "kubeconfig is not a regular file")

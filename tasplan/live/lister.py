@@ -10,6 +10,7 @@ The only method this module can send is GET.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -91,10 +92,14 @@ class Reader:
         for _ in range(MAX_RESTARTS + 1):
             items: list[dict[str, Any]] = []
             token = ""
+            seen: set[str] = set()  # continue tokens followed: one seen twice is a loop
+            pages = max_pages  # lowered by the server's own count of what remains
             for _page in range(max_pages + 1):
-                if _page == max_pages:
+                if _page >= pages:
                     raise ClusterError(self.connection.server, f"list {resource} did not end "
-                                       f"after {max_pages} pages ({MAX_PAGES.hint()})")
+                                       f"after {_page} pages" + (
+                                           f" ({MAX_PAGES.hint()})" if _page == max_pages else
+                                           ", more than its remainingItemCount needs"))
                 params = {**(query or {}), "limit": self.page_size}
                 if token:
                     params["continue"] = token
@@ -129,6 +134,16 @@ class Reader:
                                        "has a continue token that is not a string")
                 if not token:
                     return items
+                if token in seen:
+                    raise ClusterError(self.connection.server, f"list {resource}: the server "
+                                       f"sent the same continue token again after {_page + 1} "
+                                       "pages (a paging loop)")
+                seen.add(token)
+                remaining = meta.get("remainingItemCount") if isinstance(meta, dict) else None
+                if type(remaining) is int and remaining >= 0:
+                    # Pages of at least one object each: one more than that is a server
+                    # that pages forever.
+                    pages = min(pages, _page + 2 + remaining)
             self.objects -= len(items)
         raise ClusterError(self.connection.server, f"list {resource} kept expiring "
                            f"(410 Gone) after {MAX_RESTARTS} restarts; the cluster changes "
@@ -147,7 +162,8 @@ class Reader:
                 ends = min(ends, deadline)
             status, headers, data = self._attempt(url, verb, resource, ends)
             if status in RETRIED and attempt < MAX_ATTEMPTS:
-                wait = _retry_after(headers.get("Retry-After"), attempt)
+                # Retry-After is the server's wish; a request timeout bounds it too.
+                wait = min(_retry_after(headers.get("Retry-After"), attempt), self.timeout)
                 if deadline is not None and time.monotonic() + wait > deadline:
                     raise self._too_slow(verb, resource, "the listing deadline")
                 (self.sleep or time.sleep)(wait)
@@ -230,9 +246,11 @@ def _retry_after(value: str | None, attempt: int) -> float:
     """Seconds to wait: the server's Retry-After (capped), else exponential backoff."""
     if value:
         try:
-            return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+            seconds = float(value)
         except ValueError:
-            pass
+            seconds = math.nan
+        if math.isfinite(seconds):  # NaN and inf are no wait a sleep can take
+            return min(max(seconds, 0.0), MAX_RETRY_AFTER)
     return min(0.5 * 2 ** (attempt - 1), MAX_RETRY_AFTER)
 
 

@@ -141,9 +141,11 @@ def decode_pod(
     spec sits in the source object and ``owner`` the object errors should name (the Job,
     for pods synthesised from its template)."""
     f = owner or ObjectFields(source, obj)
-    meta = obj.get("metadata") or _EMPTY
-    spec = obj.get("spec") or _EMPTY
-    status = obj.get("status") or _EMPTY
+    # None (absent, null) is empty; any other non-mapping (an empty list too) is an error,
+    # as the API server's decoder refuses it.
+    meta = _EMPTY if (m := obj.get("metadata")) is None else m
+    spec = _EMPTY if (s := obj.get("spec")) is None else s
+    status = _EMPTY if (st := obj.get("status")) is None else st
     if type(meta) is not dict:
         meta = f.mapping(meta, "metadata")
     if type(spec) is not dict:
@@ -156,8 +158,8 @@ def decode_pod(
     namespace = meta.get("namespace") or "default"
     if type(namespace) is not str:
         namespace = f.string(namespace, "metadata.namespace")
-    labels = meta.get("labels") or _EMPTY
-    if type(labels) is not dict:
+    labels = _EMPTY if (lb := meta.get("labels")) is None else lb
+    if type(labels) is not dict or not all(type(v) is str for v in labels.values()):
         labels = f.string_map(labels, "metadata.labels")
     try:
         requests, non_zero = pod_requests_and_non_zero(spec)
@@ -342,6 +344,10 @@ def node_selector_term(f: ObjectFields, raw: object, path: str) -> NodeSelectorT
 
 def _group_ref(f: ObjectFields, namespace: str, spec: Mapping, path: str) -> str | None:
     sg = spec.get("schedulingGroup")
+    if sg is not None and spec.get("workloadRef") is not None:
+        raise f.error(f"{path}.workloadRef", "a pod belongs to one pod group: schedulingGroup "
+                      "(v1.36+) and workloadRef (v1.35) are both set, and an API server knows "
+                      "only one of them (the other is an unknown field)")
     if sg is not None:
         sg = f.mapping(sg, f"{path}.schedulingGroup")
         name = f.string(sg.get("podGroupName"), f"{path}.schedulingGroup.podGroupName",

@@ -26,6 +26,7 @@ from tasplan.load.document import Document, type_name
 from tasplan.load.nesting import check_depth, may_nest_deeper, too_deep
 from tasplan.load.strict import (
     StrictError,
+    check_json_ints,
     check_json_keys,
     check_strings,
     encoding_problem,
@@ -72,14 +73,45 @@ def expand_paths(path: str | os.PathLike, warnings: list[str] | None = None) -> 
                 link = Path(root, d)
                 if link.is_symlink() and warnings is not None:
                     warnings.append(_skipped_link(link))
-            files.extend(Path(root, n) for n in names
-                         if _suffix(Path(n)) in SUFFIXES and Path(root, n).is_file())
+            for n in sorted(names):
+                if _suffix(Path(n)) not in SUFFIXES:
+                    continue
+                file = Path(root, n)
+                if file.is_file():
+                    files.append(file)
+                elif file.is_symlink():  # a dump would be read without it: say which
+                    raise InputError(str(file), _broken_link(file))
         return sorted(files)
     if p.is_file() or str(p) == "-":
         return [p]
     if p.is_symlink():
-        raise InputError(str(p), "broken or looping symbolic link")
-    raise InputError(str(p), "no such file or directory")
+        raise InputError(str(p), _broken_link(p))
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        raise InputError(str(p), "no such file or directory") from None
+    raise InputError(str(p), not_regular(mode, directory_ok=True))
+
+
+def _broken_link(link: Path) -> str:
+    """Why a symbolic link leads to no file: the chain of links, up to the loop or the
+    missing target (the kernel gives up after 40 hops; so does this)."""
+    chain = [str(link)]
+    seen = {os.path.abspath(link)}
+    current = str(link)
+    for _ in range(40):
+        try:
+            target = os.readlink(current)
+        except OSError:
+            break
+        current = os.path.join(os.path.dirname(current), target)
+        chain.append(target)
+        if os.path.abspath(current) in seen:
+            return f"a symbolic link loop: {' -> '.join(chain)}"
+        seen.add(os.path.abspath(current))
+        if not os.path.islink(current):
+            break
+    return f"a broken symbolic link: {' -> '.join(chain)}"
 
 
 def _skipped_link(link: Path) -> str:
@@ -198,6 +230,40 @@ def _snapshot_documents(label: str, index: int, obj: dict[str, Any],
     yield Document(Source(label, index, None, workload), obj)  # its pod table
 
 
+def open_input(path: Path) -> Any:
+    """``path`` opened for reading, checked as every input is (cluster, workload, what-if,
+    scheduler config, lint): a regular file within the size limit. A device or FIFO is
+    refused before a byte is read (``/dev/zero`` would be read up to the size limit).
+    Raises OSError when it cannot be opened."""
+    label = str(path)
+    mode = os.stat(path).st_mode  # before opening: opening a FIFO waits for a writer
+    if not stat.S_ISREG(mode):
+        raise InputError(label, not_regular(mode))
+    fh = path.open("rb")
+    try:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(label, not_regular(info.st_mode))
+        limit = max_input_bytes()
+        if info.st_size > limit:
+            raise InputError(label, f"file is {info.st_size} bytes, larger than the limit of "
+                             f"{limit} bytes ({MAX_INPUT_BYTES.hint()})")
+    except BaseException:
+        fh.close()
+        raise
+    return fh
+
+
+def not_regular(mode: int, directory_ok: bool = False) -> str:
+    """The error for an input that is not a regular file."""
+    if stat.S_ISDIR(mode):
+        return "is a directory; expected a YAML or JSON file"
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+    files = "a YAML or JSON file" + (" or a directory of them" if directory_ok else "")
+    return f"is not a regular file ({what}); expected {files} (- reads standard input)"
+
+
 def _read_bytes(path: Path) -> bytes:
     limit = max_input_bytes()
     label = str(path)
@@ -207,11 +273,7 @@ def _read_bytes(path: Path) -> bytes:
 
             data = read_limited(sys.stdin.buffer, label, limit)
         else:
-            with path.open("rb") as fh:
-                info = os.fstat(fh.fileno())
-                if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-                    raise InputError(label, f"file is {info.st_size} bytes, larger than the "
-                                     f"limit of {limit} bytes ({MAX_INPUT_BYTES.hint()})")
+            with open_input(path) as fh:
                 data = read_limited(fh, label, limit)
     except OSError as exc:
         raise InputError(label, f"cannot read: {exc.strerror or exc}") from None
@@ -280,6 +342,7 @@ def parse_bytes(label: str, data: bytes, suffix: str = "") -> list[Any]:
                     check_depth(data.decode("utf-8", "replace"))
                 check_strings(data, obj)
                 check_json_keys(data, obj)
+                check_json_ints(data)
             except StrictError as exc:
                 raise InputError(label, str(exc), line=exc.line, field=exc.field) from None
             return [obj]

@@ -33,6 +33,7 @@ from tasplan.model.dra import (
 from tasplan.model.quantity import QuantityError, parse_value
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
+from tasplan.untrusted import quote
 
 GROUP = "resource.k8s.io"
 VERSIONS = (f"{GROUP}/v1", f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
@@ -51,16 +52,39 @@ def _meta(f: ObjectFields, obj: Mapping[str, Any], namespaced: bool) -> tuple[st
     return ns, name, meta
 
 
+# The API server's bounds (k8s.io/api/resource/v1 types.go, enforced by
+# pkg/apis/resource/validation): what it refuses, tasplan refuses with the field.
+MAX_REQUESTS = 32  # DeviceRequestsMaxSize
+MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
+MAX_SELECTORS = 32  # DeviceSelectorsMaxSize
+MAX_CONSTRAINTS = 32  # DeviceConstraintsMaxSize
+MAX_TOLERATIONS = 16  # DeviceTolerationsMaxLength
+MAX_SLICE_DEVICES = 128  # ResourceSliceMaxDevices
+MAX_EXPRESSION = 10 * 1024  # CELSelectorExpressionMaxLength
+TOLERATION_EFFECTS = ("", "NoSchedule", "NoExecute")
+
+
+def _bounded(f: ObjectFields, raw: object, path: str, most: int) -> list:
+    items = f.sequence(raw, path)
+    if len(items) > most:
+        raise f.error(path, f"must have at most {most} items, got {len(items)}")
+    return items
+
+
 def _selectors(f: ObjectFields, raw: object, path: str) -> tuple[str, ...]:
     out = []
-    for i, sel in enumerate(f.sequence(raw, path)):
+    for i, sel in enumerate(_bounded(f, raw, path, MAX_SELECTORS)):
         sel = f.mapping(sel, f"{path}[{i}]")
         cel = f.mapping(sel.get("cel"), f"{path}[{i}].cel")
         if not cel:
             raise f.error(f"{path}[{i}]", "expected a cel selector (the only kind upstream "
                           "defines)")
-        out.append(f.string(cel.get("expression"), f"{path}[{i}].cel.expression",
-                            required=True))
+        expression = f.string(cel.get("expression"), f"{path}[{i}].cel.expression",
+                              required=True)
+        if len(expression) > MAX_EXPRESSION:
+            raise f.error(f"{path}[{i}].cel.expression", f"may not be longer than "
+                          f"{MAX_EXPRESSION} bytes, got {len(expression)}")
+        out.append(expression)
     return tuple(out)
 
 
@@ -178,7 +202,8 @@ def decode_resource_slice(source: Source, obj: Mapping[str, Any]) -> ResourceSli
         raise f.error("spec", "expected exactly one of nodeName, nodeSelector, allNodes, "
                       f"perDeviceNodeSelection, got {modes}")
     devices = tuple(_device(f, driver, d, f"spec.devices[{i}]", per_device)
-                    for i, d in enumerate(f.sequence(spec.get("devices"), "spec.devices")))
+                    for i, d in enumerate(_bounded(f, spec.get("devices"), "spec.devices",
+                                                   MAX_SLICE_DEVICES)))
     counters: dict[str, dict[str, int]] = {}
     for i, cs in enumerate(f.sequence(spec.get("sharedCounters"), "spec.sharedCounters")):
         path = f"spec.sharedCounters[{i}]"
@@ -199,15 +224,19 @@ def decode_resource_slice(source: Source, obj: Mapping[str, Any]) -> ResourceSli
 
 def _tolerations(f: ObjectFields, raw: object, path: str) -> tuple[Toleration, ...]:
     out = []
-    for i, t in enumerate(f.sequence(raw, path)):
+    for i, t in enumerate(_bounded(f, raw, path, MAX_TOLERATIONS)):
         tpath = f"{path}[{i}]"
         t = f.mapping(t, tpath)
         operator = f.string(t.get("operator"), f"{tpath}.operator") or "Equal"
         if operator not in ("Equal", "Exists"):
             raise f.expected(f"{tpath}.operator", "Equal or Exists", operator)
-        out.append(Toleration(f.string(t.get("key"), f"{tpath}.key"), operator,
-                              f.string(t.get("value"), f"{tpath}.value"),
-                              f.string(t.get("effect"), f"{tpath}.effect")))
+        effect = f.string(t.get("effect"), f"{tpath}.effect")
+        if effect not in TOLERATION_EFFECTS:  # validateDeviceToleration
+            raise f.expected(f"{tpath}.effect", "NoSchedule or NoExecute (or empty)", effect)
+        value = f.string(t.get("value"), f"{tpath}.value")
+        if operator == "Exists" and value:
+            raise f.error(f"{tpath}.value", "must be empty when operator is Exists")
+        out.append(Toleration(f.string(t.get("key"), f"{tpath}.key"), operator, value, effect))
     return tuple(out)
 
 
@@ -231,17 +260,25 @@ def decode_claim_spec(f: ObjectFields, raw: object, path: str) -> ClaimSpec:
     raw = f.mapping(raw, path)
     devices = f.mapping(raw.get("devices"), f"{path}.devices")
     requests = []
-    for i, r in enumerate(f.sequence(devices.get("requests"), f"{path}.devices.requests")):
+    names: dict[str, set[str]] = {}  # request name -> its subrequest names
+    for i, r in enumerate(_bounded(f, devices.get("requests"), f"{path}.devices.requests",
+                                   MAX_REQUESTS)):
         rpath = f"{path}.devices.requests[{i}]"
         r = f.mapping(r, rpath)
         name = f.string(r.get("name"), f"{rpath}.name", required=True)
+        if name in names:
+            raise f.error(f"{rpath}.name", f"Duplicate value: {quote(name)}")
+        names[name] = set()
         if r.get("firstAvailable") is not None:
             subs = []
-            for k, s in enumerate(f.sequence(r.get("firstAvailable"),
-                                             f"{rpath}.firstAvailable")):
+            for k, s in enumerate(_bounded(f, r.get("firstAvailable"),
+                                           f"{rpath}.firstAvailable", MAX_SUBREQUESTS)):
                 spath = f"{rpath}.firstAvailable[{k}]"
                 s = f.mapping(s, spath)
                 sub = f.string(s.get("name"), f"{spath}.name", required=True)
+                if sub in names[name]:
+                    raise f.error(f"{spath}.name", f"Duplicate value: {quote(sub)}")
+                names[name].add(sub)
                 subs.append(_exact(f, f"{name}/{sub}", s, spath))
             if not subs:
                 raise f.error(f"{rpath}.firstAvailable", "expected at least 1 item")
@@ -254,16 +291,23 @@ def decode_claim_spec(f: ObjectFields, raw: object, path: str) -> ClaimSpec:
         else:
             raise f.error(rpath, "expected exactly or firstAvailable")
     constraints = []
-    for i, c in enumerate(f.sequence(devices.get("constraints"), f"{path}.devices.constraints")):
+    for i, c in enumerate(_bounded(f, devices.get("constraints"),
+                                   f"{path}.devices.constraints", MAX_CONSTRAINTS)):
         cpath = f"{path}.devices.constraints[{i}]"
         c = f.mapping(c, cpath)
-        names = tuple(f.string(n, f"{cpath}.requests[{k}]", required=True)
-                      for k, n in enumerate(f.sequence(c.get("requests"), f"{cpath}.requests")))
+        refs = tuple(f.string(n, f"{cpath}.requests[{k}]", required=True)
+                     for k, n in enumerate(f.sequence(c.get("requests"), f"{cpath}.requests")))
+        for k, ref in enumerate(refs):  # validateRequestNameRef
+            request, _, sub = ref.partition("/")
+            if request not in names or (sub and sub not in names[request]):
+                raise f.error(f"{cpath}.requests[{k}]", f"{quote(ref)} must be the name of a "
+                              "request in the claim or of a request and a subrequest "
+                              "separated by '/'")
         match = f.string(c.get("matchAttribute"), f"{cpath}.matchAttribute")
         distinct = f.string(c.get("distinctAttribute"), f"{cpath}.distinctAttribute")
         if bool(match) == bool(distinct):
             raise f.error(cpath, "expected exactly one of matchAttribute, distinctAttribute")
-        constraints.append(Constraint(names, match, distinct))
+        constraints.append(Constraint(refs, match, distinct))
     return ClaimSpec(tuple(requests), tuple(constraints))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from tasplan.load.fields import ObjectFields
 from tasplan.model.group import Policy
+from tasplan.model.selectors import valid_label_key
 
 
 def policy_of(f: ObjectFields, raw: object, path: str, count: str = "minCount"
@@ -38,7 +39,11 @@ def topology_key_of(f: ObjectFields, raw: object, path: str) -> str | None:
     if len(topology) > 1:
         raise f.error(f"{path}.topology", f"expected at most 1 item, got {len(topology)}")
     item = f.mapping(topology[0], f"{path}.topology[0]")
-    return f.string(item.get("key"), f"{path}.topology[0].key", required=True)
+    key = f.string(item.get("key"), f"{path}.topology[0].key", required=True)
+    if not valid_label_key(key):  # the API server validates it as a qualified name
+        raise f.expected(f"{path}.topology[0].key", "a label key (a qualified name such as "
+                         "topology.kubernetes.io/zone)", key)
+    return key
 
 
 def priority_fields(f: ObjectFields, raw: Mapping[str, Any], path: str

@@ -32,6 +32,13 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
     counters: Counter = Counter()
     named: list[str] = []
     out = docs
+    # A counter value whose name an object already has is skipped: a real Job j-00000 and
+    # a generateName j- Job are two objects, not one defined twice.
+    taken = set()
+    for d in docs:
+        meta = d.obj.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            taken.add((str(d.obj.get("kind")), str(meta.get("namespace")), meta["name"]))
     for i, doc in enumerate(docs):
         meta = doc.obj.get("metadata")
         if not isinstance(meta, dict) or meta.get("name"):
@@ -39,9 +46,13 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
         prefix = meta.get("generateName")
         if not isinstance(prefix, str) or not prefix:
             continue
-        key = (doc.obj.get("kind"), meta.get("namespace"), prefix)
+        key = (str(doc.obj.get("kind")), str(meta.get("namespace")), prefix)
         name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
         counters[key] += 1
+        while (key[0], key[1], name) in taken:
+            name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
+            counters[key] += 1
+        taken.add((key[0], key[1], name))
         if out is docs:
             out = list(docs)
         out[i] = Document(doc.source, {**doc.obj, "metadata": {**meta, "name": name}})

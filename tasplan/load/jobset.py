@@ -43,6 +43,7 @@ from tasplan.load.producers import (
 from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
+from tasplan.untrusted import quote
 
 GROUP = "jobset.x-k8s.io"
 VERSIONS = (f"{GROUP}/v1alpha2",)
@@ -114,6 +115,8 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
         path = f"spec.replicatedJobs[{i}]"
         rj = f.mapping(raw, path)
         rj_name = f.string(rj.get("name"), f"{path}.name", required=True)
+        if any(rj_name == seen for seen, *_ in decoded):  # the JobSet webhook refuses it
+            raise f.error(f"{path}.name", f"duplicate replicatedJob name {quote(rj_name)}")
         group_name = f.string(rj.get("groupName"), f"{path}.groupName") or "default"
         count = replicas(f, rj, f"{path}.replicas")
         job = f.mapping(rj.get("template"), f"{path}.template")

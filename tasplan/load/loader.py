@@ -17,6 +17,7 @@ from tasplan.errors import InputError
 from tasplan.load import apps, jobset, kueue_workloads, lws, names, scheduling
 from tasplan.load import dra as dra_decode
 from tasplan.load import kueue as kueue_decode
+from tasplan.load import volcano as volcano_decode
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.composite import decode_composite
 from tasplan.load.composite import resolve as resolve_composite
@@ -74,6 +75,7 @@ _KINDS = {
     (apps.API_VERSION, "Deployment"): "Deployment",
     **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
     **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
+    **volcano_decode.KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
 _KUEUE_WORKLOAD = kueue_decode.INTERNAL["Workload"]
@@ -84,7 +86,8 @@ _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 # Pod-producing kinds read from workload inputs (their pods are planned); in --cluster
 # inputs only Jobs are expanded (as before), the others' pods are in the dump already.
 _PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
-              "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps)}
+              "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps),
+              "VolcanoJob": volcano_decode.vcjob_producer}
 
 
 def used_kind(obj: dict) -> bool:
@@ -160,7 +163,8 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         used = _KINDS.get((api_version, kind))
         if used is not None:
             by_kind[used].append(doc)
-            if used in ("Workload", "PodGroup", COMPOSITE_KIND, _KUEUE_WORKLOAD) \
+            if used in ("Workload", "PodGroup", "VolcanoPodGroup", COMPOSITE_KIND,
+                        _KUEUE_WORKLOAD) \
                     or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
@@ -310,6 +314,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             + [ps for e in extra.values() for ps in e.pod_sets])
     for pg in pod_groups.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
+    volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     kueue = _kueue_inputs(by_kind, warnings)
@@ -364,6 +369,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made),
+        volcano=volcano,
         kueue=kueue,
     )
 

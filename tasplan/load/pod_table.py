@@ -149,7 +149,9 @@ def _row(f: ObjectFields, table: Mapping[str, Any], k: int) -> dict[str, Any]:
         if not 0 <= index < len(table[target]):
             raise f.error(f"{TABLE}.{column}[{k}]", f"index {index} is out of range "
                           f"({TABLE}.{target} has {len(table[target])} entries)")
-        f.mapping(table[target][index], f"{TABLE}.{target}[{index}]")
+        entry = table[target][index]
+        if not isinstance(entry, dict):  # null too: a row is built from it
+            raise f.expected(f"{TABLE}.{target}[{index}]", "a mapping", entry)
     if not table["name"][k]:
         raise f.error(f"{TABLE}.name[{k}]", "required field is missing")
     part = (table.get("extra") or {}).get(str(k))

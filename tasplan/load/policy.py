@@ -27,7 +27,15 @@ def decode_pdb(source: Source, obj: Mapping[str, Any]) -> PodDisruptionBudget:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | str)
                                   or (isinstance(value, str) and not _PERCENT.fullmatch(value))):
             raise f.expected(f"spec.{field}", 'an integer or a percentage such as "50%"', value)
+        # Upstream ValidatePositiveIntOrPercent and IsNotMoreThan100Percent
+        # (pkg/apis/policy/validation ValidatePodDisruptionBudgetSpec).
+        if isinstance(value, int):
+            value = f.int32(value, f"spec.{field}", minimum=0)
+        elif isinstance(value, str) and int(value[:-1].lstrip("0")[:4] or 0) > 100:
+            raise f.error(f"spec.{field}", f"must not be greater than 100%, got {value}")
         bounds.append(value)
+    if bounds[0] is not None and bounds[1] is not None:
+        raise f.error("spec", "minAvailable and maxUnavailable cannot be both set")
     allowed = status.get("disruptionsAllowed")
     if allowed is not None:
         allowed = f.int32(allowed, "status.disruptionsAllowed", minimum=0)

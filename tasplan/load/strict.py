@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import yaml
@@ -74,6 +74,10 @@ KubeResolver.yaml_implicit_resolvers = {
     for first, resolvers in Resolver.yaml_implicit_resolvers.items()}
 KubeResolver.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
 KubeResolver.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+# go-yaml v2 (sigs.k8s.io/yaml) also reads y, Y, n and N as booleans (resolve.go): a plain
+# ``disk: y`` in a nodeSelector is a bool that the API server refuses, not a string.
+KubeResolver.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^[yYnN]$"),
+                                   list("yYnN"))
 for _resolvers in KubeResolver.yaml_implicit_resolvers.values():  # ints before floats
     _resolvers.sort(key=lambda r: r[0] != "tag:yaml.org,2002:int")
 
@@ -103,6 +107,9 @@ def parse_int(text: str, line: int | None = None) -> int:
 
 class KubeConstructor(SafeConstructor):
     """SafeConstructor that refuses duplicate keys and reads integers as Kubernetes."""
+
+    bool_values: ClassVar[dict[str, bool]] = {**SafeConstructor.bool_values, "y": True,
+                                              "n": False}
 
     def construct_kube_int(self, node: yaml.ScalarNode) -> int:
         return parse_int(self.construct_scalar(node), node.start_mark.line + 1)
@@ -223,6 +230,46 @@ def check_json_keys(data: bytes, obj: Any) -> None:
             and b"\\u003A" not in data):
         return
     _find_duplicate(data)
+
+
+# An integer literal of 19 or more digits (not a fraction or exponent part): orjson reads
+# one beyond int64 as a uint64 or silently as a float.
+# A JSON number follows ":", "[", "," or white space (in a string, one rarely does: then the
+# exact reader below only costs time).
+_LONG_INT = re.compile(rb"(?<=[:\[,\s])-?[0-9]{19,}(?![0-9.eE])")
+
+
+def long_int(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer literal beyond int64 (a cheap scan)."""
+    return _LONG_INT.search(data) is not None
+
+
+def check_json_ints(data: bytes) -> None:
+    """Refuse JSON integers outside int64, as the API server (and the YAML path) does.
+    A long digit run (one in a string too) sends the file through Python's JSON reader,
+    which sees every integer literal exactly."""
+    if not _LONG_INT.search(data):
+        return
+
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise StrictError(f"number with {len(text)} digits is out of range (int64)")
+        value = int(text)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise StrictError(f"integer {text[:30]}{'…' if len(text) > 30 else ''} is out of "
+                              "range (int64)", _line_of(data, text.encode()))
+        return value
+
+    try:
+        json.loads(data.decode("utf-8-sig"), parse_int=integer)
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, StrictError):
+            raise
+
+
+def _line_of(data: bytes, needle: bytes) -> int | None:
+    at = data.find(needle)
+    return data.count(b"\n", 0, at) + 1 if at >= 0 else None
 
 
 def _find_duplicate(data: bytes) -> None:

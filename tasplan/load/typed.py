@@ -38,7 +38,8 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
 from tasplan.load.document import Document
-from tasplan.load.strict import risky_escape
+from tasplan.load.nesting import may_nest_deeper
+from tasplan.load.strict import long_int, risky_escape
 from tasplan.model import timestamp
 from tasplan.model.node import Node
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
@@ -156,7 +157,7 @@ _RAWS = msgspec.json.Decoder(list[Raw])
 _EMPTY: dict = {}
 # A JSON value's truthiness without decoding it: only short texts can be falsy.
 _FALSY = frozenset({b"null", b"false", b"0", b"[]", b"{}", b'""'})
-_INT64 = (-(2**63), 2**64 - 1)  # orjson reads integers outside as floats
+_INT64 = (-(2**63), 2**63 - 1)  # as the dict path (strict.check_json_ints) and the API server
 _NOWHERE = Source("")
 
 
@@ -348,6 +349,12 @@ class _Reader:
         return True
 
     def as_dict(self, k: int, raw: Raw) -> bool:
+        """An item decoded whole (not Pod or Node, or not typed): the dict path's checks
+        on its bytes apply, or the file goes to the dict path (False), which names the
+        problem: integers beyond int64, nesting beyond the limit."""
+        data = bytes(raw)
+        if long_int(data) or may_nest_deeper(data, block=False):
+            return False
         obj = _loads(raw)
         if not isinstance(obj, dict):
             return False

@@ -58,7 +58,7 @@ _SCAN = bytes.maketrans(
 # Plain scalars that Kubernetes reads as something other than rapidyaml's JSON: YAML 1.1
 # words, go-yaml's numbers, rapidyaml's own inf/nan spellings, merge and value keys.
 _WORDS = (rb"(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|True|TRUE|False|FALSE|~|Null|NULL"
-          rb"|<<|=|[iI]nf|INF|[nN]a[nN]|NAN)")
+          rb"|<<|=|[iI]nf|INF|[nN]a[nN]|NAN|[yYnN])")
 _NUMBERS = (rb"[-+]?+0(?:[xX][0-9a-fA-F_]*+|[oO][0-7_]*+|[bB][01_]*+"   # 0x1F 0o17 0b1
             rb"|[0-9_][0-9_.]*+(?:[eE][-+]?[0-9]*+)?|[eE][-+]?[0-9]*+)"  # 0755 00.5 0e1
             rb"|[-+]?+[0-9.][0-9.]*+_[0-9._]*+(?:[eE][-+]?[0-9]++)?"     # 1_000

@@ -90,6 +90,7 @@ _EXP_DIGITS_RE = re.compile(r"[+-]?[0-9]+")
 
 # Magnitude guards, in powers of ten of |value|.
 _TOO_LARGE_DIGITS = 60
+_MAX_DIGITS = 4300  # the number length limit of every reader (load/strict.py MAX_DIGITS)
 _TINY_DIGITS = -30
 
 # Memo caches, keyed by the input string only. Ints and floats are never cached,
@@ -115,11 +116,14 @@ def _parse_exact(s: str) -> tuple[int, int]:
         raise QuantityError(s, "not a number followed by a unit suffix")
     sign, int_digits, frac_digits, suffix = m.groups()
     frac_digits = frac_digits or ""
+    if len(int_digits) + len(frac_digits) + len(suffix) > _MAX_DIGITS:
+        # int() refuses longer digit strings; no quantity the API server stores is near it
+        raise QuantityError(s[:20] + "…", f"more than {_MAX_DIGITS:,} digits")
 
     pair = _SUFFIXES.get(suffix)
     if pair is None:
         if len(suffix) > 1 and suffix[0] in "eE" and _EXP_DIGITS_RE.fullmatch(suffix[1:]):
-            exponent = int(suffix[1:])
+            exponent = int(suffix[1:]) if len(suffix) < 25 else 1 << 63
             if not -(1 << 63) <= exponent < (1 << 63):
                 raise QuantityError(s, "exponent out of range")
             base = 10

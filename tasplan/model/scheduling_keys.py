@@ -94,9 +94,10 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the JobSet's workload-aware gang", _K, kinds=("jobset.x-k8s.io/JobSet",),
                   why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
     SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
-                  "the pods ask for another scheduler", {},
-                  honoured_by="that scheduler: --scheduler kai / volcano for theirs (coming "
-                  "to tasplan), or --scheduler-config with a profile of that name",
+                  "the pods ask for another scheduler", {"volcano": Status.PLANNED},
+                  honoured_by="that scheduler: --scheduler volcano (auto for schedulerName "
+                  "volcano), --scheduler kai (coming to tasplan), or --scheduler-config with "
+                  "a profile of that name",
                   when=_other_scheduler),
     # --- JobSet and LeaderWorkerSet exclusive placement
     SchedulingKey("alpha.jobset.sigs.k8s.io/exclusive-topology", Where.ANNOTATION, "JobSet",
@@ -206,8 +207,10 @@ KEYS: tuple[SchedulingKey, ...] = (
     SchedulingKey("volcano.sh/network-topology-highest-tier-allowed", Where.LABEL, "Volcano",
                   "the highest HyperNode tier (KubeRay)", {}, honoured_by=_VOLCANO),
     SchedulingKey("spec.networkTopology", Where.FIELD, "Volcano",
-                  "the HyperNode tier the job must fit in", {}, honoured_by=_VOLCANO,
-                  kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup")),
+                  "the HyperNode tier the job must fit in", {"volcano": Status.PLANNED},
+                  honoured_by="--scheduler volcano",
+                  kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup"),
+                  why="Volcano's HyperNode tier walk (hard; soft bounded by the root)"),
     SchedulingKey("*tasks.networkTopology", Where.FIELD, "Volcano",
                   "a task's HyperNode tier", {}, honoured_by=_VOLCANO,
                   kinds=("batch.volcano.sh/Job",)),

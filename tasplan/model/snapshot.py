@@ -13,6 +13,7 @@ from tasplan.model.group import PodGroup
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
+from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,8 @@ class ClusterSnapshot:
     # Scheduling keys found in the workload inputs (tasplan.model.scheduling_keys.Intent):
     # the planner warns about those its scheduler does not honour.
     intents: tuple = ()
+    # Volcano's HyperNodes and PodGroups (--scheduler volcano).
+    volcano: VolcanoInputs = NO_VOLCANO
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
 

@@ -10,11 +10,12 @@ from tasplan.errors import InternalError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
+from tasplan.framework.status import PluginError
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
-from tasplan.plan.pod_cycle import GroupCache, PluginError
+from tasplan.plan.pod_cycle import GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.selection import rank_placements
 from tasplan.plugins.names import GANG_SCHEDULING

@@ -25,6 +25,8 @@ class Count(Enum):
     ALWAYS = 2  # counts decide and score; the caller simulates the placements it shows
 
 
+# 1.36's status of a placement where no pod got through Permit (errPodGroupUnschedulable).
+POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 # Resources shown as "free" for a domain, besides any extended resource its nodes offer.
 SUMMARY_RESOURCES = ("cpu", "memory")
 
@@ -84,12 +86,14 @@ def simulate_placement(
     checkpoint = statement.checkpoint()
     mark = fw.allocation_mark()
     remaining, scheduled = len(ctx.pending), len(ctx.scheduled)
+    # 1.36 has no PlacementFeasible to stop early: every pending pod is attempted.
+    early = not fw.target.release.permit_feasibility
     status = fw.run_placement_feasible(ctx, remaining, scheduled)
     proposed: list[ProposedAssignment] = []
     unplaced: dict[str, str] = {}
     diagnoses: dict[str, Diagnosis] = {}
     for k, pod in enumerate(ctx.pending):
-        if status.code == Code.UNSCHEDULABLE:
+        if early and status.code == Code.UNSCHEDULABLE:
             unplaced[pod.key] = f"not attempted: {status.message}"
             continue
         signature = signatures[k]
@@ -111,9 +115,9 @@ def simulate_placement(
             unplaced[pod.key] = diagnosis.message
             diagnoses[pod.key] = diagnosis
             status = fw.run_placement_feasible(ctx, remaining, scheduled)
-    if status.code != Code.UNSCHEDULABLE:
+    if not early or status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
-    status = _final(status)
+    status = _final(fw, status, len(proposed))
     free = _free(members)
     allocations = fw.allocations_since(mark)
     devices, per_pod = fw.device_report(ctx.pending, members, allocations)
@@ -123,8 +127,15 @@ def simulate_placement(
                       {**free, **devices}, allocations=allocations, devices=per_pod)
 
 
-def _final(status: Status) -> Status:
-    """A trailing Wait means minCount was never reached."""
+def _final(fw: Framework, status: Status, placed: int) -> Status:
+    """A trailing Wait means minCount was never reached. In 1.36 a placement is feasible
+    only when some pod of the cycle got through Permit (``Release.permit_feasibility``):
+    a placement where no pending pod fits is never feasible, with or without
+    GangScheduling (1.37+'s PlacementFeasible lets it through without the plugin)."""
+    if fw.target.release.permit_feasibility:
+        if status.code in (Code.WAIT, Code.UNSCHEDULABLE) or (status.success and not placed):
+            return Status(Code.UNSCHEDULABLE, (POD_GROUP_UNSCHEDULABLE,))
+        return status
     if status.code == Code.WAIT:
         return Status(Code.UNSCHEDULABLE, status.reasons, plugin=status.plugin)
     return status
@@ -153,16 +164,17 @@ def _count(
         return None
     fit = min(sum(capacity), len(ctx.pending))
     remaining, scheduled = len(ctx.pending), len(ctx.scheduled)
+    early = not fw.target.release.permit_feasibility  # as in simulate_placement
     status = fw.run_placement_feasible(ctx, remaining, scheduled)
     unplaced: dict[str, str] = {}
     diagnoses: dict[str, Diagnosis] = {}
     failure: Diagnosis | None = None
-    if status.code == Code.UNSCHEDULABLE:
+    if early and status.code == Code.UNSCHEDULABLE:
         fit = 0
     else:
         remaining, scheduled = remaining - fit, scheduled + fit
     for pod in ctx.pending[fit:]:
-        if status.code == Code.UNSCHEDULABLE:
+        if early and status.code == Code.UNSCHEDULABLE:
             unplaced[pod.key] = f"not attempted: {status.message}"
             continue
         if failure is None:
@@ -171,9 +183,9 @@ def _count(
         diagnoses[pod.key] = failure
         remaining -= 1
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
-    if status.code != Code.UNSCHEDULABLE:
+    if not early or status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
-    status = _final(status)
+    status = _final(fw, status, fit)
     # Scorers only see feasible placements: skip building proposals for the others. The
     # pods are one class, so one proposal counts them all.
     proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()

@@ -20,7 +20,7 @@ from tasplan.framework.diagnosis import Diagnosis
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
-from tasplan.framework.status import Status
+from tasplan.framework.status import PluginError, Status
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
 from tasplan.model.pod import Pod
 
@@ -29,14 +29,6 @@ UNLIMITED = 2**62
 
 # Static filter outcome of one node for one class: None, or (filter position, status).
 StaticResult = tuple[int, Status] | None
-
-
-class PluginError(Exception):
-    """A plugin answered with an ERROR status: the group fails, other groups go on."""
-
-    def __init__(self, status: Status) -> None:
-        self.status = status
-        super().__init__(f"{status.plugin}: {status.message}")
 
 
 def _scope(fw: Framework, plugin, pod: Pod) -> Scope:

@@ -52,44 +52,57 @@ def build_trees(composites: Sequence[CompositePodGroup], groups: Iterable[PodGro
         if m.parent is not None:
             children.setdefault(m.parent, []).append(m)
 
-    # Walk up from every member: its hierarchy is named by the root it reaches, by the first
-    # missing ancestor, or by the smallest key of the cycle it runs into.
-    ident: dict[int, tuple[str, str]] = {}
+    # Every composite's hierarchy is named by the root it reaches, by the first missing
+    # ancestor, or by the smallest key of the cycle it runs into; found once per composite
+    # (walking up from every member was quadratic in a chain's depth).
+    named: dict[str, tuple[str, str]] = {}
     problems: dict[tuple[str, str], str] = {}
-    for m in members:
+
+    def walk(key: str, below: str) -> tuple[str, str]:
         path: list[str] = []
-        seen: set[str] = set()
-        key: str | None = m.parent if isinstance(m, PodGroup) else m.key
-        if isinstance(m, PodGroup):
-            path.append(f"PodGroup {m.key}")
+        index: dict[str, int] = {}
+        at = key
         while True:
-            if key in seen:
-                cycle = path[path.index(f"CompositePodGroup {key}"):]
-                name = ("cycle", min(c.split(" ", 1)[1] for c in cycle))
+            if at in named:
+                name = named[at]
+                break
+            node = by_key.get(at)
+            if node is None:
+                name = ("missing", at)
+                problems[name] = (f"waiting for CompositePodGroup {at}: the parent of "
+                                  f"{f'CompositePodGroup {path[-1]}' if path else below} is not "
+                                  "in the inputs (upstream: not found in workload forest); the "
+                                  "whole hierarchy stays pending")
+                break
+            if at in index:
+                name = ("cycle", min(path[index[at]:]))
                 problems[name] = ("invalid hierarchy: cycle of parent references through "
                                   f"CompositePodGroup {name[1]}")
                 break
-            node = by_key.get(key)
-            if node is None:
-                name = ("missing", key)
-                problems[name] = (f"waiting for CompositePodGroup {key}: the parent of "
-                                  f"{path[-1]} is not in the inputs (upstream: not found in "
-                                  "workload forest); the whole hierarchy stays pending")
-                break
-            seen.add(key)
-            path.append(f"CompositePodGroup {key}")
+            index[at] = len(path)
+            path.append(at)
             if node.parent is None:
-                name = ("root", key)
+                name = ("root", at)
                 break
-            key = node.parent
-        ident[id(m)] = name
+            at = node.parent
+        for k in path:
+            named[k] = name
+        return name
+
+    ident: dict[int, tuple[str, str]] = {}
+    for m in members:
+        if isinstance(m, PodGroup):
+            ident[id(m)] = walk(m.parent, f"PodGroup {m.key}")  # type: ignore[arg-type]
+        else:
+            ident[id(m)] = walk(m.key, "")
 
     trees: dict[tuple[str, str], list[Member]] = {}
     for m in sorted(members, key=lambda m: m.order):
         trees.setdefault(ident[id(m)], []).append(m)
     out = []
     for name, ms in trees.items():
-        kids = {k: tuple(v) for k, v in children.items() if k in {m.key for m in ms}}
+        keys = {m.key for m in ms}
+        kids = {k: tuple(v) for k, v in children.items() if k in keys}
         root = by_key[name[1]] if name[0] == "root" else None
         tree = Tree(root, tuple(ms), kids, problems.get(name), name[0] == "cycle")
         if root is not None:

@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
-from tasplan.framework.status import Code
+from tasplan.framework.status import Code, PluginError
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.plan.admission import Admission, ScheduleGroup
 from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse
-from tasplan.plan.pod_cycle import GroupCache, PluginError
+from tasplan.plan.pod_cycle import GroupCache
 from tasplan.plan.result import GroupResult
 from tasplan.plan.selection import rank_placements
 from tasplan.plan.tree import Member, Tree

@@ -20,6 +20,8 @@ from typing import Any
 from tasplan.errors import InputError, ProfileError
 from tasplan.framework.profile import PluginRef, PluginSet, Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
+from tasplan.framework.runtime import MAX_TOTAL_WEIGHT
+from tasplan.framework.types import MAX_NODE_SCORE
 from tasplan.load.documents import read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.model.pod import DEFAULT_SCHEDULER
@@ -75,6 +77,11 @@ class _Decoder:
         nodes_pct = self.percentage(obj, "percentageOfNodesToScore") or 0
         placements_pct = self.percentage(obj, "percentageOfPlacementsToScore") or 0
         extenders = f.sequence(obj.get("extenders"), "extenders")
+        if extenders:
+            self.warnings.append(
+                f"{f.source.path}: extenders: {len(extenders)} scheduler extender(s) "
+                "configured; tasplan does not call extenders, so their filters, scores and "
+                "preemption verdicts are not applied (placements may differ)")
         raw_profiles = f.sequence(obj.get("profiles"), "profiles") or [{}]
         profiles: dict[str, Profile] = {}
         first_at: dict[str, int] = {}
@@ -107,6 +114,11 @@ class _Decoder:
                                                              placements_pct))
             except ProfileError as exc:
                 raise f.error(f"{at}.{exc.field}" if exc.field else at, exc.detail) from None
+            total = sum(ref.weight or 1 for ref in profiles[name].score) * MAX_NODE_SCORE
+            if total > MAX_TOTAL_WEIGHT:  # upstream NewFramework refuses it too
+                raise f.error(f"{at}.plugins.score", f"total score weight {total} of the "
+                              f"profile's score plugins would overflow ({MAX_TOTAL_WEIGHT} at "
+                              "most)")
         return SchedulerConfig(profiles, len(extenders), tuple(self.warnings),
                                str(f.source.path))
 

@@ -225,6 +225,9 @@ def _merge(defaults: tuple[PluginRef, ...], custom: PluginSet, key: str) -> list
     return merged
 
 
+_IMPLEMENTS: dict[tuple[type, str], bool] = {}
+
+
 class _Resolver:
     def __init__(self, registry: Registry, plugin_args: Mapping[str, Mapping[str, Any]]):
         self.registry = registry
@@ -259,7 +262,10 @@ class _Resolver:
         if plugin is None:
             plugin = self.instances[name] = self.registry.build(
                 name, self.plugin_args.get(name, {}))
-        return isinstance(plugin, MODELLED_POINTS[key])
+        found = _IMPLEMENTS.get((type(plugin), key))
+        if found is None:  # isinstance of a Protocol costs ~70 µs: once per class and point
+            found = _IMPLEMENTS[(type(plugin), key)] = isinstance(plugin, MODELLED_POINTS[key])
+        return found
 
     def expand(self, key: str, plugin_set: PluginSet, multi: list[_Entry]
                ) -> list[tuple[str, int]]:

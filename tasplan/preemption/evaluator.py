@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
+from tasplan.framework.status import PluginError
 from tasplan.framework.types import CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
 from tasplan.plan.notes import NoteCode
-from tasplan.plan.pod_cycle import PluginError
 from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget

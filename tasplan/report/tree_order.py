@@ -19,15 +19,29 @@ def report_order(result: PlanResult) -> Iterator[tuple[object, int]]:
             by_position.setdefault(c.position, []).append(c)
     shown: set[str] = set()
 
-    def tree(c, depth: int) -> Iterator[tuple[object, int]]:
-        yield c, depth
-        for kind, key in c.children:
-            if kind == "CompositePodGroup":
-                if key in composites:
-                    yield from tree(composites[key], depth + 1)
-            elif key in leaves and key not in shown:
-                shown.add(key)
-                yield leaves[key], depth + 1
+    visited: set[str] = set()
+
+    def tree(root, depth: int) -> Iterator[tuple[object, int]]:
+        """Pre-order with an explicit stack: a hierarchy can be any depth (an invalid one
+        too, and a 1,000-deep chain was a RecursionError); each composite once."""
+        stack: list[tuple[bool, object, int]] = [(False, root, depth)]
+        while stack:
+            is_leaf, item, level = stack.pop()
+            if is_leaf:
+                if item not in shown:
+                    shown.add(item)
+                    yield leaves[item], level
+                continue
+            if item.composite.key in visited:
+                continue
+            visited.add(item.composite.key)
+            yield item, level
+            for kind, key in reversed(item.children):
+                if kind == "CompositePodGroup":
+                    if key in composites:
+                        stack.append((False, composites[key], level + 1))
+                elif key in leaves:
+                    stack.append((True, key, level + 1))
 
     for i, g in enumerate(result.groups):
         for root in by_position.pop(i, ()):

@@ -9,6 +9,7 @@ from tasplan.errors import UsageError
 from tasplan.schedulers.interface import AUTO, Scheduler
 from tasplan.schedulers.kube.scheduler import KUBE_SCHEDULER, KubeScheduler
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
+from tasplan.schedulers.volcano.scheduler import VolcanoScheduler
 
 DEFAULT = KUBE_SCHEDULER
 
@@ -18,7 +19,8 @@ def in_tree_schedulers(kube: KubeScheduler | None = None,
     """Every registered scheduler by name, in claim order (``kube``: the kube-scheduler
     instance to use, e.g. with explain's hook; ``kueue``: Kueue's, for a release and its
     gates)."""
-    schedulers: list[Scheduler] = [kube or KubeScheduler(), kueue or KueueScheduler()]
+    schedulers: list[Scheduler] = [kube or KubeScheduler(), kueue or KueueScheduler(),
+                                  VolcanoScheduler()]
     return {s.name: s for s in schedulers}
 
 

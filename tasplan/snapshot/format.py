@@ -54,7 +54,10 @@ class Origin:
 
 
 def is_snapshot(obj: Mapping[str, Any]) -> bool:
-    return obj.get("kind") == KIND and str(obj.get("apiVersion", "")).startswith("tasplan/")
+    # Any case: "TASPLAN/V1" is a snapshot of an unsupported version (an error), not an
+    # unknown kind to skip.
+    return obj.get("kind") == KIND and str(obj.get("apiVersion", "")).lower().startswith(
+        "tasplan/")
 
 
 def encode(objects: Iterable[dict[str, Any]], origin: Origin) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.model.topology import infer_levels
 from tasplan.preemption.budgets import DisruptionBudget, disruption_budgets
+from tasplan.untrusted import quote
 from tasplan.whatif.edits import Edit
 from tasplan.whatif.selectors import is_selector, label_selector
 
@@ -72,21 +73,23 @@ class Draft:
             selector = self.node_selector(text, edit)
             chosen = [n for n in self.nodes.values() if selector.matches(n.labels)]
             if not chosen:
-                raise UsageError(f"{edit.where} {text!r}: the selector matches no node")
+                raise UsageError(f"{edit.where} {quote(text)}: the selector matches no node")
             return sorted(chosen, key=lambda n: n.name)
         names = [n.strip() for n in text.split(",")]
         unknown = [n for n in names if n not in self.nodes]
         if "" in names:
-            raise UsageError(f"{edit.where} {text!r}: empty node name (a stray comma?)")
+            raise UsageError(f"{edit.where} {quote(text)}: empty node name (a stray comma?)")
         if unknown:
-            raise UsageError(f"{edit.where}: no node named {', '.join(map(repr, unknown))}")
+            raise UsageError(f"{edit.where}: no node named "
+                             f"{', '.join(map(quote, unknown[:5]))}"
+                             + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
         return [self.nodes[n] for n in dict.fromkeys(names)]
 
     def node_selector(self, text: str, edit: Edit) -> LabelSelector:
         keys: set[str] = set()
         for node in self.nodes.values():
             keys.update(node.labels)
-        return label_selector(text, keys, f"{edit.where} {text!r}")
+        return label_selector(text, keys, f"{edit.where} {quote(text)}")
 
     # -- changes ---------------------------------------------------------------------------
 

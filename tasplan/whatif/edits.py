@@ -3,9 +3,25 @@ each one did (echoed in every report so a result is never mistaken for the real 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 OPS = ("cordon", "drain", "remove", "addNodes", "evict", "set")
+MAX_EDITS = 1000  # the WhatIf schema's edits.maxItems; checked before the schema runs
+ADD_NODES_FIELDS = frozenset({"count", "like", "in", "labels"})  # addNodes only; not target
+_DIGITS = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+def strict_int(text: str) -> int:
+    """An integer as Go's strconv.ParseInt reads it: ASCII digits only (Python's ``int()``
+    also takes ``٣`` and ``1_000``), within int64; raises ValueError."""
+    text = text.strip()
+    if not _DIGITS.fullmatch(text):
+        raise ValueError(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(text)
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ from tasplan.errors import UsageError
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement, valid_label_key, valid_label_value
 from tasplan.model.topology import last_segment
+from tasplan.untrusted import quote
+from tasplan.whatif.edits import strict_int
 
 _SET_OP = re.compile(r"^\s*(\S+?)\s+(in|notin)\s*\((.*)\)\s*$")
 _BINARY = re.compile(r"^\s*(!?)\s*([^!=<>\s]+)\s*(==|=|!=|<=|<)?\s*(.*?)\s*$")
@@ -66,34 +68,34 @@ def split_top_level(text: str) -> list[str]:
 def parse_terms(text: str, *, what: str, comparisons: frozenset[str] = frozenset()) -> list[Term]:
     """``text`` as selector terms; ``comparisons`` are the keys that may use ``<``/``<=``."""
     if text.count("(") != text.count(")"):
-        raise UsageError(f"{what} {text!r}: unbalanced parentheses")
+        raise UsageError(f"{what} {quote(text)}: unbalanced parentheses")
     terms = []
     for raw in split_top_level(text):
         if not raw.strip():
-            raise UsageError(f"{what} {text!r}: empty requirement (a stray comma?)")
+            raise UsageError(f"{what} {quote(text)}: empty requirement (a stray comma?)")
         m = _SET_OP.match(raw)
         if m:
             values = tuple(v.strip() for v in m.group(3).split(","))
             if not all(values):
-                raise UsageError(f"{what} {text!r}: {m.group(2)} needs a non-empty value list")
+                raise UsageError(f"{what} {quote(text)}: {m.group(2)} needs a non-empty value list")
             terms.append(Term(m.group(1), m.group(2), values))
             continue
         m = _BINARY.match(raw)
         if m is None:
-            raise UsageError(f"{what} {text!r}: cannot parse {raw.strip()!r} (expected k=v, "
-                             "k!=v, 'k in (a,b)', 'k notin (a,b)', k or !k)")
+            raise UsageError(f"{what} {quote(text)}: cannot parse {quote(raw.strip())} "
+                             "(expected k=v, k!=v, 'k in (a,b)', 'k notin (a,b)', k or !k)")
         negated, key, op, value = m.groups()
         if negated:
             if op:
-                raise UsageError(f"{what} {text!r}: '!' goes before a bare key (!k)")
+                raise UsageError(f"{what} {quote(text)}: '!' goes before a bare key (!k)")
             terms.append(Term(key, "!exists"))
         elif op is None:
             if value:
-                raise UsageError(f"{what} {text!r}: cannot parse {raw.strip()!r}")
+                raise UsageError(f"{what} {quote(text)}: cannot parse {quote(raw.strip())}")
             terms.append(Term(key, "exists"))
         elif op in ("<", "<="):
             if key not in comparisons:
-                raise UsageError(f"{what} {text!r}: '{op}' is only for "
+                raise UsageError(f"{what} {quote(text)}: '{op}' is only for "
                                  f"{' and '.join(sorted(comparisons)) or 'no key here'}")
             terms.append(Term(key, op, (value,)))
         else:
@@ -104,10 +106,10 @@ def parse_terms(text: str, *, what: str, comparisons: frozenset[str] = frozenset
 def check_label_terms(terms: Iterable[Term], text: str, what: str) -> None:
     for term in terms:
         if not valid_label_key(term.key):
-            raise UsageError(f"{what} {text!r}: {term.key!r} is not a valid label key")
+            raise UsageError(f"{what} {quote(text)}: {quote(term.key)} is not a valid label key")
         for value in term.values:
             if not valid_label_value(value):
-                raise UsageError(f"{what} {text!r}: {value!r} is not a valid label value")
+                raise UsageError(f"{what} {quote(text)}: {quote(value)} is not a valid label value")
 
 
 def resolve_key(key: str, known: Iterable[str], what: str) -> str:
@@ -118,7 +120,7 @@ def resolve_key(key: str, known: Iterable[str], what: str) -> str:
         return key
     matches = sorted(k for k in known if "/" in k and last_segment(k) == key)
     if len(matches) > 1:
-        raise UsageError(f"{what}: key {key!r} is ambiguous: it may mean "
+        raise UsageError(f"{what}: key {quote(key)} is ambiguous: it may mean "
                          f"{', '.join(matches)} (write the full key)")
     return matches[0] if matches else key
 
@@ -164,20 +166,20 @@ def pod_filter(text: str) -> PodFilter:
     for term in terms:
         if term.key == "priority":
             if term.op not in ("<", "<="):
-                raise UsageError(f"{what} {text!r}: priority takes '<' or '<=' (priority<N)")
+                raise UsageError(f"{what} {quote(text)}: priority takes '<' or '<=' (priority<N)")
             try:
-                bound = int(term.values[0])
+                bound = strict_int(term.values[0])
             except ValueError:
-                raise UsageError(f"{what} {text!r}: priority bound {term.values[0]!r} is not "
-                                 "an integer") from None
+                raise UsageError(f"{what} {quote(text)}: priority bound "
+                                 f"{quote(term.values[0])} is not an integer") from None
             bound += term.op == "<="
             below = bound if below is None else min(below, bound)
         elif term.key == "namespace":
             if term.op != "=" or namespace is not None:
-                raise UsageError(f"{what} {text!r}: namespace takes one '=' (namespace=NS)")
+                raise UsageError(f"{what} {quote(text)}: namespace takes one '=' (namespace=NS)")
             namespace = term.values[0]
             if not namespace:
-                raise UsageError(f"{what} {text!r}: namespace= needs a namespace name")
+                raise UsageError(f"{what} {quote(text)}: namespace= needs a namespace name")
         else:
             rest.append(term)
     check_label_terms(rest, text, what)

@@ -314,7 +314,7 @@ def test_bad_cluster_file(tmp_path: Path) -> None:
         apiVersion: v1
         kind: Node
         metadata:
-          name: n
+          name: n1
         status:
           allocatable:
             cpu: lots
@@ -486,6 +486,34 @@ def test_pdb_allowance_counts_budgets_without_a_status(tmp_path: Path) -> None:
     assert "research/sweep has no status: kube-scheduler reads it as allowing no " \
         "disruption" in codes["status"]["pdb-status"]
     assert "computed from its spec" in codes["computed"]["pdb-status"]
+
+
+def test_a_v1alpha2_basic_group_that_fits_nowhere_gets_a_verdict(tmp_path: Path) -> None:
+    """Every verdict path ends in a verdict: 1.36 (the inputs' v1alpha2), a basic group
+    whose pods fit no rack. It was an InternalError (exit 3) from PodGroupPodsCount
+    scoring placements that placed nothing."""
+    path = tmp_path / "basic.yaml"
+    path.write_text(textwrap.dedent("""
+        apiVersion: scheduling.k8s.io/v1alpha2
+        kind: PodGroup
+        metadata: {name: svc, namespace: ml}
+        spec:
+          schedulingPolicy: {basic: {}}
+          schedulingConstraints: {topology: [{key: topology.example.com/rack}]}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: svc-0, namespace: ml}
+        spec:
+          schedulingGroup: {podGroupName: svc}
+          containers: [{name: c, image: x, resources: {requests: {cpu: "500"}}}]
+        """))
+    result = invoke("check", path, "-c", CLUSTER, "-o", "json")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    (group,) = json.loads(result.stdout)["groups"]
+    assert group["outcome"] == "unschedulable"
+    assert group["message"] == ("0/6 placements are available, first placement status: pod "
+                                "group is unschedulable")
 
 
 def test_version() -> None:

@@ -20,8 +20,10 @@ def cluster(**blocks: dict[str, int]) -> list:
 
 
 def composite(name: str, *, min_groups: int | None = 1, key: str | None = "block",
-              parent: str | None = None, priority: int | None = None,
+              parent: str | None = None, priority: int | None = 100,
               namespace: str = "default") -> CompositePodGroup:
+    """The builders' priority by default, as the leaves' (upstream validates a tree's pods
+    against its root's priority: a composite without one has priority 0)."""
     policy = Policy.GANG if min_groups is not None else Policy.BASIC
     return CompositePodGroup(
         f"{namespace}/{name}", namespace, name, policy, min_groups or 1, key,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from tasplan.errors import InternalError, ProfileError
+from tasplan.errors import ProfileError
 from tasplan.framework.profile import PluginRef, Profile
 from tasplan.framework.registry import Registry
 from tasplan.framework.runtime import Framework
-from tasplan.framework.status import Code, Status
+from tasplan.framework.status import Code, PluginError, Status
 from tasplan.framework.types import GroupContext, Placement, Scope
 from tests.builders import make_group, make_node, make_pod, node_infos
 
@@ -219,9 +219,12 @@ def test_normalize_runs_before_weighting():
                      id="normalised score above 100"),
     ],
 )
-def test_score_outside_range_is_internal_error(scores, normalize):
-    with pytest.raises(InternalError):
+def test_score_outside_range_is_the_plugins_error(scores, normalize):
+    """Upstream ``RunPlacementScorePlugins`` returns an Error status: the group's cycle
+    fails with the plugin named, not the program."""
+    with pytest.raises(PluginError) as info:
         _score([(FakeScorer("X", scores, normalize), 1)])
+    assert info.value.status.plugin == "X" and "outside [0, 100]" in info.value.status.message
 
 
 # upstream framework.go getValidScoreWeights: an unset or zero weight counts as 1

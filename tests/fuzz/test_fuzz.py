@@ -245,3 +245,146 @@ def test_fuzz_snapshot_tables(world: dict, data: st.DataObject) -> None:
         result = CliRunner().invoke(app, ["check", train, "-c", out, "-o", "json"])
         assert result.exit_code in (0, 1), result.stderr
         Path(out).unlink()
+
+
+# ------------------------------------------------------------------ issue 25 generators
+
+CEL_ATOMS = ['device.driver', 'device.attributes["gpu.example.com"].model',
+             'device.capacity["gpu.example.com"].memory', '"x"', "1", "true", "[1, 2]",
+             'quantity("80Gi")', 'semver("1.2.3")', "{}", "device", "x", "a"]
+CEL_FORMS = ["{0} == {1}", "{0} + {1}", "{0}.compareTo({1})", "{0}.isGreaterThan({1})",
+             "cel.bind(x, {0}, x + x + x + x + x + x + x + x + x + x)",
+             "{0}.all(a, {1})", "{0}.exists(a, {1})", "{0}.map(a, {1})", "size({0})",
+             "{0} ? {1} : {0}", "!{0}", "({0})", "{0}.isInteger()", "{0}.major()",
+             "{0}[{1}]", "{0}.startsWith({1})", "{0}.matches({1})"]
+
+
+@st.composite
+def cel_selectors(draw) -> str:
+    """Nested CEL: type mismatches, quantity/semver methods on other types, growing
+    binds, deep nesting; each must compile, evaluate or fail with one line."""
+    expression = draw(st.sampled_from(CEL_ATOMS))
+    for _ in range(draw(st.integers(0, 40))):
+        form = draw(st.sampled_from(CEL_FORMS))
+        expression = form.format(expression, draw(st.sampled_from(CEL_ATOMS)))
+    return expression
+
+
+@_settings(max(EXAMPLES // 2, 5))
+@given(expression=cel_selectors())
+def test_fuzz_cel_selectors(world: dict, expression: str) -> None:
+    dra = SAMPLES / "dra"
+    workload = (dra / "workloads" / "train-fabric.yaml").read_text().replace(
+        'device.attributes["gpu.example.com"].model == "h100"', expression.replace("'", "\\'"))
+    path = world["tmp"] / "cel.yaml"
+    path.write_text(workload)
+    for args in (["check", str(path), "-c", str(dra / "cluster"), "-o", "json"],
+                 ["lint", str(path), "-c", str(dra / "cluster")]):
+        _run(args, world["kubeconfig"])
+
+
+@st.composite
+def composite_trees(draw) -> str:
+    """Composite forests: chains, cycles, missing parents, self-parents, deep ones."""
+    n = draw(st.integers(1, 60))
+    docs = []
+    for i in range(n):
+        parent = draw(st.one_of(st.none(), st.integers(0, n + 2)))
+        count = draw(st.integers(1, 3))
+        spec = (f"  schedulingPolicy: {{gang: {{minGroupCount: {count}}}}}\n"
+                "  workloadRef: {workloadName: w, templateName: t}\n")
+        if parent is not None:
+            spec += f"  parentCompositePodGroupName: c{parent}\n"
+        docs.append("apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\n"
+                    f"metadata: {{name: c{i}, namespace: ml}}\nspec:\n{spec}")
+    for j in range(draw(st.integers(0, 4))):
+        docs.append("apiVersion: scheduling.k8s.io/v1alpha3\nkind: PodGroup\n"
+                    f"metadata: {{name: g{j}, namespace: ml}}\nspec:\n"
+                    f"  parentCompositePodGroupName: c{draw(st.integers(0, n))}\n"
+                    "  workloadRef: {workloadName: w, templateName: t}\n"
+                    "  schedulingPolicy: {gang: {minCount: 1}}\n---\n"
+                    "apiVersion: v1\nkind: Pod\n"
+                    f"metadata: {{name: p{j}, namespace: ml}}\nspec:\n"
+                    f"  schedulingGroup: {{podGroupName: g{j}}}\n  containers: [{{name: c}}]\n")
+    return "---\n".join(docs)
+
+
+@_settings(max(EXAMPLES // 2, 5))
+@given(text=composite_trees())
+def test_fuzz_composite_trees(world: dict, text: str) -> None:
+    path = world["tmp"] / "trees.yaml"
+    path.write_text(text)
+    cluster = str(SAMPLES / "cluster")
+    for args in (["check", str(path), "-c", cluster, "-o", "json"],
+                 ["explain", str(path), "-c", cluster],
+                 ["lint", str(path)]):
+        _run(args, world["kubeconfig"])
+
+
+WHATIF_VALUES = st.one_of(st.sampled_from(["gpu-a1-0", "rack=rack-a1", "ml/train-workers-0"
+                                           ".minCount=2", "priority<٣", "x" * 5000, "", "a,",
+                                           "ml/*", "!", "(", "k in (a,b)"]),
+                          st.integers(-5, 10**6), st.floats(allow_nan=True), st.none(),
+                          st.text(max_size=30), st.lists(st.integers(), max_size=3))
+
+
+@st.composite
+def what_if_files(draw) -> str:
+    edits = []
+    for _ in range(draw(st.integers(0, 6))):
+        edit = {"op": draw(st.sampled_from(["cordon", "drain", "remove", "addNodes", "evict",
+                                            "set", "other"]))}
+        for key in draw(st.lists(st.sampled_from(["target", "count", "like", "in", "labels",
+                                                  "extra"]), max_size=4, unique=True)):
+            edit[key] = draw(WHATIF_VALUES)
+        edits.append(edit)
+    return _json({"apiVersion": "tasplan/v1", "kind": "WhatIf", "edits": edits})
+
+
+@_settings(max(EXAMPLES // 2, 5))
+@given(text=what_if_files())
+def test_fuzz_what_if_files(world: dict, text: str) -> None:
+    path = world["tmp"] / "whatif.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    train = str(SAMPLES / "workloads" / "train-rack.yaml")
+    cluster = str(SAMPLES / "cluster")
+    _run(["check", train, "-c", cluster, "--what-if", str(path), "-o", "json"],
+         world["kubeconfig"])
+
+
+@st.composite
+def output_targets(draw, tmp: Path) -> str:
+    """Where an output file may be asked to go: devices, FIFOs, directories, links,
+    missing directories, empty and odd names."""
+    kind = draw(st.sampled_from(["device", "fifo", "dir", "link", "missing", "empty", "dot",
+                                 "slash", "file", "name"]))
+    if kind == "fifo":
+        fifo = tmp / f"fifo-{draw(st.integers(0, 3))}"
+        if not fifo.exists():
+            os.mkfifo(fifo)
+        return str(fifo)
+    if kind == "link":
+        link = tmp / f"link-{draw(st.integers(0, 3))}"
+        if not link.is_symlink():
+            link.symlink_to(tmp / "elsewhere")
+        return str(link)
+    return {"device": "/dev/null", "dir": str(tmp), "missing": str(tmp / "no" / "x.svg"),
+            "empty": "", "dot": ".", "slash": str(tmp) + "/", "file": str(tmp / "out.svg"),
+            "name": str(tmp / draw(st.text(min_size=1, max_size=12).filter(
+                lambda s: "/" not in s and "\0" not in s and s not in (".", ".."))))}[kind]
+
+
+@_settings(max(EXAMPLES // 2, 5))
+@given(data=st.data())
+def test_fuzz_output_targets(world: dict, data: st.DataObject) -> None:
+    tmp = world["tmp"] / "targets"
+    tmp.mkdir(exist_ok=True)
+    target = data.draw(output_targets(tmp))
+    option = data.draw(st.sampled_from(["--svg", "--html", "snapshot"]))
+    cluster = str(SAMPLES / "cluster")
+    args = (["snapshot", "-c", cluster, "-f", target, "-q"] if option == "snapshot" else
+            ["capacity", "-c", cluster, "--shape", "cpu=1", option, target])
+    _run(args, world["kubeconfig"])
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    for fifo in tmp.glob("fifo-*"):
+        assert not fifo.is_file()  # never replaced by a regular file

@@ -67,8 +67,10 @@ def test_documents_before_a_syntax_error_are_still_linted(tmp_path) -> None:
 
 
 def test_unreadable_path_raises_input_error(tmp_path) -> None:
+    with pytest.raises(InputError, match="is a directory"):
+        read_bytes(tmp_path)  # a directory is not a file
     with pytest.raises(InputError, match="cannot read"):
-        read_bytes(tmp_path)  # a directory cannot be opened as a file
+        read_bytes(tmp_path / "absent.yaml")
 
 
 def test_json_positions_come_from_composing_it_as_yaml() -> None:

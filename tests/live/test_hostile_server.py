@@ -53,6 +53,28 @@ def endless_continue(handler) -> None:
     handler.wfile.write(body)
 
 
+_TOKENS = iter(range(10**9))
+
+
+def new_token_forever(handler) -> None:
+    """A fresh continue token on every page: bounded by TASPLAN_MAX_PAGES."""
+    body = json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": [],
+                       "metadata": {"continue": f"t{next(_TOKENS)}"}}).encode()
+    _headers(handler, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def new_token_beyond_its_count(handler) -> None:
+    """Says 2 objects remain, then pages on forever: bounded by that count at once."""
+    body = json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": [],
+                       "metadata": {"continue": f"t{next(_TOKENS)}",
+                                    "remainingItemCount": 2}}).encode()
+    _headers(handler, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def big_body(handler) -> None:
     body = b'{"items": [' + b" " * 3_000_000 + b"]}"
     _headers(handler, Content_Length=str(len(body)))
@@ -93,8 +115,11 @@ def leaky_status(handler) -> None:
 # the misbehaviour under test. The gzip bomb is compressed once, before any request.
 @pytest.mark.parametrize(("behaviour", "timeout", "env", "needles"), [
     (drip, "1", {}, ("no answer within 1s", "list nodes")),
-    (endless_continue, "10", {"TASPLAN_MAX_PAGES": "50"}, ("did not end after 50 pages",
-                                                            "TASPLAN_MAX_PAGES")),
+    (endless_continue, "10", {}, ("same continue token again after 2 pages",)),
+    (new_token_forever, "10", {"TASPLAN_MAX_PAGES": "50"}, ("did not end after 50 pages",
+                                                             "TASPLAN_MAX_PAGES")),
+    (new_token_beyond_its_count, "10", {}, ("did not end after 4 pages",
+                                            "more than its remainingItemCount needs")),
     (big_body, "10", {"TASPLAN_MAX_RESPONSE_BYTES": "1000000"}, ("larger than 1000000 bytes",
                                                                  "list nodes")),
     (gzip_bomb, "10", {"TASPLAN_MAX_RESPONSE_BYTES": "1000000"},
@@ -141,3 +166,54 @@ def test_never_ending_chunked_body_ends_at_a_limit(kubeconfig: Path, cluster: Cl
     result = run_bounded("check", TRAIN, "--live", "--request-timeout", "5",
                          env={"TASPLAN_MAX_RESPONSE_BYTES": "5000000"})
     assert_one_line_error(result, "list nodes")
+
+
+def retry_after(value: str):
+    def answer(handler) -> None:
+        body = b'{"kind": "Status", "message": "busy"}'
+        _headers(handler, 503, Content_Length=str(len(body)), Retry_After=value)
+        handler.end_headers()
+        handler.wfile.write(body)
+    return answer
+
+
+@pytest.mark.parametrize("value", ["NaN", "inf", "-inf", "30"])
+def test_retry_after_is_bounded_by_the_request_timeout(kubeconfig: Path, cluster: Cluster,
+                                                       value: str) -> None:
+    """Retry-After: NaN was a ValueError traceback (time.sleep(nan)); 30 with
+    --request-timeout 1s waited 30 s per retry."""
+    cluster.hostile["/api/v1/nodes"] = retry_after(value)
+    started = time.monotonic()
+    result = run_bounded("check", TRAIN, "--live", "--request-timeout", "1")
+    assert_one_line_error(result, "503 Service Unavailable for list nodes, still after 5")
+    assert time.monotonic() - started < 12  # 4 waits of at most 1 s, and the requests
+
+
+def not_found(handler) -> None:
+    body = b'{"kind": "Status", "code": 404}'
+    _headers(handler, 404, Content_Length=str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/pods", "/apis/policy/v1/poddisruptionbudgets",
+                                  "/apis/scheduling.k8s.io/v1/priorityclasses"])
+def test_a_required_list_that_is_not_served_is_an_error(kubeconfig: Path, cluster: Cluster,
+                                                         path: str) -> None:
+    """404 for pods, PDBs or PriorityClasses was an internal error (NotServed, exit 3)."""
+    cluster.hostile[path] = not_found
+    resource = path.rsplit("/", 1)[1]
+    assert_one_line_error(run_bounded("check", TRAIN, "--live"),
+                          f"404 Not Found for list {resource}", "does not serve it")
+
+
+@pytest.mark.parametrize(("args", "env"), [
+    (("--request-timeout", "1" + "0" * 300), {}),
+    ((), {"TASPLAN_REQUEST_TIMEOUT": "1e300"}),
+])
+def test_a_timeout_too_large_for_a_socket_is_refused(kubeconfig: Path, args: tuple,
+                                                     env: dict) -> None:
+    """It was an OverflowError (timeout does not fit the C timeval), exit 3."""
+    result = run_bounded("check", TRAIN, "--live", *args, env=env)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "--request-timeout" in result.stderr or "TASPLAN_REQUEST_TIMEOUT" in result.stderr

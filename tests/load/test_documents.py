@@ -70,12 +70,12 @@ def test_multi_document_yaml_skips_empty_documents(tmp_path: Path) -> None:
         apiVersion: v1
         kind: Node
         metadata:
-          name: n
+          name: n1
         ---
         """)
     loaded = docs(path)
     assert [(d.obj["kind"], d.obj["metadata"]["name"]) for d in loaded] == [("Pod", "a"),
-                                                                           ("Node", "n")]
+                                                                           ("Node", "n1")]
     # Document indexes count the empty documents too: they locate errors in the stream.
     assert [d.source.document for d in loaded] == [1, 4]
 

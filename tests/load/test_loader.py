@@ -114,7 +114,7 @@ def test_node_cpu_is_millicores(tmp_path: Path, cpu: object, milli: int) -> None
     path = write(tmp_path, "node.yaml", f"""
         apiVersion: v1
         kind: Node
-        metadata: {{name: n}}
+        metadata: {{name: n1}}
         status:
           allocatable: {{cpu: {cpu!r}, memory: "1Gi", pods: "10"}}
         """.replace("'", '"'))
@@ -127,7 +127,7 @@ def test_node_without_allocatable_uses_capacity(tmp_path: Path) -> None:
     path = write(tmp_path, "node.yaml", """
         apiVersion: v1
         kind: Node
-        metadata: {name: n}
+        metadata: {name: n1}
         status:
           capacity: {cpu: "4", memory: 16Gi, pods: "110", nvidia.com/gpu: "1"}
         """)
@@ -157,7 +157,7 @@ def test_node_without_pods_slots_warns(tmp_path: Path) -> None:
     path = write(tmp_path, "node.yaml", """
         apiVersion: v1
         kind: Node
-        metadata: {name: n}
+        metadata: {name: n1}
         status: {allocatable: {cpu: "4"}}
         """)
     snapshot = load_inputs([], [path])

@@ -128,7 +128,7 @@ def _objects() -> list[dict]:
     no_namespace = _pod("no-namespace")
     del no_namespace["metadata"]["namespace"]
     odd_labels = _pod("odd-labels")
-    odd_labels["metadata"]["labels"]["replicas"] = 3  # accepted for bound pods
+    odd_labels["metadata"]["labels"]["replicas"] = "3"  # a number is refused (issue 25)
     succeeded = _pod("succeeded")
     succeeded["status"]["phase"] = "Succeeded"
     no_phase = _pod("no-phase")
@@ -195,9 +195,9 @@ def _write_list(path: Path, objects: list[dict], kind: str = "List") -> Path:
 def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
     path = _write_list(tmp_path / "c.json", _objects())
     decoded = _assert_same(path)
-    # Nodes and bound pods are typed; affinity, DRA claims, class-resolved priority, odd
-    # labels, pending pods and the other kinds take the dict path.
-    assert decoded == 4 + 23 - 6
+    # Nodes and bound pods are typed; affinity, DRA claims, class-resolved priority,
+    # pending pods and the other kinds take the dict path.
+    assert decoded == 4 + 23 - 5
     assert _assert_same(path, chunk_bytes=512) == decoded
 
 

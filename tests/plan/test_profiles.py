@@ -51,13 +51,13 @@ def test_each_group_uses_the_profile_of_its_scheduler_name():
 
 def test_a_scheduler_without_profile_is_reported_not_planned():
     nodes, busy = _three_nodes()
-    other, other_pod = _basic_group("other", "volcano")  # first in input order
+    other, other_pod = _basic_group("other", "yunikorn")  # first in input order
     spread, spread_pod = _basic_group("spread", "default-scheduler")
     result = plan(snapshot(nodes, [busy, other_pod, spread_pod], [other, spread]))
     g = result.groups[0]
     assert (g.group.key, g.schedulable, g.placements, g.scheduler_name) == (
-        "default/other", False, (), "volcano")
-    assert g.message == ('not planned: no scheduler profile "volcano" (the spec.schedulerName '
+        "default/other", False, (), "yunikorn")
+    assert g.message == ('not planned: no scheduler profile "yunikorn" (the spec.schedulerName '
                          "of its pods); kube-scheduler leaves such pods to another scheduler")
     assert g.pending == 1 and not g.error
     # the other group is planned as if the unhandled pod did not exist
@@ -67,7 +67,7 @@ def test_a_scheduler_without_profile_is_reported_not_planned():
 
 def test_a_fully_scheduled_group_needs_no_profile():
     group = make_group("done", min_count=None, key=None)
-    pod = replace(make_pod("done-0", 1, group=group.key, node="n1"), scheduler_name="volcano")
+    pod = replace(make_pod("done-0", 1, group=group.key, node="n1"), scheduler_name="yunikorn")
     g = plan(snapshot([make_node("n1")], [pod], [group])).groups[0]
     assert g.schedulable and g.message == "all 1 pod(s) of the group are already scheduled"
 
@@ -75,7 +75,7 @@ def test_a_fully_scheduled_group_needs_no_profile():
 def test_a_single_profile_plans_every_group():
     """``plan(snapshot, profile=...)``: the one profile serves every schedulerName."""
     nodes, busy = _three_nodes()
-    other, other_pod = _basic_group("other", "volcano")
+    other, other_pod = _basic_group("other", "yunikorn")
     result = plan(snapshot(nodes, [busy, other_pod], [other]),
                   profile=resolve_profile("x", plugin_args=MOST))
     assert _picked(result, 0) == {"default/other-0": "n1"}

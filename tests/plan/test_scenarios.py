@@ -215,21 +215,24 @@ def test_unconstrained_group_has_one_placement_of_all_nodes():
 
 
 def test_pods_of_a_group_with_different_priorities_fail_validation():
-    """Upstream validatePodGroup: one priority for all pending pods of a group; the group
-    fails with an error and nothing is simulated."""
+    """Upstream validatePodGroup (1.37): every pod has the group's priority; the group
+    fails with an error and nothing is simulated. (Per release:
+    tests/plan/test_release_cycles.py.)"""
     nodes = rack_nodes(**{"rack-1": ["n1"]})
     group = make_group(min_count=None)
     low = make_pod("low", 2, group=group.key, priority=1)
     high = make_pod("high", 2, group=group.key, priority=5)
     g = plan(snapshot(nodes, [low, high], [group])).groups[0]
     assert (g.schedulable, g.error, g.placements) == (False, True, ())
-    assert g.message == ("invalid pod group: its pods must share one priority, found "
-                         "1 (1 pod(s)), 5 (1 pod(s))")
+    assert g.message == ("all pods in a single pod group should have the same priority as "
+                         "the pod group's priority, got 5 and 100")
 
 
 @pytest.mark.parametrize(("field", "values", "shown"), [
-    ("scheduler_name", ("default-scheduler", "other"), "spec.schedulerName"),
-    ("preemption_policy", ("Never", "PreemptLowerPriority"), "spec.preemptionPolicy"),
+    ("scheduler_name", ("default-scheduler", "other"), "should have the same "
+     '.spec.schedulerName set, got: "other" and "default-scheduler"'),
+    ("preemption_policy", ("Never", "PreemptLowerPriority"), "should have the same "
+     "preemption policy, got PreemptLowerPriority and Never"),
 ])
 def test_pods_of_a_group_must_agree_on_scheduler_and_preemption(field, values, shown):
     nodes = rack_nodes(**{"rack-1": ["n1"]})
@@ -237,7 +240,7 @@ def test_pods_of_a_group_must_agree_on_scheduler_and_preemption(field, values, s
     pods = [replace(make_pod(f"p{i}", 1, group=group.key), **{field: v})
             for i, v in enumerate(values)]
     g = plan(snapshot(nodes, pods, [group])).groups[0]
-    assert g.error and g.message.startswith(f"invalid pod group: its pods must share one {shown}")
+    assert g.error and g.message == f"all pods in a single pod group {shown}"
 
 
 def test_group_priority_must_match_its_pods():
@@ -245,8 +248,8 @@ def test_group_priority_must_match_its_pods():
     group = make_group(min_count=1, priority=7)
     g = plan(snapshot(nodes, gang_pods(group, 1, priority=100), [group])).groups[0]
     assert g.error
-    assert g.message == ("invalid pod group: pending pod default/pg-0 has priority 100, the "
-                         "group has priority 7")
+    assert g.message == ("all pods in a single pod group should have the same priority as "
+                         "the pod group's priority, got 100 and 7")
 
 
 def test_scheduled_pods_are_validated_too():
@@ -256,8 +259,8 @@ def test_scheduled_pods_are_validated_too():
     running = make_pod("pg-run", node="n2", group=group.key, priority=5)
     g = plan(snapshot(nodes, [running, *gang_pods(group, 1)], [group])).groups[0]
     assert g.outcome == "error"
-    assert g.message == ("invalid pod group: scheduled pod default/pg-run has priority 5, the "
-                         "group has priority 100")
+    assert g.message == ("all pods in a single pod group should have the same priority as "
+                         "the pod group's priority, got 5 and 100")
 
 
 def test_pod_group_without_priority_counts_as_priority_zero():
@@ -266,7 +269,7 @@ def test_pod_group_without_priority_counts_as_priority_zero():
     nodes = rack_nodes(**{"rack-1": ["n1"]})
     group = make_group(min_count=1, priority=None)
     g = plan(snapshot(nodes, gang_pods(group, 1), [group])).groups[0]
-    assert g.outcome == "error" and "the group has priority 0" in g.message
+    assert g.outcome == "error" and g.message.endswith("got 100 and 0")
     g = plan(snapshot(nodes, gang_pods(group, 1, priority=0), [group])).groups[0]
     assert g.outcome == "scheduled"
 

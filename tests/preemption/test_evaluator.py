@@ -164,7 +164,9 @@ def test_pod_group_preemption_policy_gate_reads_the_group():
     snap = snapshot(nodes, pods, [group])
     gated = release(snap, "1.37", PodGroupPreemptionPolicy=True)
     g = plan(snap, target=gated).groups[0]
-    assert g.outcome == "error" and "the group has Never" in g.message
+    assert g.outcome == "error" and g.message == (
+        "all pods in a single pod group should have the same preemption policy as the pod "
+        "group's preemption policy, got PreemptLowerPriority and Never")
     pods[1] = replace(pods[1], preemption_policy="Never")
     g = plan(snapshot(nodes, pods, [group]), target=gated).groups[0]
     assert (g.outcome, g.preemption_message) == ("unschedulable", NEVER)

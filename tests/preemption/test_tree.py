@@ -21,9 +21,9 @@ def _tree(*, extra=(), never=False, min_groups=2, low=10):
     nodes = cluster(b1={"r1": 2, "r2": 2})
     lows = [make_pod(f"low-{n.name}", 2, node=n.name, priority=low) for n in nodes]
     leaves = [leaf("a", "job", priority=100), leaf("b", "job", priority=100)]
-    if never:
-        group, pods = leaves[0]
-        leaves[0] = (group, [replace(p, preemption_policy="Never") for p in pods])
+    if never:  # every pod of the tree: validatePodGroup wants one policy per tree
+        leaves = [(group, [replace(p, preemption_policy="Never") for p in pods])
+                  for group, pods in leaves]
     root = composite("job", min_groups=min_groups, priority=100)
     return tree_snapshot(nodes, [root], leaves, [*lows, *extra])
 
@@ -109,14 +109,23 @@ def test_preemption_policy_of_a_tree_per_gate() -> None:
 
 
 def test_root_policy_never_blocks_tree_preemption_with_the_gate() -> None:
+    """With PodGroupPreemptionPolicy the root's policy decides, and validatePodGroup wants
+    the pods to agree with it; without the gate the root's field is not read."""
+    from tests.builders import release
+
     snap = _tree()
     snap = replace(snap, composites=tuple(replace(c, preemption_policy="Never")
                                           for c in snap.composites))
-    root = plan(snap).composites[0]  # the gate is assumed on: the root sets a policy
-    assert (root.preemption, root.preemption_message) == (None, NEVER)
-    from tests.builders import release
     off = release(snap, "1.37", PodGroupPreemptionPolicy=False)
     assert plan(snap, target=off).composites[0].preemption is not None
+    root = plan(snap).composites[0]  # the gate is assumed on: the root sets a policy
+    assert root.error and root.message == (
+        "all pods in a single pod group should have the same preemption policy as the pod "
+        "group's preemption policy, got PreemptLowerPriority and Never")
+    agreeing = replace(snap, pods=tuple(replace(p, preemption_policy="Never")
+                                        if not p.node_name else p for p in snap.pods))
+    root = plan(agreeing).composites[0]
+    assert (root.preemption, root.preemption_message) == (None, NEVER)
 
 
 def test_highest_all_ancestor_bounds_the_unit() -> None:

@@ -65,14 +65,16 @@ def test_generate_name_warning_goes_to_stderr_in_table_mode() -> None:
 
 def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
     result = invoke("check", FIXTURES / "foreign.yaml", "-c", CLUSTER, "-o", "json")
-    assert result.exit_code == 0, result.output
-    warnings = json.loads(result.stdout)["warnings"]
+    # Volcano's PodGroup (no pods: "Not enough valid tasks") and vcjob are planned by volcano
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert {g["name"]: g["scheduler"] for g in report["groups"]
+            if g["name"].startswith("ml/vc-")} == {"ml/vc-pg": "volcano", "ml/vc-job": "volcano"}
+    warnings = report["warnings"]
     skipped = [w for w in warnings if w.startswith("skipped")]
     assert [re.match(r"skipped (\d+) (\w+) object\(s\) of apiVersion (\S+):", w).groups()
             for w in skipped] == [
-        ("1", "Job", "batch.volcano.sh/v1alpha1"),
         ("1", "PodGroup", "scheduling.run.ai/v2alpha2"),
-        ("1", "PodGroup", "scheduling.volcano.sh/v1beta1"),
         ("2", "PodGroup", "scheduling.x-k8s.io/v1alpha1"),
     ]
     assert all("--gang MINCOUNT --topology-key KEY" in w for w in skipped)

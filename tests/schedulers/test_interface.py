@@ -6,6 +6,7 @@ plans every group."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -195,8 +196,10 @@ def test_a_named_scheduler_plans_every_group() -> None:
 
 
 def test_an_unknown_scheduler_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="unknown scheduler 'kueu': expected one of auto, "
-                                         "kube-scheduler, kueue, first-fit"):
+    known = ", ".join(["auto", *schedulers()])  # kube-scheduler first, first-fit last
+    assert known.startswith("auto, kube-scheduler, ") and known.endswith(", first-fit")
+    with pytest.raises(UsageError, match=re.escape(
+            f"unknown scheduler 'kueu': expected one of {known}")):
         plan(cluster(train(200)), schedulers=schedulers(), scheduler="kueu")
 
 

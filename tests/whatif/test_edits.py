@@ -79,7 +79,7 @@ def test_cordon_by_names_and_selector() -> None:
     ("evict", "app=nothing", "matches no running pod"),
     ("set", "default/nope.minCount=2", "no pod group 'default/nope'"),
     ("set", "default/pg.replicas=2", "expected GROUP.minCount=N"),
-    ("set", "default/pg.minCount=0", "minCount must be an integer >= 1"),
+    ("set", "default/pg.minCount=0", "minCount must be an integer from 1 to 2147483647"),
     ("set", "default/pg.topologyKey=Bad Key", "not a valid label key"),
 ])
 def test_edits_that_match_nothing_are_usage_errors(op: str, target: str, message: str) -> None:

@@ -44,7 +44,8 @@ class Stage(Enum):
 
 @dataclass(frozen=True)
 class GroupUnit:
-    """A standalone PodGroup in the queue, at its priority (``group_priority``)."""
+    """A standalone PodGroup in the queue, at its priority (``group_priority``; 1.36: its
+    highest pending pod's, ``queue_priority``)."""
 
     group: PodGroup
     priority: int
@@ -83,16 +84,28 @@ class KubeRun:
         in_trees = {g.key for t in trees for g in t.leaves}
         for g in self.groups:
             if g.key not in in_trees:
-                yield GroupUnit(g, self.priorities[g.key])
+                yield GroupUnit(g, self.queue_priority(g))
         for t in trees:
             if t.planned and not any(g.key in others for g in t.leaves):
                 yield t
 
+    def queue_priority(self, group: PodGroup) -> int:
+        """Where a group waits in the queue. 1.36 queues pods (``Release.pod_queue``): the
+        group's cycle starts when its highest-priority pending pod is popped
+        (``podGroupInfoForPod``); later releases queue the group at its own priority."""
+        if self.state.target.release.pod_queue:
+            queued = [p.priority for p in self.by_group.get(group.key, ())
+                      if not (p.node_name or p.terminal or p.deleting or p.scheduling_gates)]
+            if queued:
+                return max(queued)
+        return self.priorities[group.key]
+
     def schedule(self, unit: GroupUnit | TreeUnit) -> UnitResult:
         """Admission, the cycle, PostFilter when it did not fit, and what the report says
         of each group."""
-        admitted = {g.key: self.admit(g) for g in unit.leaves}
-        if isinstance(unit, TreeUnit):
+        tree = isinstance(unit, TreeUnit)  # a tree's leaves are validated with the tree
+        admitted = {g.key: self.admit(g, validate=not tree) for g in unit.leaves}
+        if tree:
             outcome = self.post_filter.tree(
                 list(admitted.values()), unit.priority, self.tree_cycle(unit, admitted),
                 partial(self.tree_cycle, unit, admitted, rerun=True))
@@ -104,10 +117,11 @@ class KubeRun:
         return UnitResult(tuple(self.finish(admitted[r.group.key], r) for r in leaves),
                           composites)
 
-    def admit(self, group: PodGroup) -> Admission:
+    def admit(self, group: PodGroup, *, validate: bool = True) -> Admission:
         evicted = self.state.statement.evicted
         return admit(self.state, group, [p for p in self.by_group.get(group.key, [])
-                                         if not p.terminal and not evicted(p)])
+                                         if not p.terminal and not evicted(p)],
+                     validate=validate)
 
     def group_cycle(self, a: Admission) -> GroupResult:
         if a.verdict is not None:

@@ -15,9 +15,10 @@ from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.admission import Admission, ScheduleGroup
 from tasplan.plan.notes import Note, NoteCode
 from tasplan.plan.result import GroupResult
-from tasplan.plan.tree import Tree, build_trees
+from tasplan.plan.tree import Member, Tree, build_trees
 from tasplan.plan.tree_cycle import TreeOutcome, plan_tree
 from tasplan.plan.tree_result import CompositeResult
+from tasplan.schedulers.kube.admission import Entry, validate_hierarchy
 
 GATE = "CompositePodGroup"
 
@@ -80,21 +81,16 @@ def plan_unit(unit: TreeUnit, framework: Callable[[str], Framework | None],
     tree = unit.tree
     notes = tree_notes(tree)
     if tree.problem is not None or tree.root is None:
-        message = tree.problem or "invalid hierarchy"
-        leaves = tuple(GroupResult(g, len(admitted[g.key].pending),
-                                   len(admitted[g.key].scheduled), False, message,
-                                   error=tree.invalid) for g in tree.leaves)
-        composites = tuple(
-            CompositeResult(c, tuple((k.kind, k.key) for k in tree.children.get(c.key, ())),
-                            False, message, error=tree.invalid, notes=notes)
-            for c in tree.composites)
-        return TreeOutcome(leaves, composites)
+        return _held(tree, admitted, tree.problem or "invalid hierarchy", tree.invalid, notes)
     fw = next((a.fw for g in tree.leaves if (a := admitted[g.key]).ok), None)
     if fw is None:  # no leaf can be planned: each says why
         fw = framework("default-scheduler")
     if fw is None:
         return TreeOutcome(tuple(v for g in tree.leaves
                                  if (v := admitted[g.key].verdict) is not None), ())
+    invalid = validate_hierarchy(_depth_first(tree, admitted), target=fw.target)
+    if invalid is not None:
+        return _held(tree, admitted, invalid, True, notes)
     outcome = plan_tree(fw, tree, nodes, statement, pods_by_group, admitted, schedule,
                         all_assignments=all_assignments)
     name = fw.profile.scheduler_name
@@ -102,6 +98,36 @@ def plan_unit(unit: TreeUnit, framework: Callable[[str], Framework | None],
     if composites:
         composites[0] = replace(composites[0], notes=composites[0].notes + notes)
     return TreeOutcome(outcome.leaves, tuple(composites))
+
+
+def _held(tree: Tree, admitted: Mapping[str, Admission], message: str, error: bool,
+          notes: tuple[Note, ...]) -> TreeOutcome:
+    """A tree that is not scheduled at all: every group of it says ``message``."""
+    leaves = tuple(GroupResult(g, len(admitted[g.key].pending), len(admitted[g.key].scheduled),
+                               False, message, error=error) for g in tree.leaves)
+    composites = tuple(
+        CompositeResult(c, tuple((k.kind, k.key) for k in tree.children.get(c.key, ())),
+                        False, message, error=error, notes=notes)
+        for c in tree.composites)
+    return TreeOutcome(leaves, composites)
+
+
+def _depth_first(tree: Tree, admitted: Mapping[str, Admission]) -> list[Entry]:
+    """The tree as ``validate_hierarchy`` reads it: each group from the root down, a
+    PodGroup with the pods its admission queued and those already scheduled."""
+    out: list[Entry] = []
+
+    def visit(member: Member) -> None:
+        if isinstance(member, PodGroup):
+            a = admitted[member.key]
+            out.append((member, a.pending, [p for p, _ in a.scheduled]))
+            return
+        out.append((member, (), ()))
+        for child in tree.children.get(member.key, ()):
+            visit(child)
+
+    visit(tree.root)
+    return out
 
 
 def tree_notes(tree: Tree) -> tuple[Note, ...]:

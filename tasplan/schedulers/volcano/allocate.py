@@ -23,16 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tasplan.model.quantity import format_quantity
+from tasplan.model.volcano import HARD, SOFT, NetworkTopology
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree
 from tasplan.schedulers.volcano.job import (
     ALLOCATED,
     ALLOCATED_STATUSES,
-    HARD,
     PENDING,
     PIPELINED,
-    SOFT,
     Job,
-    NetworkTopology,
     SubJob,
     Task,
     task_key,
@@ -40,6 +39,9 @@ from tasplan.schedulers.volcano.job import (
 
 MAX_NODE_SCORE = 100
 INSUFFICIENT = "Insufficient "
+BEST_EFFORT = ("its pending pods request no resources (BestEffort): Volcano's allocate "
+               "action skips them and its backfill action, which tasplan does not model, "
+               "places them")
 ROLE_FAILED = "Task {} with role spec {} has already predicated failed, skip"
 
 
@@ -63,6 +65,11 @@ class Simulator(Protocol):
 
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         """Node-order scores of the other enabled plugins (nodeorder, binpack, ...)."""
+        ...
+
+    def task_class(self, task: Task) -> object | None:
+        """Tasks of one class get the same ``predicate`` answer on a node as long as only
+        other nodes change (None: no such promise, e.g. pods with inter-pod rules)."""
         ...
 
 
@@ -145,12 +152,14 @@ Op = tuple[Task, str, bool]  # task, node, pipelined
 def _le(request: Mapping[str, int], avail: Mapping[str, int]) -> list[str]:
     """Resources of ``request`` that ``avail`` lacks, cpu and memory first
     (``LessEqualWithResourcesName``)."""
-    short = []
-    for name in sorted(request, key=lambda r: (r not in ("cpu", "memory"), r != "cpu", r)):
-        value = request[name]
-        if value > 0 and value > avail.get(name, 0):
-            short.append(name)
-    return short
+    return [name for name, value in _ordered(request)
+            if value > 0 and value > avail.get(name, 0)]
+
+
+def _ordered(request: Mapping[str, int]) -> list[tuple[str, int]]:
+    """cpu, memory, then the others by name (the order Volcano reports shortages in)."""
+    return sorted(request.items(), key=lambda kv: (kv[0] not in ("cpu", "memory"),
+                                                   kv[0] != "cpu", kv[0]))
 
 
 def _sub(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
@@ -171,6 +180,12 @@ class Session:
         self.plugins = plugins or Plugins()
         self.node_names = list(nodes)
         self.ties: list[str] = []
+        # HyperNodes the last gradient left out for their idle resources, with the reason
+        self.skipped: list[tuple[str, str]] = []
+        # job uid -> pods whose node was chosen by name among nodes of equal score
+        self.node_ties: dict[str, int] = {}
+        # sub-job uid -> HyperNode -> tasks of the sub-job on its nodes (taskNum scores)
+        self.hn_tasks: dict[str, dict[str, int]] = {}
         self.sorted_nodes = {hn: sorted(members) for hn, members in tree.real_nodes.items()}
         self.node_hypernodes: dict[str, list[str]] = {}
         for hn, members in tree.real_nodes.items():
@@ -250,22 +265,32 @@ class Session:
     # -- statements ---------------------------------------------------------------------
 
     def _apply(self, task: Task, node: str, pipelined: bool) -> None:
-        task.status = PIPELINED if pipelined else ALLOCATED
-        task.node = node
+        task.owner.set_status(task, PIPELINED if pipelined else ALLOCATED, node)
         self.sim.assume(task, node)
-        for hn in self.node_hypernodes.get(node, ()):
-            used = self.hn_used[hn]
-            for k, v in task.request.items():
-                used[k] = used.get(k, 0) + v
+        self._account(task, node, 1)
 
     def _undo(self, task: Task, node: str) -> None:
         self.sim.forget(task, node)
-        task.status = PENDING
-        task.node = ""
+        task.owner.set_status(task, PENDING, "")
+        self._account(task, node, -1)
+
+    def _account(self, task: Task, node: str, sign: int) -> None:
+        counts = self.hn_tasks.get(task.owner.task_sub_job[task.uid])
         for hn in self.node_hypernodes.get(node, ()):
             used = self.hn_used[hn]
             for k, v in task.request.items():
-                used[k] = used.get(k, 0) - v
+                used[k] = used.get(k, 0) + sign * v
+            if counts is not None:
+                counts[hn] = counts.get(hn, 0) + sign
+
+    def _sub_counts(self, sub: SubJob) -> dict[str, int]:
+        counts = self.hn_tasks.get(sub.uid)
+        if counts is None:
+            counts = self.hn_tasks[sub.uid] = {}
+            for t in sub.tasks:
+                for hn in self.node_hypernodes.get(t.node, ()) if t.node else ():
+                    counts[hn] = counts.get(hn, 0) + 1
+        return counts
 
     def discard(self, ops: Sequence[Op]) -> None:
         for task, node, _ in reversed(ops):
@@ -310,6 +335,8 @@ class Session:
                 continue
             sheet = self._worksheet(job)
             if sheet.empty():
+                if any(t.status == PENDING and t.best_effort for t in job.tasks):
+                    outcomes[job.uid].skipped = BEST_EFFORT
                 continue
             sheets[job.uid] = sheet
             queue.append(job)
@@ -431,6 +458,7 @@ class Session:
         """Eligible HyperNodes under ``start`` grouped by tier, lowest first; raises
         ValueError when a running job's HyperNode leaves no room under ``start``."""
         root = self._search_root(start, highest, allocated)
+        self.skipped = []
         by_tier: dict[int, list[str]] = {}
         queue = [root]
         seen = {root}
@@ -467,11 +495,20 @@ class Session:
 
     def _eligible(self, hn: str, highest: int, allocated: str,
                   min_res: Mapping[str, int]) -> bool:
+        """``isEligibleHyperNode``; HyperNodes left out for their idle resources are kept
+        in ``skipped`` with tasplan's words for the shortfall."""
         if self.tree.tiers[hn] > highest:
             return False
         if allocated or hn not in self.hn_idle:
             return True
-        return not _le(min_res, self.hn_idle[hn]) or not _le(min_res, self.hn_future[hn])
+        short = _le(min_res, self.hn_future[hn])
+        if not _le(min_res, self.hn_idle[hn]) or not short:
+            return True
+        r = short[0]
+        idle = format_quantity(r, self.hn_future[hn].get(r, 0))
+        self.skipped.append((hn, f"not tried: its idle {r} ({idle}) is below the "
+                                 f"minResources {r} ({format_quantity(r, min_res[r])})"))
+        return False
 
     def _job_gradient(self, job: Job, start: str) -> list[list[str]]:
         hard, tier = job.hard()
@@ -497,6 +534,9 @@ class Session:
         except ValueError as exc:
             out.error = str(exc)
             return None, ""
+        out.attempts.extend(Attempt(hn, self.tree.tiers[hn], -1, 0, False, reason=reason)
+                            for hn, reason in self.skipped)
+        self.skipped = []
         snapshot = {s.uid: s.allocated_hypernode for s in job.sub_jobs.values()}
         for level, hypernodes in enumerate(gradients):
             solutions: dict[str, tuple[list[Op], Worksheet, float]] = {}
@@ -531,7 +571,7 @@ class Session:
             tied = sorted(hn for hn, (_, _, s) in solutions.items() if s == top)
             if len(tied) > 1:
                 self.ties.append(f"job {job.uid}: HyperNodes {', '.join(tied)} tie on "
-                                 f"score {top:g}")
+                                 f"score {top:.4g}")
             best = tied[0]
             ops, copy, _ = solutions[best]
             self.recover(ops)
@@ -570,7 +610,7 @@ class Session:
             tied = sorted(hn for hn, s in scores.items() if s == top)
             if len(tied) > 1:
                 self.ties.append(f"sub-job {sub.uid}: HyperNodes {', '.join(tied)} tie on "
-                                 f"score {top:g}")
+                                 f"score {top:.4g}")
             best = tied[0]
             ops, copy = backups[best]
             self.recover(ops)
@@ -596,87 +636,104 @@ class Session:
         ops: list[Op] = []
         allocated_hn = sub.allocated_hypernode
         with_topology = sub.network_topology is not None
+        # Per task class, the nodes' answers so far: within one call nodes only fill, so
+        # after a placement only that node is asked again.
+        classes: dict[object, _ClassNodes] = {}
+        tasks.reverse()  # pop from the end: the queue's head is the list's tail
         while tasks:
-            task = tasks.pop(0)
+            task = tasks.pop()
             if task.gated:
                 continue
-            if task.role and task.role in job.failed_roles(sub.uid):
+            if task.role and job.fit_errors and task.role in job.failed_roles(sub.uid):
                 fe = FitErrors(err=ROLE_FAILED.format(task.name, task.role))
                 job.fit_errors[task.uid] = fe
                 continue
-            feasible, fe = self._predicate_nodes(task, nodes)
-            if not feasible:
-                if hn != ROOT:
-                    fe.hypernode = hn
+            cls = self.sim.task_class(task)
+            state = classes.get(cls) if cls is not None else None
+            if state is None:
+                state = _ClassNodes(task, {n: self._answer(task, n) for n in nodes})
+                if cls is not None:
+                    classes[cls] = state
+            if not state.feasible:
+                fe = FitErrors(dict(state.failed()), hn if hn != ROOT else "")
                 job.fit_errors[task.uid] = fe
                 if job.need_continue_allocating(sub):
                     continue
                 break
-            best, pipelined = self._prioritize(task, feasible, sub,
+            best, pipelined = self._prioritize(task, state.feasible, state.idle, sub,
                                                allocated_hn if with_topology else "")
             if best is None:
                 continue
             self._apply(task, best, pipelined)
             ops.append((task, best, pipelined))
+            for other in classes.values():
+                other.update(best, self._answer(other.task, best))
             if with_topology:
                 leaf = self.tree.leaf_of.get(best, "")
                 if leaf:
                     allocated_hn = self.tree.lca(leaf, allocated_hn)
             if self.sub_job_ready(job, sub):
                 break
+        tasks.reverse()
         if self.sub_job_ready(job, sub) or self.sub_job_pipelined(job, sub):
             return ops
         self.discard(ops)
         return None
 
-    def _predicate_nodes(self, task: Task, nodes: Sequence[str]
-                         ) -> tuple[list[str], FitErrors]:
-        fe = FitErrors()
-        feasible = []
-        for node in nodes:
-            future = self._future_idle(node)
-            short = _le(task.request, future)
-            if short:
-                fe.nodes[node] = [INSUFFICIENT + short[0]]
+    def _answer(self, task: Task, node: str) -> tuple[list[str], bool]:
+        """``alloc.predicate`` on one node: the reasons it fails (requests within its future
+        idle resources, then the predicates plugin), and whether its idle resources alone
+        hold the task."""
+        sim = self.sim
+        alloc, used, rel = sim.allocatable(node), sim.used(node), sim.releasing(node)
+        fits_idle = True
+        for r, v in _ordered(task.request):
+            if v <= 0:
                 continue
-            reasons = self.sim.predicate(task, node)
-            if reasons:
-                fe.nodes[node] = reasons
-                continue
-            feasible.append(node)
-        return feasible, fe
+            free = alloc.get(r, 0) - used.get(r, 0)
+            if v > free + rel.get(r, 0):
+                return [INSUFFICIENT + r], False
+            fits_idle = fits_idle and v <= free
+        return sim.predicate(task, node), fits_idle
 
-    def _idle(self, node: str) -> dict[str, int]:
-        return _sub(self.sim.allocatable(node), self.sim.used(node))
-
-    def _future_idle(self, node: str) -> dict[str, int]:
-        idle = self._idle(node)
-        for k, v in self.sim.releasing(node).items():
-            idle[k] = idle.get(k, 0) + v
-        return idle
-
-    def _prioritize(self, task: Task, feasible: Sequence[str], sub: SubJob,
-                    allocated_hn: str) -> tuple[str | None, bool]:
-        idle = [n for n in feasible if not _le(task.request, self._idle(n))]
-        future = [n for n in feasible if n not in set(idle)] if len(idle) < len(feasible) \
-            else []
+    def _prioritize(self, task: Task, feasible: Sequence[str], fits_idle: set[str],
+                    sub: SubJob, allocated_hn: str) -> tuple[str | None, bool]:
+        """``prioritizeNodes``: nodes whose idle resources hold the task first, then those
+        that need releasing resources; the best score wins, ties by name."""
+        if len(fits_idle) == len(feasible):
+            idle, future = list(feasible), []
+        else:
+            idle = [n for n in feasible if n in fits_idle]
+            future = [n for n in feasible if n not in fits_idle]
         for group, pipelined in ((idle, False), (future, True)):
             if not group:
                 continue
             if len(group) == 1:
                 return group[0], pipelined
-            scores = dict.fromkeys(group, 0.0)
-            for node, s in self.sim.scores(task, group).items():
-                scores[node] += s
+            ext = self.sim.scores(task, group)
+            per_node: Mapping[str, float] = {}
+            per_leaf: Mapping[str, float] = {}
             if self.plugins.nta_node_order:
-                for node, s in self.node_scores(task, group, sub, allocated_hn).items():
-                    scores[node] += s
-            top = max(scores.values())
-            tied = sorted(n for n in group if scores[n] == top)
-            if len(tied) > 1:
-                self.ties.append(f"task {task.uid}: nodes {', '.join(tied[:5])}"
-                                 f"{' ...' if len(tied) > 5 else ''} tie on score {top:g}")
-            return tied[0], pipelined
+                if sub.network_topology is None:
+                    per_node = self._normal_pod_scores(task, group)
+                elif allocated_hn:
+                    per_leaf = self._leaf_scores(group, sub, allocated_hn)
+            leaf_of = self.tree.leaf_of
+            best, top, tied = None, float("-inf"), 0
+            for node in group:  # sorted by name: the first of the best
+                score = ext.get(node, 0.0) if ext else 0.0
+                if per_node:
+                    score += per_node.get(node, 0.0)
+                elif per_leaf:
+                    score += per_leaf.get(leaf_of.get(node, ""), 0.0)
+                if score > top:
+                    best, top, tied = node, score, 0
+                elif score == top:
+                    tied += 1
+            if tied:
+                uid = task.owner.uid if task.owner is not None else ""
+                self.node_ties[uid] = self.node_ties.get(uid, 0) + 1
+            return best, pipelined
         return None, False
 
     # -- network-topology-aware scores --------------------------------------------------
@@ -684,22 +741,23 @@ class Session:
     def _scale(self, score: float) -> float:
         return MAX_NODE_SCORE * self.plugins.nta_weight * score
 
-    def node_scores(self, task: Task, nodes: Sequence[str], sub: SubJob,
-                    allocated_hn: str) -> dict[str, float]:
-        """``batchNodeOrderFn``: closeness to the job's HyperNode for network-aware pods,
-        the HyperNode bin-packing of every tier for the others."""
-        if sub.network_topology is None:
-            return self._normal_pod_scores(task, nodes)
-        if not allocated_hn:
-            return {}
-        scores = {n: self._closeness(self.tree.leaf_of.get(n, ""), allocated_hn)
-                  for n in nodes}
+    def _leaf_scores(self, nodes: Sequence[str], sub: SubJob,
+                     allocated_hn: str) -> dict[str, float]:
+        """``batchNodeOrderFnForNetworkAwarePods`` per lowest-tier HyperNode (every node of
+        one has the same score): the tier of its common ancestor with the job's HyperNode;
+        when several nodes share the best, plus the share of the sub-job's tasks there."""
+        leaf_of = self.tree.leaf_of
+        count: dict[str, int] = {}
+        for n in nodes:
+            leaf = leaf_of.get(n, "")
+            count[leaf] = count.get(leaf, 0) + 1
+        scores = {leaf: self._closeness(leaf, allocated_hn) for leaf in count}
         top = max(scores.values())
-        best = [n for n in nodes if scores[n] == top]
-        if len(best) > 1:
-            for n in best:
-                scores[n] += self._task_num(self.tree.leaf_of.get(n, ""), sub)
-        return {n: self._scale(s) for n, s in scores.items()}
+        if sum(count[leaf] for leaf, s in scores.items() if s == top) > 1:
+            for leaf, s in scores.items():
+                if s == top:
+                    scores[leaf] += self._task_num(leaf, sub)
+        return {leaf: self._scale(s) for leaf, s in scores.items()}
 
     def _closeness(self, hn: str, allocated: str) -> float:
         if not hn or not allocated:
@@ -720,10 +778,10 @@ class Session:
         return 0.0
 
     def _task_num(self, hn: str, sub: SubJob) -> float:
-        if not sub.tasks:
+        """``scoreWithTaskNum``: the share of the sub-job's tasks on ``hn``'s nodes."""
+        if not sub.tasks or not hn:
             return 0.0
-        members = self.tree.real_nodes.get(hn, frozenset())
-        return sum(1 for t in sub.tasks if t.node and t.node in members) / len(sub.tasks)
+        return self._sub_counts(sub).get(hn, 0) / len(sub.tasks)
 
     def _normal_pod_scores(self, task: Task, nodes: Sequence[str]) -> dict[str, float]:
         if not self.plugins.normal_pod_binpack:
@@ -807,6 +865,29 @@ def _translate(nt: NetworkTopology | None, names: Mapping[str, int]) -> NetworkT
     if tier is None:
         return nt
     return NetworkTopology(nt.mode, tier)
+
+
+class _ClassNodes:
+    """The predicate answers of one task class on the nodes of one dry run: the feasible
+    nodes in name order and those whose idle resources hold the task."""
+
+    def __init__(self, task: Task, answers: dict[str, tuple[list[str], bool]]) -> None:
+        self.task = task
+        self.answers = answers
+        self.feasible = [n for n, (reasons, _) in answers.items() if not reasons]
+        self.idle = {n for n in self.feasible if answers[n][1]}
+
+    def failed(self) -> list[tuple[str, list[str]]]:
+        return [(n, reasons) for n, (reasons, _) in self.answers.items() if reasons]
+
+    def update(self, node: str, answer: tuple[list[str], bool]) -> None:
+        """``node`` changed (a pod was placed there): it can only have become fuller."""
+        was = self.answers[node]
+        self.answers[node] = answer
+        if answer[0] and not was[0]:
+            self.feasible.remove(node)
+        if not answer[1]:
+            self.idle.discard(node)
 
 
 @dataclass

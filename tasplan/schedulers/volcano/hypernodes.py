@@ -14,97 +14,33 @@ HyperNodes by name so that every walk over the tree is deterministic.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tasplan.model.pod_affinity import LabelSelector
+from tasplan.load.go_regex import RegexError, compile_go_regex
+from tasplan.model.volcano import MEMBER_HYPERNODE, MEMBER_NODE, HyperNode, Member
 
 ROOT = "<cluster-top-hypernode>"
-MEMBER_NODE = "Node"
-MEMBER_HYPERNODE = "HyperNode"
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One ``spec.members[]`` entry: exactly one of ``exact``, ``regex`` or ``labels``."""
-
-    type: str
-    exact: str | None = None
-    regex: str | None = None
-    labels: LabelSelector | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HyperNode:
-    name: str
-    tier: int
-    members: tuple[Member, ...]
-    tier_name: str = ""
-
-
-class RegexError(ValueError):
-    """A pattern Go's ``regexp.Compile`` would reject, or one tasplan cannot translate."""
-
-
-# Constructs Python's ``re`` accepts and RE2 (Go regexp) rejects.
-_PYTHON_ONLY = (
-    (re.compile(r"\(\?[=!]"), "lookahead"),
-    (re.compile(r"\(\?<[=!]"), "lookbehind"),
-    (re.compile(r"\(\?>"), "atomic group"),
-    (re.compile(r"\(\?\("), "conditional"),
-    (re.compile(r"\\[1-9]"), "backreference"),
-    (re.compile(r"[*+?}]\+"), "possessive quantifier"),
-)
-_POSIX = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7F", "blank": "\\t ",
-    "cntrl": "\\x00-\\x1F\\x7F", "digit": "0-9", "graph": "!-~", "lower": "a-z",
-    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ",
-    "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
-}
-_POSIX_CLASS = re.compile(r"\[:(\^?)([a-z]+):\]")
-
-
-def compile_go_regex(pattern: str) -> re.Pattern[str]:
-    """A Python pattern that matches what Go's ``regexp.MatchString`` matches (unanchored
-    search, RE2 syntax), or RegexError with the reason."""
-    stripped = re.sub(r"\\\\", "", pattern)
-    for probe, what in _PYTHON_ONLY:
-        if probe.search(stripped):
-            raise RegexError(f"RE2 does not support {what}")
-    if re.search(r"\\[pP]", stripped):
-        raise RegexError("Unicode classes (\\p) are not supported by tasplan")
-
-    def posix(m: re.Match[str]) -> str:
-        if m.group(2) not in _POSIX:
-            raise RegexError(f"invalid character class range: [:{m.group(2)}:]")
-        if m.group(1):
-            raise RegexError("negated POSIX classes are not supported by tasplan")
-        return _POSIX[m.group(2)]
-
-    translated = _POSIX_CLASS.sub(posix, pattern).replace("\\z", "\\Z")
-    translated = re.sub(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P<\1>", translated)
-    try:
-        return re.compile(translated)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise RegexError(str(exc)) from None
-
-
-def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]]) -> set[str]:
+def members_of(member: Member, nodes: Sequence[tuple[str, Mapping[str, str]]],
+               by_label: dict[tuple[str, str], set[str]] | None = None) -> set[str]:
     """Node names one ``Node`` member selects (``GetMembers``): an exact name whether or not
     such a node exists, every node whose name the regex finds, every node the label
-    selector matches (an empty selector selects nothing)."""
+    selector matches (an empty selector selects nothing). ``by_label`` (label pair ->
+    node names) answers plain ``matchLabels`` selectors without scanning every node."""
     if member.exact is not None:
         return {member.exact} if member.exact else set()
     if member.regex is not None:
-        try:
-            pattern = compile_go_regex(member.regex)
-        except RegexError:
-            return set()
+        pattern = compile_go_regex(member.regex)  # RegexError: the caller reports it
         return {name for name, _ in nodes if pattern.search(name)}
-    if member.labels is not None and not member.labels.empty:
-        return {name for name, labels in nodes if member.labels.matches(labels)}
-    return set()
+    if member.labels is None or member.labels.empty:
+        return set()
+    reqs = member.labels.requirements
+    if by_label is not None and all(r.operator == "In" and len(r.values) == 1 for r in reqs):
+        found = [by_label.get((r.key, r.values[0]), set()) for r in reqs]
+        return set.intersection(*found) if found else set()
+    return {name for name, labels in nodes if member.labels.matches(labels)}
 
 
 @dataclass
@@ -120,6 +56,7 @@ class HyperNodeTree:
     tier_names: dict[str, int] = field(default_factory=dict)
     ready: bool = True
     errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     # node name -> the lowest-tier HyperNode holding it (FindHyperNodeForNode).
     leaf_of: dict[str, str] = field(default_factory=dict)
 
@@ -167,6 +104,7 @@ def build_tree(hypernodes: Iterable[HyperNode],
     parent: dict[str, str] = {}
     children: dict[str, set[str]] = {name: set() for name in specs}
     errors: list[str] = []
+    warnings: list[str] = []
     for name in sorted(specs):
         for member in specs[name].members:
             if member.type != MEMBER_HYPERNODE or not member.exact:
@@ -180,28 +118,50 @@ def build_tree(hypernodes: Iterable[HyperNode],
             children[name].add(child)
     real: dict[str, frozenset[str]] = {}
     in_progress: set[str] = set()
+    by_label: dict[tuple[str, str], set[str]] = {}
+    if any(m.labels is not None for hn in specs.values() for m in hn.members):
+        for name, labels in nodes:
+            for pair in labels.items():
+                by_label.setdefault(pair, set()).add(name)
 
-    def resolve(name: str) -> frozenset[str]:
-        if name in real:
-            return real[name]
-        if name in in_progress:
-            errors.append(f"cyclic dependency detected: HyperNode {name} is already in the "
-                          "ancestor chain")
-            return frozenset()
-        in_progress.add(name)
-        acc: set[str] = set()
-        spec = specs.get(name)
-        for member in spec.members if spec else ():
-            if member.type == MEMBER_NODE:
-                acc |= members_of(member, nodes)
-            elif member.exact and member.exact in specs:
-                acc |= resolve(member.exact)
-        in_progress.discard(name)
-        real[name] = frozenset(acc & node_names)
-        return real[name]
+    def own(name: str) -> set[str]:
+        out: set[str] = set()
+        for member in specs[name].members:
+            if member.type != MEMBER_NODE:
+                continue
+            try:
+                out |= members_of(member, nodes, by_label)
+            except RegexError as exc:
+                warnings.append(f"HyperNode {name}: regexMatch pattern {member.regex!r} "
+                                f"selects no node here: {exc}")
+        return out
 
-    for name in sorted(specs):
-        resolve(name)
+    def children_of(name: str) -> list[str]:
+        return [m.exact for m in specs[name].members
+                if m.type == MEMBER_HYPERNODE and m.exact and m.exact in specs]
+
+    # Depth first without recursion (a chain of HyperNodes is as long as the input).
+    for top in sorted(specs):
+        if top in real:
+            continue
+        stack = [(top, iter(children_of(top)))]
+        in_progress.add(top)
+        while stack:
+            name, kids = stack[-1]
+            child = next(kids, None)
+            if child is None:
+                stack.pop()
+                in_progress.discard(name)
+                acc = own(name)
+                for c in children_of(name):
+                    acc |= real.get(c, frozenset())
+                real[name] = frozenset(acc & node_names)
+            elif child in in_progress:
+                errors.append(f"cyclic dependency detected: HyperNode {child} is already in "
+                              "the ancestor chain")
+            elif child not in real:
+                in_progress.add(child)
+                stack.append((child, iter(children_of(child))))
     top = max(tiers.values(), default=0) + 1
     top = max(top, 1)
     roots = sorted(n for n in specs if n not in parent)
@@ -215,7 +175,8 @@ def build_tree(hypernodes: Iterable[HyperNode],
     for name in sorted(specs):
         if specs[name].tier_name:
             tier_names[specs[name].tier_name] = specs[name].tier
-    tree = HyperNodeTree(tiers, parent, kids, real, tier_names, not errors, tuple(errors))
+    tree = HyperNodeTree(tiers, parent, kids, real, tier_names, not errors, tuple(errors),
+                         warnings=tuple(warnings))
     tree.leaf_of = leaf_index(tree)
     return tree
 

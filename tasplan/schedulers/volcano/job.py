@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
 
-from tasplan.model.pod_affinity import LabelSelector
-
-HARD = "hard"
-SOFT = "soft"
+from tasplan.model.volcano import HARD, NetworkTopology, SubGroupPolicy
 
 PENDING = "Pending"
 ALLOCATED = "Allocated"
@@ -31,30 +28,6 @@ FAILED = "Failed"
 ALLOCATED_STATUSES = frozenset({ALLOCATED, RUNNING, "Bound", "Binding"})
 # ReadyTaskNum counts these.
 READY_STATUSES = ALLOCATED_STATUSES | {SUCCEEDED}
-
-TASK_SPEC_KEY = "volcano.sh/task-spec"
-PARTITION_ID_KEY = "volcano.sh/partition-id"
-
-
-@dataclass(frozen=True, slots=True)
-class NetworkTopology:
-    """``networkTopology`` of a PodGroup, vcjob or partition/sub-group policy."""
-
-    mode: str
-    highest_tier_allowed: int | None = None
-    highest_tier_name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SubGroupPolicy:
-    """``spec.subGroupPolicy[]`` of a PodGroup (a vcjob's ``partitionPolicy`` becomes one)."""
-
-    name: str
-    sub_group_size: int | None = None
-    min_sub_groups: int | None = None
-    label_selector: LabelSelector | None = None
-    match_label_keys: tuple[str, ...] = ()
-    network_topology: NetworkTopology | None = None
 
 
 @dataclass(eq=False)
@@ -73,6 +46,7 @@ class Task:
     node: str = ""
     gated: bool = False
     payload: Any = None
+    owner: Any = None  # the Job, set when the job is built
 
     @property
     def best_effort(self) -> bool:
@@ -124,14 +98,17 @@ class SubJob:
     tasks: list[Task] = field(default_factory=list)
     allocated_hypernode: str = ""
 
+    by_status: dict[str, int] = field(default_factory=dict)
+    best_effort_pending: int = 0
+
     def count(self, statuses: frozenset[str]) -> int:
-        return sum(1 for t in self.tasks if t.status in statuses)
+        return sum(self.by_status.get(s, 0) for s in statuses)
 
     def ready_num(self) -> int:
         return self.count(READY_STATUSES)
 
     def pending_best_effort(self) -> int:
-        return sum(1 for t in self.tasks if t.status == PENDING and t.best_effort)
+        return self.best_effort_pending
 
     def is_ready(self) -> bool:
         return self.ready_num() + self.pending_best_effort() >= self.min_available
@@ -155,8 +132,6 @@ class SubJob:
                     out[r] = out.get(r, 0) + v
         return out
 
-    def allocated_num(self) -> int:
-        return self.count(ALLOCATED_STATUSES)
 
 
 @dataclass(eq=False)
@@ -182,14 +157,41 @@ class Job:
     min_sub_jobs: dict[str, int] = field(default_factory=dict)
     # NodesFitErrors: task uid -> fit errors of its last attempt.
     fit_errors: dict[str, Any] = field(default_factory=dict)
+    # Task counts by status, and by (role, status): the gang checks read them per task.
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_role: dict[tuple[str, str], int] = field(default_factory=dict)
+    best_effort_roles: dict[str, int] = field(default_factory=dict)
+    by_uid: dict[str, Task] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for policy in self.policies:
             self.min_sub_jobs[f"{self.uid}/{policy.name}"] = policy.min_sub_groups or 0
+        self.by_uid = {t.uid: t for t in self.tasks}
         for task in self.tasks:
             sub = self._sub_job_for(task)
             sub.tasks.append(task)
             self.task_sub_job[task.uid] = sub.uid
+            task.owner = self
+            self._tally(task, sub, 1)
+            if task.status == PENDING and task.best_effort:
+                # allocate skips best-effort tasks: they stay pending
+                sub.best_effort_pending += 1
+                self.best_effort_roles[task.role] = self.best_effort_roles.get(task.role, 0) + 1
+
+    def _tally(self, task: Task, sub: SubJob, n: int) -> None:
+        st = task.status
+        self.by_status[st] = self.by_status.get(st, 0) + n
+        sub.by_status[st] = sub.by_status.get(st, 0) + n
+        key = (task.role, st)
+        self.by_role[key] = self.by_role.get(key, 0) + n
+
+    def set_status(self, task: Task, status: str, node: str) -> None:
+        """Change a task's status (and node), keeping the counts current."""
+        sub = self.sub_jobs[self.task_sub_job[task.uid]]
+        self._tally(task, sub, -1)
+        task.status = status
+        task.node = node
+        self._tally(task, sub, 1)
 
     # -- sub-jobs (getOrCreateSubJob) --------------------------------------------------
 
@@ -218,9 +220,6 @@ class Job:
             self.sub_jobs[uid] = SubJob(uid, uid, size, 0, self.network_topology)
         return self.sub_jobs[uid]
 
-    def sub_job_of(self, task: Task) -> SubJob:
-        return self.sub_jobs[self.task_sub_job[task.uid]]
-
     @property
     def has_policy(self) -> bool:
         return bool(self.policies)
@@ -241,13 +240,13 @@ class Job:
     # -- counts ------------------------------------------------------------------------
 
     def count(self, statuses: frozenset[str]) -> int:
-        return sum(1 for t in self.tasks if t.status in statuses)
+        return sum(self.by_status.get(s, 0) for s in statuses)
 
     def ready_num(self) -> int:
         return self.count(READY_STATUSES)
 
     def pending_best_effort(self) -> int:
-        return sum(1 for t in self.tasks if t.status == PENDING and t.best_effort)
+        return sum(self.best_effort_roles.values())
 
     def is_ready(self) -> bool:
         return self.ready_num() + self.pending_best_effort() >= self.min_available
@@ -260,11 +259,10 @@ class Job:
         return self.count(ALLOCATED_STATUSES | {SUCCEEDED, PIPELINED, PENDING})
 
     def _roles(self, statuses: frozenset[str], best_effort_pending: bool) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for t in self.tasks:
-            if t.status in statuses or (best_effort_pending and t.status == PENDING
-                                        and t.best_effort):
-                out[t.role] = out.get(t.role, 0) + 1
+        out: dict[str, int] = dict(self.best_effort_roles) if best_effort_pending else {}
+        for (role, status), n in self.by_role.items():
+            if n and status in statuses:
+                out[role] = out.get(role, 0) + n
         return out
 
     def _task_min_total(self) -> int:
@@ -325,10 +323,8 @@ class Job:
             return True
         failed = self.failed_roles(sub.uid)
         if self.min_available < self._task_min_total():
-            pending: dict[str, int] = {}
-            for t in self.tasks:
-                if t.status == PENDING:
-                    pending[t.role] = pending.get(t.role, 0) + 1
+            pending = {role: n for (role, status), n in self.by_role.items()
+                       if status == PENDING}
             left = sum(c for role, c in pending.items() if role not in failed)
             return self.ready_num() + left >= self.min_available
         allocated = self._roles(ALLOCATED_STATUSES | {SUCCEEDED}, True)
@@ -336,15 +332,12 @@ class Job:
                    for role in failed if self.task_min_available.get(role, 0))
 
     def failed_roles(self, sub_uid: str) -> set[str]:
-        by_uid = {t.uid: t for t in self.tasks}
-        return {by_uid[uid].role for uid in self.fit_errors
+        return {self.by_uid[uid].role for uid in self.fit_errors
                 if self.task_sub_job.get(uid) == sub_uid}
 
     def min_resources_or_empty(self) -> dict[str, int]:
         return dict(self.min_resources or {})
 
-    def allocated_num(self) -> int:
-        return self.count(ALLOCATED_STATUSES)
 
 
 def _match_values(policy: SubGroupPolicy, labels: Mapping[str, str]) -> list[str]:

@@ -22,6 +22,7 @@ from tasplan.errors import UsageError
 from tasplan.model.node import Node
 from tasplan.model.selectors import valid_label_key, valid_label_value
 from tasplan.model.topology import HOSTNAME
+from tasplan.untrusted import quote
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import AppliedEdit, Edit
 from tasplan.whatif.selectors import resolve_key
@@ -45,7 +46,7 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
         raise UsageError(f"{edit.where}: the node count must be 1..{MAX_NODES}, got {edit.count}")
     like = draft.nodes.get(edit.like)
     if like is None:
-        raise UsageError(f"{edit.where}: no node named {edit.like!r} to copy (--like)")
+        raise UsageError(f"{edit.where}: no node named {quote(edit.like)} to copy (--like)")
     labels = dict(like.labels)
     where, new_domain = _domain(draft, edit, like)
     if where is not None:
@@ -97,24 +98,24 @@ def _domain(draft: Draft, edit: Edit, like: Node) -> tuple[tuple[str, str] | Non
         keys = set(levels)
         for node in draft.nodes.values():
             keys.update(node.labels)
-        key = resolve_key(key.strip(), keys, f"{edit.where} --in {text!r}")
+        key = resolve_key(key.strip(), keys, f"{edit.where} --in {quote(text)}")
         value = value.strip()
         if not valid_label_key(key) or not valid_label_value(value):
-            raise UsageError(f"{edit.where}: --in {text!r} is not a valid KEY=VALUE label")
+            raise UsageError(f"{edit.where}: --in {quote(text)} is not a valid KEY=VALUE label")
         exists = any(n.labels.get(key) == value for n in draft.nodes.values())
         return (key, value), not exists
     if not valid_label_value(text):
-        raise UsageError(f"{edit.where}: --in {text!r} is not a valid label value")
+        raise UsageError(f"{edit.where}: --in {quote(text)} is not a valid label value")
     holders = sorted({k for n in draft.nodes.values() for k in levels
                       if n.labels.get(k) == text})
     if len(holders) > 1:
-        raise UsageError(f"{edit.where}: --in {text!r} is ambiguous: it is a value of "
+        raise UsageError(f"{edit.where}: --in {quote(text)} is ambiguous: it is a value of "
                          f"{', '.join(holders)} (write KEY=VALUE)")
     if holders:
         return (holders[0], text), False
     own = [k for k in levels if k in like.labels]
     if not own:
-        raise UsageError(f"{edit.where}: --in {text!r}: no domain has that value and "
+        raise UsageError(f"{edit.where}: --in {quote(text)}: no domain has that value and "
                          f"{like.name} has no topology label to put a new domain at "
                          "(write KEY=VALUE)")
     return (own[-1], text), True

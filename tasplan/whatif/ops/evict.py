@@ -5,6 +5,7 @@ violate are reported."""
 from __future__ import annotations
 
 from tasplan.errors import UsageError
+from tasplan.untrusted import quote
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import AppliedEdit, Edit
 from tasplan.whatif.selectors import pod_filter
@@ -14,7 +15,7 @@ def apply(draft: Draft, edit: Edit) -> AppliedEdit:
     wanted = pod_filter(edit.target)
     pods = [p for p in draft.bound_pods() if wanted.matches(p.namespace, p.priority, p.labels)]
     if not pods:
-        raise UsageError(f"{edit.where} {edit.target!r}: matches no running pod")
+        raise UsageError(f"{edit.where} {quote(edit.target)}: matches no running pod")
     violated = draft.evict(pods)
     nodes = sorted({p.node_name for p in pods})
     effect = f"evicted {len(pods)} pod(s) from {len(nodes)} node(s)"

@@ -18,16 +18,10 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from tasplan.model.quantity import parse_milli, parse_value
+from tasplan.model.volcano import TASK_SPEC_KEY, NetworkTopology, SubGroupPolicy
 from tasplan.schedulers.volcano.allocate import Plugins, Session
 from tasplan.schedulers.volcano.hypernodes import ROOT, HyperNodeTree, leaf_index
-from tasplan.schedulers.volcano.job import (
-    RUNNING,
-    TASK_SPEC_KEY,
-    Job,
-    NetworkTopology,
-    SubGroupPolicy,
-    Task,
-)
+from tasplan.schedulers.volcano.job import RUNNING, Job, Task
 from tasplan.schedulers.volcano.scoring import binpack_node_score
 from tests.schedulers.volcano.allocate_cases import CASES
 
@@ -87,6 +81,9 @@ class FixtureSim:
         for k, v in task.request.items():
             used[k] -= v
         self.pods[node] -= 1
+
+    def task_class(self, task: Task) -> object:
+        return tuple(sorted(task.request.items())), tuple(sorted(task.payload.items()))
 
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         if not self.binpack:
@@ -174,6 +171,7 @@ def run(case: dict) -> tuple[Session, dict[str, str]]:
 def test_upstream_case(case: dict) -> None:
     session, binds = run(case)
     assert len(binds) == case["binds"], binds
+    _hard_constraints_hold(case, session, binds)
     if case["minimal"]:
         return  # MinimalBindCheck: upstream checks the number of binds only
     assert binds == case.get("bind_map", binds), binds
@@ -189,3 +187,34 @@ def test_case_count() -> None:
     """64 network-topology cases at the commit read (25 + 1 + 1 + 37)."""
     assert len(CASES) == 64
     assert COMMIT in __doc__
+
+
+def _hard_constraints_hold(case: dict, session: Session, binds: dict[str, str]) -> None:
+    """Beyond upstream's bind counts: the pods of a hard job (and of a hard sub-group) that
+    run or were bound lie under one HyperNode of an allowed tier."""
+    tree = session.tree
+    running = {f"{ns}/{name}": node for ns, name, node, phase, *_ in case["pods"]
+               if phase == "Running" and node in tree.real_nodes.get(ROOT, ())}
+    placed = {**running, **binds}
+    labels = {f"{p[0]}/{p[1]}": p[7] for p in case["pods"]}
+    for pg in case["podgroups"]:
+        pods = [k for k in placed if k.startswith(pg["ns"] + "/")
+                and any(p[1] == k.split("/")[1] and p[6] == pg["name"] for p in case["pods"])]
+        groups = []
+        if pg.get("mode") == "hard" and pg.get("tier") is not None:
+            groups.append((pods, pg["tier"]))
+        for policy in pg.get("policies", ()):
+            if policy["mode"] != "hard":
+                continue
+            by_value: dict[tuple, list[str]] = {}
+            for k in pods:
+                values = tuple(labels[k].get(key, "") for key in policy["keys"])
+                if all(values):
+                    by_value.setdefault(values, []).append(k)
+            groups.extend((members, policy["tier"]) for members in by_value.values())
+        for members, tier in groups:
+            lca = ""
+            for k in members:
+                lca = tree.lca(lca, tree.leaf_of.get(placed[k], ROOT))
+            if members and binds.keys() & set(members):
+                assert tree.tiers.get(lca, 0) <= tier, (members, lca)

@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from tasplan.load.go_regex import RegexError, compile_go_regex
 from tasplan.model.pod_affinity import LabelSelector, Requirement
-from tasplan.schedulers.volcano.hypernodes import (
-    MEMBER_HYPERNODE,
-    MEMBER_NODE,
-    ROOT,
-    HyperNode,
-    Member,
-    RegexError,
-    build_tree,
-    compile_go_regex,
-)
+from tasplan.model.volcano import MEMBER_HYPERNODE, MEMBER_NODE, HyperNode, Member
+from tasplan.schedulers.volcano.hypernodes import ROOT, build_tree
 
 NODES = [(f"node-{i}", {"rack": f"r{i // 2}"}) for i in range(6)] + [("gpu-a", {})]
 
@@ -90,3 +83,17 @@ def test_re2_spellings_translate() -> None:
     assert compile_go_regex("^node-[[:digit:]]+\\z").search("node-12")
     assert not compile_go_regex("^node-[[:digit:]]+\\z").search("node-12x")
     assert compile_go_regex("(?<n>node)-0").search("node-0")
+
+
+def test_a_long_chain_of_hypernodes_needs_no_recursion() -> None:
+    chain = [HyperNode("h0", 1, (node(exact="node-0"),))]
+    chain += [HyperNode(f"h{i}", i + 1, (hn(f"h{i - 1}"),)) for i in range(1, 5000)]
+    tree = build_tree(chain, NODES)
+    assert tree.ready and tree.real_nodes["h4999"] == {"node-0"}
+    assert tree.lca("h0", "h4999") == "h4999"
+
+
+def test_a_pattern_python_would_backtrack_on_selects_nothing_with_a_warning() -> None:
+    tree = build_tree([HyperNode("s0", 1, (node(regex="^(node-+)+x$"),))], NODES)
+    assert tree.real_nodes["s0"] == frozenset() and tree.ready
+    assert "exponential time" in tree.warnings[0]
