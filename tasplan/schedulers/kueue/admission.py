@@ -21,7 +21,6 @@ from tasplan.plan.fidelity import Note
 from tasplan.schedulers.kueue import gates as g
 from tasplan.schedulers.kueue import request as r
 from tasplan.schedulers.kueue.tas import (
-    Assignment,
     PodSetRequest,
     PodSetResult,
 )

@@ -258,3 +258,19 @@ def test_plain_pod_group_is_one_workload(tmp_path) -> None:
     assert g["workload"]["podSets"][0]["count"] == 4
     assert g["selected"] == "r1"
     assert sorted(nodes_of(g).values()) == ["n1", "n1", "n2", "n2"]
+
+
+def test_explain_reports_the_search_s_domains_not_a_suggestion_trial_s(tmp_path) -> None:
+    """Seven pods, rack required: r2 holds 6, r1 holds 4. The suggestions re-run the search
+    on the same tree (a preferred request puts 1 pod in r1); the domain table must still
+    say what the search found: r1 holds 4, short 3 pods' CPU (was 1/7, short 12 cpu)."""
+    (tmp_path / "job.json").write_text(json.dumps(job(parallelism=7)))
+    nodes = [_node(n, r) for r, names in RACKS.items() for n in names]
+    (tmp_path / "c.json").write_text(json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": [*nodes, *KUEUE]}))
+    result = CliRunner().invoke(app, ["explain", str(tmp_path / "job.json"), "-c",
+                                      str(tmp_path / "c.json"), "-o", "json"])
+    assert result.exit_code == 1, result.output
+    (g,) = json.loads(result.stdout)["groups"]
+    assert [(d["name"], d["fit"], d["shortfall"]) for d in g["explanation"]["domains"]] == [
+        ("r2", 6, {"cpu": "2"}), ("r1", 4, {"cpu": "6"})]
