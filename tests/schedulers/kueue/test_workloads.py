@@ -8,9 +8,11 @@ the rack they run in), and a plain-pod group (``kueue.x-k8s.io/pod-group-name``)
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tasplan.cli.app import app
@@ -55,7 +57,7 @@ def workload(name: str = "job-train-1", *, count: int = 4, owner: str | None = N
     wl = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
           "metadata": {"name": name, "namespace": "ml"},
           "spec": {"queueName": "q", "podSets": [{
-              "name": "main", "count": count, "template": TEMPLATE,
+              "name": "main", "count": count, "template": copy.deepcopy(TEMPLATE),
               "topologyRequest": {"required": RACK, "podIndexLabel": INDEX}}]}}
     if owner:
         wl["metadata"]["ownerReferences"] = [
@@ -82,7 +84,7 @@ def hosts_admission(*domains: tuple[str, int]) -> dict:
 
 
 def job(name: str = "train", *, parallelism: int = 4) -> dict:
-    template = json.loads(json.dumps(TEMPLATE))
+    template = copy.deepcopy(TEMPLATE)
     template["metadata"] = {"annotations": {
         "kueue.x-k8s.io/podset-required-topology": RACK}}
     return {"apiVersion": "batch/v1", "kind": "Job",
@@ -101,7 +103,7 @@ def job_pod(i: int, node: str = "", *, job_name: str = "train", workload: str = 
     if workload:
         meta["annotations"]["kueue.x-k8s.io/workload"] = workload
         meta["labels"]["kueue.x-k8s.io/podset"] = "main"
-    spec = json.loads(json.dumps(TEMPLATE["spec"]))
+    spec = copy.deepcopy(TEMPLATE["spec"])
     status = {"phase": "Pending"}
     if node:
         spec["nodeName"] = node
@@ -274,3 +276,30 @@ def test_explain_reports_the_search_s_domains_not_a_suggestion_trial_s(tmp_path)
     (g,) = json.loads(result.stdout)["groups"]
     assert [(d["name"], d["fit"], d["shortfall"]) for d in g["explanation"]["domains"]] == [
         ("r2", 6, {"cpu": "2"}), ("r1", 4, {"cpu": "6"})]
+
+
+def _pod_set(wl: dict) -> dict:
+    return wl["spec"]["podSets"][0]
+
+
+@pytest.mark.parametrize(("damage", "field", "words"), [
+    (lambda w: _pod_set(w)["template"].__setitem__("metadata", "x"),
+     "spec.podSets[0].template.metadata", "expected a mapping"),
+    (lambda w: _pod_set(w)["template"].__setitem__("metadata", {"annotations": {"a": 1}}),
+     "spec.podSets[0].template.metadata.annotations.a", "expected a string"),
+    (lambda w: w["spec"]["podSets"].append(copy.deepcopy(_pod_set(w))),
+     "spec.podSets[1].name", "duplicate PodSet name 'main'"),
+    (lambda w: _pod_set(w).__setitem__("name", "Main"),
+     "spec.podSets[0].name", "expected a PodSet name"),
+])
+def test_a_workload_the_api_server_refuses_is_an_input_error(tmp_path, damage, field,
+                                                             words) -> None:
+    """Workload objects decode as strictly as the API server (PodSetReference pattern,
+    podSets a map keyed by name, template metadata of strings): exit 2 naming the field,
+    never a traceback."""
+    wl = workload()
+    damage(wl)
+    (tmp_path / "w.json").write_text(json.dumps(wl))
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "w.json")])
+    assert result.exit_code == 2, result.output
+    assert f"{field}: {words}" in result.output
