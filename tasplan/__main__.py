@@ -1,3 +1,3 @@
-from tasplan.cli.app import main
+from tasplan.cli.main import main
 
 main()

@@ -9,15 +9,9 @@ from tasplan.capacity.shapes import parse_shape, parse_toleration, workload_shap
 from tasplan.capacity.view import capacity
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, warn
-from tasplan.cli.pictures import check_color_by, write_capacity_pictures
 from tasplan.cli.session import Session
 from tasplan.errors import InputError, UsageError
 from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.output_file import check_output_file
-from tasplan.report.capacity_document import capacity_document
-from tasplan.report.capacity_tree import render_capacity
-from tasplan.report.serialize import to_json, to_yaml
-from tasplan.report.whatif import render_what_if
 
 
 def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
@@ -34,6 +28,8 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
     if color_by is not None:
         if svg is None and html is None:
             raise UsageError("--color-by colours the map: give --svg or --html")
+        from tasplan.cli.pictures import check_color_by
+
         check_color_by(color_by)
     if not parsed and not for_files:
         raise UsageError("give at least one --shape RESOURCE=QTY,... or --for WORKLOAD")
@@ -42,6 +38,8 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         raise UsageError(f"--levels {levels!r}: expected distinct label keys, comma-separated")
     for path, kind in ((svg, "svg"), (html, "html")):
         if path is not None:  # before any work: a bad target costs no load
+            from tasplan.output_file import check_output_file
+
             check_output_file(path, option=f"--{kind}", stdout=False)
     session = session or Session()
     loaded = session.load(for_files, clusters, check=_has_nodes)
@@ -57,11 +55,19 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         report = capacity(snapshot, parsed, keys)
 
     def renderables(target: int | None) -> list:
+        from tasplan.report.capacity_tree import render_capacity
+        from tasplan.report.whatif import render_what_if
+
         return [*render_what_if(edited.applied), *render_capacity(report, depth)]
 
     if svg is not None or html is not None:
+        from tasplan.cli.pictures import write_capacity_pictures
+
         write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)
     if output in ("json", "yaml"):
+        from tasplan.report.capacity_document import capacity_document
+        from tasplan.report.serialize import to_json, to_yaml
+
         document = capacity_document(report, edited.applied)
         sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
     else:

@@ -8,16 +8,12 @@ from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, target_notes, warn
-from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
-from tasplan.output_file import check_output_file
-from tasplan.report.document import plan_document
-from tasplan.report.serialize import to_json, to_yaml
-from tasplan.report.table import render_plan
-from tasplan.report.whatif import render_what_if
 from tasplan.schedulers.planner import plan as plan_groups
 from tasplan.stdio import write_stdout
+
+# Each output's renderer is imported where it is used: a run pays only for its own.
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
@@ -26,6 +22,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     if html is not None:  # before any work: a bad target costs no load
+        from tasplan.output_file import check_output_file
+
         check_output_file(html, option="--html", stdout=False)
     session = session or Session()
     plan = session.plan = session.plan or PlanOptions()
@@ -46,11 +44,19 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
                              pdb_allowance=plan.pdb_allowance.value)
     applied = loaded.edited.applied
     if html is not None:
+        from tasplan.cli.pictures import write_plan_html
+
         write_plan_html(html, result, snapshot, applied, all_placements)
     if output in ("json", "yaml"):
+        from tasplan.report.document import plan_document
+        from tasplan.report.serialize import to_json, to_yaml
+
         document = plan_document(result, what_if=applied)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
+        from tasplan.report.table import render_plan
+        from tasplan.report.whatif import render_what_if
+
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(

@@ -1,30 +1,28 @@
 """Every option of the command line, defined once (httpie's ``cli/definition.py``).
 
 Options one command has alone are typed aliases. The groups several commands share are
-frozen dataclasses whose fields carry their Typer definitions: ``command`` turns a function
-that takes such groups (keyword-only parameters annotated with the group's class) into a
-Typer command that takes the groups' options, and hands the function one object per group.
+frozen dataclasses whose fields carry their definitions (``cli/params.py`` records, made
+into Typer options by ``cli/build.py``); a command takes a group as a keyword-only
+parameter and is handed one object per group. Nothing here imports Typer: the fast parser
+builds the same objects without it.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Collection
-from dataclasses import MISSING, dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated
 
-import typer
+from tasplan.cli.params import Argument, Option
+from tasplan.schedulers.interface import AUTO
 
-from tasplan.load.batch import JobOverrides
-from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.preemption.budgets import COMPUTED, STATUS
-from tasplan.schedulers.interface import AUTO, Scheduler
-from tasplan.schedulers.kueue.scheduler import KueueScheduler
-from tasplan.schedulers.registry import check_choice, in_tree_schedulers, names
-from tasplan.target import Target, parse_gates, parse_version
+if TYPE_CHECKING:
+    from tasplan.load.batch import JobOverrides
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.schedulers.interface import Scheduler
+    from tasplan.schedulers.kueue.scheduler import KueueScheduler
+    from tasplan.target import Target
 
 
 class Output(StrEnum):
@@ -34,23 +32,23 @@ class Output(StrEnum):
     yaml = "yaml"
 
 
-WorkloadArgs = Annotated[list[Path], typer.Argument(
+WorkloadArgs = Annotated[list[Path], Argument(
     help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
     show_default=False)]
-ClusterOpt = Annotated[list[Path], typer.Option(
+ClusterOpt = Annotated[list[Path], Option(
     "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
     "repeatable.", show_default=False)]
-OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
-WidthOpt = Annotated[int | None, typer.Option(
+OutputOpt = Annotated[Output, Option("--output", "-o", help="Output format.")]
+WidthOpt = Annotated[int | None, Option(
     "--width", min=20, metavar="COLUMNS", show_default=False,
     help="Fit tables into this many columns by leaving out optional columns; names are never "
     "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
-HtmlOpt = Annotated[str | None, typer.Option(
+HtmlOpt = Annotated[str | None, Option(
     "--html", metavar="FILE", show_default=False,
     help="Also write the report as one HTML page: per group the topology map with its "
     "candidate placements, the ranked placements and the assignments (nothing fetched; "
     "prints).")]
-TracebackOpt = Annotated[bool, typer.Option(
+TracebackOpt = Annotated[bool, Option(
     "--traceback", help="On an error, show the Python traceback instead of one line (for bug "
     "reports).")]
 
@@ -59,62 +57,65 @@ TracebackOpt = Annotated[bool, typer.Option(
 class JobOptions:
     """How pod-producing objects without scheduling of their own are grouped."""
 
-    gang: Annotated[int | None, typer.Option(
+    gang: Annotated[int | None, Option(
         "--gang", min=1, metavar="MINCOUNT",
         help="Plan pod-producing objects without their own scheduling (a plain Job, JobSet, "
         "LeaderWorkerSet, Deployment, ...) as a gang with this minCount.")] = None
-    topology_key: Annotated[str | None, typer.Option(
+    topology_key: Annotated[str | None, Option(
         "--topology-key", metavar="KEY",
         help="Topology key for pod-producing objects without their own scheduling (e.g. a "
         "rack label).")] = None
 
     def overrides(self) -> JobOverrides:
+        from tasplan.load.batch import JobOverrides
+
         return JobOverrides(self.gang, self.topology_key)
 
 
 class PdbAllowance(StrEnum):
-    """How preemption counts PodDisruptionBudgets without a status (preemption.budgets)."""
+    """How preemption counts PodDisruptionBudgets without a status: the values of
+    ``preemption.budgets`` STATUS and COMPUTED (written out: that module loads the model)."""
 
-    status = STATUS
-    computed = COMPUTED
+    status = "status"
+    computed = "computed"
 
 
 @dataclass(frozen=True)
 class PlanOptions:
     """Which scheduler, profile and release the groups are planned for."""
 
-    scheduler_config: Annotated[Path | None, typer.Option(
+    scheduler_config: Annotated[Path | None, Option(
         "--scheduler-config", metavar="FILE", show_default=False,
         help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): pods are planned "
         "with the profile of their schedulerName. Default: kube-scheduler's default "
         "profile.")] = None
-    kube_version: Annotated[str | None, typer.Option(
+    kube_version: Annotated[str | None, Option(
         "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
         help="Kubernetes release to plan for: API versions, feature gates, fast paths and "
         "preemption follow it. Default: the cluster's version (--live, tasplan snapshots), "
         "else 1.37.")] = None
-    feature_gates: Annotated[str | None, typer.Option(
+    feature_gates: Annotated[str | None, Option(
         "--feature-gates", metavar="Name=bool,...", show_default=False,
         help="kube-scheduler feature gates (GenericWorkload, TopologyAwareWorkloadScheduling, "
         "WorkloadAwarePreemption, PodGroupPreemptionPolicy, ...). Gates the inputs need are "
         "assumed on unless set here.")] = None
-    scheduler: Annotated[str, typer.Option(
-        "--scheduler", metavar="|".join(names()),
+    scheduler: Annotated[str, Option(
+        "--scheduler", metavar="|".join(scheduler_names()),
         help="The scheduler to plan for. auto: each group's, from what it asks for (e.g. "
         "pods' schedulerName or a scheduler's labels), else kube-scheduler.")] = AUTO
-    no_preempt: Annotated[bool, typer.Option(
+    no_preempt: Annotated[bool, Option(
         "--no-preempt", help="Plan as if preemption were off: the plain verdict, no "
         "victims.")] = False
-    kueue_version: Annotated[str | None, typer.Option(
+    kueue_version: Annotated[str | None, Option(
         "--kueue-version", metavar="0.17|0.18|0.19|0.20", show_default=False,
         help="Kueue release for --scheduler kueue: its feature gates' defaults. Default: "
         "0.20.")] = None
-    peer_feature_gates: Annotated[str | None, typer.Option(
+    peer_feature_gates: Annotated[str | None, Option(
         "--peer-feature-gates", metavar="Name=bool,...", show_default=False,
         help="Kueue's own feature gates (TASBalancedPlacement, TASProfileMixed, "
         "TASMultiLayerTopology, TASRespectNodeAffinityPreferred, ...) for --scheduler "
         "kueue.")] = None
-    pdb_allowance: Annotated[PdbAllowance, typer.Option(
+    pdb_allowance: Annotated[PdbAllowance, Option(
         "--pdb-allowance", help="PodDisruptionBudgets without a status: 'status' counts "
         "them as allowing no disruption, as kube-scheduler does until the disruption "
         "controller writes one; 'computed' uses what the controller will compute from the "
@@ -126,6 +127,9 @@ class PlanOptions:
 
     def check(self) -> None:
         """Usage errors before anything is read."""
+        from tasplan.schedulers.registry import check_choice, in_tree_schedulers
+        from tasplan.target import parse_gates, parse_version
+
         parse_gates(self.feature_gates)
         if self.kube_version:
             parse_version(self.kube_version)
@@ -135,67 +139,27 @@ class PlanOptions:
     def kueue(self) -> KueueScheduler:
         """Kueue's scheduler for --kueue-version and its --peer-feature-gates."""
         from tasplan.schedulers.kueue import gates
+        from tasplan.schedulers.kueue.scheduler import KueueScheduler
 
         release = gates.release_of(self.kueue_version) if self.kueue_version else gates.NEWEST
         return KueueScheduler(release, gates.parse_overrides(self.peer_feature_gates or ""))
 
     def schedulers(self) -> dict[str, Scheduler]:
         """The registry with Kueue configured as asked."""
+        from tasplan.schedulers.registry import in_tree_schedulers
+
         return in_tree_schedulers(kueue=self.kueue())
 
     def target(self, snapshot: ClusterSnapshot) -> Target:
         from tasplan.schedulers.planner import target_for
+        from tasplan.target import parse_gates
 
         return target_for(snapshot, self.kube_version, parse_gates(self.feature_gates))
 
 
-def command(app: typer.Typer, *, exclude: Collection[str] = (),
-            **settings: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``app.command(**settings)`` for a function whose keyword-only parameters annotated
-    with an option group (a dataclass) stand for the group's options, in field order.
-    ``exclude``: fields left out of this command (they keep their defaults). A group with
-    a ``with_context(ctx)`` method gets the command's ``typer.Context`` (``ctx`` parameter)."""
-    def decorate(func: Callable[..., None]) -> Callable[..., None]:
-        hints = get_type_hints(func, include_extras=True)
-        params: list[inspect.Parameter] = []
-        groups: dict[str, type] = {}
-        for p in inspect.signature(func).parameters.values():
-            group = hints[p.name]
-            if p.kind is not inspect.Parameter.KEYWORD_ONLY or not is_dataclass(group):
-                params.append(p.replace(annotation=hints[p.name]))
-                continue
-            groups[p.name] = group
-            group_hints = get_type_hints(group, include_extras=True)
-            params += [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                         default=_default(f), annotation=group_hints[f.name])
-                       for f in _options(group) if f.name not in exclude]
 
-        @functools.wraps(func)
-        def run(**kwargs: Any) -> None:
-            ctx = kwargs.get("ctx")
-            for name, group in groups.items():
-                values = {f.name: kwargs.pop(f.name) for f in _options(group)
-                          if f.name in kwargs}
-                kwargs[name] = made = group(**values)
-                if ctx is not None and hasattr(made, "with_context"):
-                    kwargs[name] = made.with_context(ctx)
-            func(**kwargs)
+def scheduler_names() -> tuple[str, ...]:
+    """What ``--scheduler`` takes (the help's metavar; imports the registry)."""
+    from tasplan.schedulers.registry import names
 
-        del run.__wrapped__  # Typer reads the signature below, not the function's
-        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        run.__annotations__ = {p.name: p.annotation for p in params}
-        return app.command(**settings)(run)
-
-    return decorate
-
-
-def _options(group: type) -> list:
-    """The group's fields that are options (carry a Typer definition)."""
-    hints = get_type_hints(group, include_extras=True)
-    return [f for f in fields(group) if getattr(hints[f.name], "__metadata__", None)]
-
-
-def _default(f: Any) -> Any:
-    if f.default is not MISSING:
-        return f.default
-    return f.default_factory()  # a list option: Typer reads the default, never mutates it
+    return names()

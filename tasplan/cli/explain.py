@@ -8,17 +8,13 @@ from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, target_notes, warn
-from tasplan.cli.pictures import write_plan_html
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.explain.explainer import explain
 from tasplan.explain.selection import UNSCHEDULABLE, select
-from tasplan.output_file import check_output_file
-from tasplan.report.document import plan_document
-from tasplan.report.explain_table import render_explanations
-from tasplan.report.serialize import to_json, to_yaml
-from tasplan.report.whatif import render_what_if
 from tasplan.stdio import write_stdout
+
+# Each output's renderer is imported where it is used: a run pays only for its own.
 
 
 def split_targets(targets: list[str]) -> tuple[list[Path], list[str], bool]:
@@ -45,6 +41,8 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
     if not targets:
         raise UsageError("give 'unschedulable', group names (ns/name) or workload files")
     if html is not None:  # before any work: a bad target costs no load
+        from tasplan.output_file import check_output_file
+
         check_output_file(html, option="--html", stdout=False)
     session = session or Session()
     plan = session.plan = session.plan or PlanOptions()
@@ -60,12 +58,20 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
                          kueue=plan.kueue(), pdb_allowance=plan.pdb_allowance.value)
     applied = loaded.edited.applied
     if html is not None:
+        from tasplan.cli.pictures import write_plan_html
+
         write_plan_html(html, result, snapshot, applied)
     if output in ("json", "yaml"):
+        from tasplan.report.document import plan_document
+        from tasplan.report.serialize import to_json, to_yaml
+
         document = plan_document(result.plan, result.explanations, what_if=applied,
                                  trees=result.trees)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
+        from tasplan.report.explain_table import render_explanations
+        from tasplan.report.whatif import render_what_if
+
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(

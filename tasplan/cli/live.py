@@ -7,39 +7,37 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
+from tasplan.cli.params import Option
 from tasplan.errors import UsageError
 from tasplan.limits import REQUEST_TIMEOUT
-from tasplan.load.document import Document
-from tasplan.load.documents import parsed_documents
 
-if TYPE_CHECKING:  # the kubernetes client is imported only when --live asks for it
+if TYPE_CHECKING:  # the kubernetes client and Rich are imported only when --live asks
+    from rich.console import Console
+
     from tasplan.live.lister import ListProgress
+    from tasplan.load.document import Document
 
 @dataclass(frozen=True)
 class LiveOptions:
     """The options of every command that reads a cluster."""
 
-    live: Annotated[bool, typer.Option(
+    live: Annotated[bool, Option(
         "--live", help="Read the cluster of the kubeconfig's current context (read-only: GET "
         "requests only).")] = False
-    context: Annotated[str | None, typer.Option(
+    context: Annotated[str | None, Option(
         "--context", metavar="NAME", help="kubeconfig context to use (with --live).",
         show_default=False)] = None
-    kubeconfig: Annotated[str | None, typer.Option(
+    kubeconfig: Annotated[str | None, Option(
         "--kubeconfig", metavar="PATH", help="kubeconfig file (default: $KUBECONFIG, then "
         "~/.kube/config; in a pod, its service account).", show_default=False)] = None
-    namespace: Annotated[str | None, typer.Option(
+    namespace: Annotated[str | None, Option(
         "--namespace", "-n", metavar="NS", help="Read pods, pod groups and PDBs of this "
         "namespace only (with --live; nodes are always all).", show_default=False)] = None
-    request_timeout: Annotated[str | None, typer.Option(
+    request_timeout: Annotated[str | None, Option(
         "--request-timeout", metavar="DURATION", help="Give up on a request after this long "
         "(30, 30s, 2m, 1h; default and 0: 60s, TASPLAN_REQUEST_TIMEOUT).",
         show_default=False)] = None
-    quiet: Annotated[bool, typer.Option(
+    quiet: Annotated[bool, Option(
         "--quiet", "-q", help="No progress output on stderr.")] = False
 
     def check(self) -> None:
@@ -74,6 +72,8 @@ def parse_timeout(text: str | None) -> float | None:
 
 def read_live(options: LiveOptions) -> dict[str, Any]:
     """The live cluster's snapshot document; progress and warnings on stderr."""
+    from rich.console import Console
+
     from tasplan.live.cluster import read_cluster
     from tasplan.live.config import connect
 
@@ -102,6 +102,8 @@ def cluster_source(options: LiveOptions) -> list[Document]:
     options.check()
     if not options.live:
         return []
+    from tasplan.load.documents import parsed_documents
+
     document = read_live(options)
     origin = document["metadata"]
     label = f"<live {origin.get('context') or origin.get('cluster')}>"
@@ -112,6 +114,8 @@ class _progress:
     """A Rich status line on stderr: resource, objects listed, bytes, rate."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
         self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"),
                             TimeElapsedColumn(), console=console, transient=True)
         self.task = self.bar.add_task("connecting…", total=None)

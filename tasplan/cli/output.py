@@ -12,14 +12,14 @@ import io
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
-
-from rich.console import Console, RenderableType
-from rich.segment import Segment
 
 from tasplan.untrusted import clean
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Rich is imported when something is printed through it
+    from rich.console import Console, RenderableType
+
     from tasplan.target import Target
 
 UNLIMITED = 1 << 16  # wide enough that Rich never wraps a line
@@ -35,6 +35,8 @@ def stdout_width(requested: int | None, *, terminal: bool | None = None) -> Widt
     if requested is not None:
         return Width(requested, cut=False)
     if terminal if terminal is not None else (sys.stdout is not None and sys.stdout.isatty()):
+        from rich.console import Console
+
         return Width(Console().width, cut=True)
     return Width(None, cut=False)
 
@@ -43,8 +45,10 @@ def render(build: Callable[[int | None], Iterable[RenderableType]], width: Width
     """The renderables ``build(target_width)`` yields, as text; trailing blanks stripped."""
     # Rendered in memory (a Console on stdout would flush to it, and a full or closed
     # stdout must fail in one place, when the whole text is written).
+    from rich.console import Console
+
     probe = Console()
-    console = _PrintableConsole(highlight=False, width=width.target if width.cut else UNLIMITED,
+    console = _printable_console()(highlight=False, width=width.target if width.cut else UNLIMITED,
                       file=io.StringIO(), force_terminal=probe.is_terminal,
                       color_system=probe.color_system)
     for renderable in build(width.target):
@@ -57,6 +61,8 @@ def target_notes(target: Target | None) -> None:
     warnings (the JSON report has them under ``summary``)."""
     if target is None or not target.notes:
         return
+    from rich.console import Console
+
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in target.notes:
         err.print(f"note: {message}", style="dim", markup=False)
@@ -64,18 +70,29 @@ def target_notes(target: Target | None) -> None:
 
 def warn(messages: Iterable[str]) -> None:
     """Warnings about the inputs: on stderr, so a redirected report holds only the report."""
+    messages = list(messages)
+    if not messages:
+        return
+    from rich.console import Console
+
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in messages:
         err.print(f"warning: {clean(message)}", style="yellow", markup=False)
 
 
-class _PrintableConsole(Console):
+@cache
+def _printable_console() -> type[Console]:
     """A console whose text segments never carry control characters: names, labels and
     messages come from inputs, and an escape sequence in one must not reach the terminal
     (style codes are added by Rich after this point, line breaks are its own)."""
+    from rich.console import Console
+    from rich.segment import Segment
 
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        return super()._render_buffer(
-            segment if segment.control or segment.text == "\n"
-            else Segment(clean(segment.text, keep="\n"), segment.style, segment.control)
-            for segment in buffer)
+    class PrintableConsole(Console):
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            return super()._render_buffer(
+                segment if segment.control or segment.text == "\n"
+                else Segment(clean(segment.text, keep="\n"), segment.style, segment.control)
+                for segment in buffer)
+
+    return PrintableConsole

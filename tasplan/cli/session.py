@@ -4,21 +4,23 @@ applied."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from tasplan.cli.definition import JobOptions, PlanOptions
 from tasplan.cli.live import LiveOptions, cluster_source
 from tasplan.cli.whatif import WhatIfOptions
-from tasplan.framework.profile import SchedulerConfig
 from tasplan.load.loader import load_inputs
-from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plugins.config import load_scheduler_config
-from tasplan.whatif import WhatIf, apply_edits
+from tasplan.whatif.apply import WhatIf, apply_edits
+
+if TYPE_CHECKING:
+    from tasplan.framework.profile import SchedulerConfig
+    from tasplan.model.snapshot import ClusterSnapshot
 
 
 @dataclass
@@ -32,11 +34,16 @@ class Session:
     jobs: JobOptions = field(default_factory=JobOptions)
 
     def __post_init__(self) -> None:
-        self._err = Console(stderr=True)
-        self.quiet = self.live.quiet or not self._err.is_terminal
+        self._err = None
+        self.quiet = self.live.quiet or not _maybe_terminal()
+        if not self.quiet:
+            from rich.console import Console
+
+            self._err = Console(stderr=True)
+            self.quiet = not self._err.is_terminal
 
     def status(self, text: str) -> AbstractContextManager:
-        return nullcontext() if self.quiet else self._err.status(text)
+        return nullcontext() if self._err is None or self.quiet else self._err.status(text)
 
     def load(self, workloads: Sequence[Path], clusters: Sequence[Path], *,
              check: Callable[[ClusterSnapshot], None] | None = None) -> Loaded:
@@ -44,8 +51,11 @@ class Session:
         first, so a bad one fails before a large cluster is; ``check`` sees the snapshot
         before the edits."""
         plan = self.plan
-        config = load_scheduler_config(plan.scheduler_config) \
-            if plan is not None and plan.scheduler_config else None
+        config = None
+        if plan is not None and plan.scheduler_config:
+            from tasplan.plugins.config import load_scheduler_config
+
+            config = load_scheduler_config(plan.scheduler_config)
         edits = self.what_if.edits()
         if plan is not None:
             plan.check()
@@ -66,3 +76,15 @@ class Loaded:
     snapshot: ClusterSnapshot
     edited: WhatIf
     config: SchedulerConfig | None
+
+
+def _maybe_terminal() -> bool:
+    """False where Rich would not call stderr a terminal either (not a TTY, neither
+    FORCE_COLOR nor TTY_COMPATIBLE set): Rich is then not imported for the status line."""
+    stream = sys.stderr
+    isatty = getattr(stream, "isatty", None)
+    try:
+        tty = bool(isatty and isatty())
+    except ValueError:  # closed
+        tty = False
+    return tty or "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ

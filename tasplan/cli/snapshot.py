@@ -7,8 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
@@ -94,6 +92,8 @@ def _summary(output: str, document: dict[str, Any], size: int, seconds: float) -
     if isinstance(pods, dict):
         kinds["Pod"] = len(pods.get("name") or ())
     counts = ", ".join(f"{n:,} {kind}" for kind, n in kinds.items())
+    from rich.console import Console  # the one line on stderr
+
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"wrote {output}: {counts or 'no objects'} ({size / 1e6:,.1f} MB) in {seconds:.1f}s",
         markup=False)

@@ -9,6 +9,12 @@ callers (tests, library users) never enable this and keep normal lifetimes.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+
+from tasplan.stdio import run_exit_hooks
+
 _kept: list[object] = []
 _enabled = False
 
@@ -26,3 +32,13 @@ def keep(*objects: object) -> None:
     """Keep ``objects`` alive until the process exits (only when teardown is skipped)."""
     if _enabled:
         _kept.extend(objects)
+
+
+def exit_now(code: int) -> None:
+    """Flush, run the exit hooks and end the process without freeing what it built."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # closed or broken: the code says enough
+            if stream is not None:
+                stream.flush()
+    run_exit_hooks()
+    os._exit(code)

@@ -1,7 +1,7 @@
 """The what-if flags ``check`` and ``explain`` share, and their order on the command line.
 
 Edits apply in the order given, across flags (``--drain a --cordon b --drain c`` is drain,
-cordon, drain). Typer hands over one list per flag, so the command class records the raw
+cordon, drain). Typer hands over one list per flag, so the command records the raw
 arguments and ``WhatIfOptions.edits`` interleaves the lists in the order the flags appear.
 ``--like``, ``--in`` and ``--label`` belong to the ``--add-nodes`` before them.
 """
@@ -10,59 +10,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-from typer.core import TyperCommand
-
+from tasplan.cli.params import Option
 from tasplan.errors import UsageError
 from tasplan.untrusted import quote
-from tasplan.whatif.edits import Edit
 
-ARGS_KEY = "tasplan.args"
-
-
-class WhatIfCommand(TyperCommand):
-    """Records the arguments as given, for the order of the what-if flags."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        ctx.meta[ARGS_KEY] = list(args)
-        return super().parse_args(ctx, args)
+if TYPE_CHECKING:
+    from tasplan.whatif.edits import Edit
 
 
 _HELP = "What-if (repeatable, applied in the order given; see docs/whatif.md): "
-CordonOpt = Annotated[list[str], typer.Option(
+CordonOpt = Annotated[list[str], Option(
     "--cordon", metavar="NODES|SELECTOR", show_default=False,
     help=_HELP + "mark nodes unschedulable (node names, comma-separated, or a label selector "
     "such as rack=rack-3).")]
-DrainOpt = Annotated[list[str], typer.Option(
+DrainOpt = Annotated[list[str], Option(
     "--drain", metavar="NODES|SELECTOR", show_default=False,
     help=_HELP + "cordon and evict the nodes' pods except DaemonSet and mirror pods, as "
     "kubectl drain; reports PodDisruptionBudgets it would violate.")]
-RemoveOpt = Annotated[list[str], typer.Option(
+RemoveOpt = Annotated[list[str], Option(
     "--remove", metavar="NODES|SELECTOR", show_default=False,
     help=_HELP + "the nodes and their pods are gone.")]
-AddNodesOpt = Annotated[list[int], typer.Option(
+AddNodesOpt = Annotated[list[int], Option(
     "--add-nodes", metavar="N", show_default=False,
     help=_HELP + "add N copies of the --like node [--in DOMAIN] [--label k=v].")]
-LikeOpt = Annotated[list[str], typer.Option(
+LikeOpt = Annotated[list[str], Option(
     "--like", metavar="NODE", show_default=False,
     help="The node --add-nodes copies (allocatable, labels, taints, DaemonSet pods).")]
-InOpt = Annotated[list[str], typer.Option(
+InOpt = Annotated[list[str], Option(
     "--in", metavar="DOMAIN", show_default=False,
     help="Topology domain of the added nodes: KEY=VALUE, or a VALUE (a new one becomes a "
     "new domain at the like-node's innermost topology level).")]
-LabelOpt = Annotated[list[str], typer.Option(
+LabelOpt = Annotated[list[str], Option(
     "--label", metavar="K=V", show_default=False,
     help="A label of the added nodes (overrides the like-node's).")]
-EvictOpt = Annotated[list[str], typer.Option(
+EvictOpt = Annotated[list[str], Option(
     "--evict", metavar="SELECTOR", show_default=False,
     help=_HELP + "remove running pods: priority<N, priority<=N, namespace=NS or a label "
     "selector (all namespaces).")]
-SetOpt = Annotated[list[str], typer.Option(
+SetOpt = Annotated[list[str], Option(
     "--set", metavar="GROUP.FIELD=VALUE", show_default=False,
     help=_HELP + "change a pod group: ns/name.minCount=N or ns/name.topologyKey=KEY.")]
-WhatIfFileOpt = Annotated[list[Path], typer.Option(
+WhatIfFileOpt = Annotated[list[Path], Option(
     "--what-if", metavar="FILE", show_default=False,
     help=_HELP + "the edits of a tasplan/v1 WhatIf file.")]
 
@@ -90,12 +80,14 @@ class WhatIfOptions:
     what_if: WhatIfFileOpt = field(default_factory=list)
     args: list[str] | None = None
 
-    def with_context(self, ctx: typer.Context) -> WhatIfOptions:
-        """With the arguments ``WhatIfCommand`` recorded."""
-        return replace(self, args=ctx.meta.get(ARGS_KEY))
+    def with_args(self, args: list[str] | None) -> WhatIfOptions:
+        """With the command's arguments as given (``cli/build.py`` records them)."""
+        return replace(self, args=args)
 
     def edits(self) -> tuple[Edit, ...]:
         """Every edit in command-line order; what-if files are read here."""
+        from tasplan.whatif.edits import Edit
+
         queues = {name: list(getattr(self, name)) for name in _FLAGS.values()}
         out: list[Edit] = []
         pending: dict[str, Any] | None = None  # the --add-nodes being assembled

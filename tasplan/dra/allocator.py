@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tasplan.dra.cel import CelError, compile_selector, device_value
 from tasplan.model.dra import (
     ALL,
     MAX_ALLOCATED_DEVICES,
@@ -220,6 +219,9 @@ class World:
         key = (expression, self.content(cand))
         hit = self._selected.get(key)
         if hit is None:
+            # CEL (cel_expr_python) is loaded by the first selector evaluated.
+            from tasplan.dra.cel import CelError, compile_selector, device_value
+
             value = device_value(cand.slice.driver, cand.device)
             try:
                 hit = compile_selector(expression).matches(value)

@@ -22,7 +22,6 @@ from tasplan.explain.counterfactuals import (
     topology_key,
 )
 from tasplan.explain.domains import analyse_domains
-from tasplan.explain.kueue import explain_workload
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -77,6 +76,8 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     for group in result.groups:
         record = kueue.records.get(group.group.key)
         if group.scheduler == kueue.name and record is not None and not group.schedulable:
+            from tasplan.explain.kueue import explain_workload  # Kueue's groups only
+
             found = explain_workload(group, record, snapshot)
             if found is not None:
                 explanations[group.group.key] = found

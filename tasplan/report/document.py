@@ -7,17 +7,18 @@ same result always serialises to the same bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tasplan.explain.composite import explanation_document as tree_explanation
-from tasplan.explain.result import Explanation
 from tasplan.model.quantity import format_quantity
-from tasplan.plan.preemption_result import PreemptionResult
-from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
-from tasplan.plan.tree_result import CompositeResult
-from tasplan.report.explain_document import explanation_document
+from tasplan.plan.result import GroupResult
 from tasplan.report.tree_order import report_order
-from tasplan.whatif.edits import AppliedEdit
+
+if TYPE_CHECKING:
+    from tasplan.explain.result import Explanation
+    from tasplan.plan.preemption_result import PreemptionResult
+    from tasplan.plan.result import PlacementResult, PlanResult
+    from tasplan.plan.tree_result import CompositeResult
+    from tasplan.whatif.edits import AppliedEdit
 
 API_VERSION = "tasplan/v1"
 
@@ -31,6 +32,9 @@ def plan_document(result: PlanResult,
     ``summary.whatIf`` lists the what-if edits the
     cluster was planned with, in the order applied (empty: the cluster as loaded)."""
     groups = []
+    if explanations is not None:  # explain's parts, imported by explain only
+        from tasplan.explain.composite import explanation_document as tree_explanation
+        from tasplan.report.explain_document import explanation_document
     for item, _ in report_order(result):
         if not isinstance(item, GroupResult):
             doc = composite_document(item)

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from tasplan.model.group import PodGroup
-from tasplan.model.pod import Pod
-from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.plan.result import GroupResult
-from tasplan.plan.state import PlanState
-from tasplan.plan.tree_result import CompositeResult
+if TYPE_CHECKING:  # types only: `tasplan.cli.definition` reads AUTO without the planner
+    from tasplan.model.group import PodGroup
+    from tasplan.model.pod import Pod
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.result import GroupResult
+    from tasplan.plan.state import PlanState
+    from tasplan.plan.tree_result import CompositeResult
 
 AUTO = "auto"
 
@@ -81,5 +82,6 @@ class Scheduler(Protocol):
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> SchedulerRun:
         """This scheduler's part of one run: ``groups`` are the planned groups given to it,
-        in input order."""
+        in input order, possibly none (with none, return a run of no units without
+        importing the algorithm: import it here, not at the scheduler's module level)."""
         ...

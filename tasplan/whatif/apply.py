@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tasplan.model.snapshot import ClusterSnapshot
-from tasplan.whatif.draft import Draft
-from tasplan.whatif.edits import AppliedEdit, Edit
-from tasplan.whatif.ops import REGISTRY
+if TYPE_CHECKING:
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.whatif.edits import AppliedEdit, Edit
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,9 @@ class WhatIf:
 def apply_edits(snapshot: ClusterSnapshot, edits: Sequence[Edit]) -> WhatIf:
     if not edits:
         return WhatIf(snapshot, ())
+    from tasplan.whatif.draft import Draft  # the edits' machinery, when there are edits
+    from tasplan.whatif.ops import REGISTRY
+
     draft = Draft.of(snapshot)
     applied = tuple(REGISTRY[edit.op](draft, edit) for edit in edits)
     return WhatIf(draft.snapshot(), applied)
