@@ -356,7 +356,26 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> k.Workload:
         ns, name, f.string(spec.get("queueName"), "spec.queueName"), priority, pod_sets,
         cluster_queue or None, tuple(assignments), _condition(status, "QuotaReserved"),
         _condition(status, "Admitted"), _condition(status, "Finished"), source,
-        obj.get("apiVersion") or k.VERSIONS[0], _owners(f, obj["metadata"]))
+        obj.get("apiVersion") or k.VERSIONS[0], _owners(f, obj["metadata"]),
+        _unhealthy_nodes(f, status), _single_pod_owned(f, obj["metadata"]))
+
+
+def _unhealthy_nodes(f: ObjectFields, status: Mapping[str, Any]) -> tuple[str, ...]:
+    out = []
+    for i, item in enumerate(f.sequence(status.get("unhealthyNodes"), "status.unhealthyNodes")):
+        path = f"status.unhealthyNodes[{i}]"
+        out.append(f.string(f.mapping(item, path).get("name"), f"{path}.name", required=True))
+    return tuple(out)
+
+
+def _single_pod_owned(f: ObjectFields, meta: Mapping[str, Any]) -> bool:
+    """``workload.OwnedBySinglePod``: one owner, a v1 Pod, and not a pod group's Workload
+    (``kueue.x-k8s.io/is-group-workload: "true"``)."""
+    refs = f.sequence(meta.get("ownerReferences"), "metadata.ownerReferences")
+    annotations = f.string_map(meta.get("annotations"), "metadata.annotations")
+    return (len(refs) == 1 and isinstance(refs[0], dict) and refs[0].get("kind") == "Pod"
+            and refs[0].get("apiVersion") == "v1"
+            and annotations.get("kueue.x-k8s.io/is-group-workload") != "true")
 
 
 def _owners(f: ObjectFields, meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

@@ -138,6 +138,10 @@ class Workload:
     # metadata.ownerReferences as (kind, name): the object (a Job, JobSet, ...; every pod
     # of a plain-pod group) its job integration made it for.
     owners: tuple[tuple[str, str], ...] = ()
+    # status.unhealthyNodes: nodes Kueue replaces in the topology assignment
+    # (TASFailedNodeReplacement), and ``workload.OwnedBySinglePod``.
+    unhealthy_nodes: tuple[str, ...] = ()
+    single_pod_owned: bool = False
 
     @property
     def key(self) -> str:

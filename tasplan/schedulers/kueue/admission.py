@@ -11,7 +11,7 @@ ff69552e. What a plan made offline cannot know is returned as notes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tasplan.framework.node_info import NodeInfo
@@ -77,6 +77,23 @@ def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool, *
             tolerations=pod.tolerations, node_selector=dict(pod.node_selector),
             required_terms=pod.required_terms, preferred_terms=pod.preferred_terms))
     return out, ""
+
+
+def stored_requests(wl: k.Workload, names: Collection[str], gates: g.Gates, implied: bool
+                    ) -> list[PodSetRequest]:
+    """The TAS requests of a Workload object's PodSets ``names``, from what it stores
+    (``podSetTopologyRequest``: the whole count, the template's requests)."""
+    out = []
+    for ps in wl.pod_sets:
+        if ps.name not in names:
+            continue
+        topology = r.from_workload(ps.topology, gates)
+        out.append(PodSetRequest(
+            ps.name, ps.count, dict(ps.requests), topology,
+            implied=implied and (topology is None or not topology.explicit),
+            tolerations=ps.tolerations, node_selector=dict(ps.node_selector),
+            required_terms=ps.required_terms, preferred_terms=ps.preferred_terms))
+    return out
 
 
 def has_levels(topology: k.Topology, request: PodSetRequest) -> bool:

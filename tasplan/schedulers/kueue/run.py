@@ -23,8 +23,15 @@ from tasplan.schedulers.kueue.admission import (
     flavor_tree,
     has_levels,
     quota,
+    stored_requests,
 )
-from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, PodSetRequest, Trace
+from tasplan.schedulers.kueue.tas import (
+    Assignment,
+    FlavorSnapshot,
+    PodSetRequest,
+    Replacement,
+    Trace,
+)
 from tasplan.schedulers.kueue.tree import HOSTNAME, Domain, Leaf, TopologyTree
 from tasplan.schedulers.kueue.ungater import assign
 from tasplan.schedulers.kueue.workload import (
@@ -166,10 +173,12 @@ class KueueRun:
         pods go where the ungater sends them and kube-scheduler binds them there; no new
         placement and no quota check (its reservation holds both)."""
         state, kueue = self.state, self.state.snapshot.kueue
-        sets = pod_sets(group, pods, wl)
-        running = sum(ps.bound for ps in sets)
-        base = GroupResult(group, sum(len(ps.pods) for ps in sets),
-                           sum(1 for p in pods if p.node_name and not p.terminal), False, "",
+        replacing = g.FAILED_NODE_REPLACEMENT in self.gates and bool(wl.unhealthy_nodes)
+        gone = frozenset(wl.unhealthy_nodes[:1]) if replacing else frozenset()
+        sets = pod_sets(group, pods, wl, gone=gone)
+        running = sum(1 for p in pods if p.node_name and not p.terminal
+                      and p.node_name not in gone)
+        base = GroupResult(group, sum(len(ps.pods) for ps in sets), running, False, "",
                            scheduler_name=pods[0].scheduler_name if pods else
                            "default-scheduler")
         queue = queue_name(group, pods, wl)
@@ -202,9 +211,21 @@ class KueueRun:
                    "by quota alone (no topology assignment): kube-scheduler places its pods")
             return UnitResult((replace(base, planned=False, notes=tuple(notes), message=(
                 f"Kueue admitted it (Workload {wl.key}) {why}")),))
+        index = state.snapshot.node_index
+        lost = [p for p in pods if p.node_name in gone and not p.terminal]
+        for pod in lost:  # the failed node's pods are made again where Kueue sends them
+            state.statement.evict(pod, state.nodes[index[pod.node_name]])
         tree, tree_notes = flavor_tree(state.nodes, topology, flavor, kueue.workloads)
         labels = {info.node.name: info.node.labels for info in state.nodes}
         psas = {psa.name: psa for psa in wl.assignments}
+        if replacing:
+            psas, failure, note = self._replace_node(wl, psas, tree, flavor, topology,
+                                                     tas_only(cq, kueue), len(lost))
+            notes.append(note)
+            if failure:
+                if lost:
+                    state.statement.commit()  # the failed node's pods are gone either way
+                return UnitResult((replace(base, notes=tuple(notes), message=failure),))
         anywhere = Leaf(Domain("", (), 0), [n for leaf in tree.leaves.values()
                                            for n in leaf.nodes], {}, {})
         per_set, no_slot, used = [], {}, {}
@@ -241,9 +262,49 @@ class KueueRun:
                                     assignments, unplaced)
         if assignments and not unplaced:
             self._commit(sets, assignments, wl)
+        elif lost:
+            state.statement.commit()  # the failed node's pods are gone either way
         return UnitResult((replace(base, schedulable=not unplaced, message=message,
                                    placements=(placement,), selected=name,
                                    notes=tuple([*notes, *tree_notes])),))
+
+    def _replace_node(self, wl: k.Workload, psas: dict[str, k.PodSetAssignment],
+                      tree: TopologyTree, flavor: k.ResourceFlavor, topology: k.Topology,
+                      implied: bool, lost: int
+                      ) -> tuple[dict[str, k.PodSetAssignment], str, Note]:
+        """TASFailedNodeReplacement: the PodSets whose assignment uses the unhealthy node
+        get it repaired (``findReplacementAssignment``). Returns the assignments, Kueue's
+        reason when it finds none (empty: replaced), and a note."""
+        node = wl.unhealthy_nodes[0]
+        touched = {name for name, psa in psas.items()
+                   if any(d.values[-1] == node for d in psa.domains)}
+        requests = stored_requests(wl, touched, self.gates, implied)
+        snapshot = FlavorSnapshot(topology.name, tree, flavor.tolerations, self.gates)
+        existing = {name: Assignment(psas[name].levels, tuple(
+            (d.values, d.count) for d in psas[name].domains)) for name in touched}
+        results = snapshot.find_assignments(
+            requests, replacing=Replacement(node, existing, wl.single_pod_owned))
+        failure = next((res.reason for res in results.values() if res.reason), "")
+        if failure:
+            return psas, (f"Kueue cannot replace unhealthy node {node} of Workload "
+                          f"{wl.key}: {failure}"), Note("kueue-node-replacement", (
+                              f"node {node} of admitted Workload {wl.key} is unhealthy "
+                              "(status.unhealthyNodes) and no replacement fits: with "
+                              "TASFailedNodeReplacementFailFast (on by default) Kueue evicts "
+                              "the workload and queues it again"))
+        out = dict(psas)
+        for name, res in results.items():
+            a = res.assignment
+            if a is not None:
+                out[name] = replace(psas[name], levels=a.levels, domains=tuple(
+                    k.DomainCount(values, count) for values, count in a.domains))
+        kept = wl.single_pod_owned and g.SKIP_POD_OWNED in self.gates
+        return out, "", Note("kueue-node-replacement", (
+            f"node {node} of admitted Workload {wl.key} is unhealthy (status.unhealthyNodes): "
+            + ("a single Pod owns the workload, so Kueue keeps its assignment "
+               "(SkipReassignmentForPodOwnedWorkloads)" if kept else
+               f"Kueue replaces it inside the domain the rest of the assignment requires; "
+               f"its {lost} pod(s) there are planned again on the replacement")))
 
     def _view(self, group: PodGroup, pods: Sequence[Pod], sets: list[KueuePodSet],
               admission: Admission, wl: k.Workload | None) -> WorkloadView:

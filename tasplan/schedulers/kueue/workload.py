@@ -4,7 +4,7 @@ order, and the queue it is submitted to."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tasplan.model import kueue as k
@@ -69,12 +69,12 @@ def _ranked(pods: Sequence[Pod]) -> list[Pod]:
 
 
 def pod_sets(group: PodGroup, pods: Sequence[Pod], wl: k.Workload | None = None, *,
-             replan: bool = False) -> list[KueuePodSet]:
+             replan: bool = False, gone: Collection[str] = ()) -> list[KueuePodSet]:
     """The Workload's PodSets with pending pods. An expanded object's templates give them
     (``Expansion.pod_sets``); plain pods of a group form one PodSet ``main``, with the
     annotations of its first pod. ``wl``: the group's Workload object, if any. ``replan``:
     the bound pods are to be placed again (Kueue admits an evicted workload anew), as
-    pending copies."""
+    pending copies; ``gone``: nodes whose pods are placed again so (failed nodes)."""
     by_name = {p.name: p for p in pods}
     out: list[KueuePodSet] = []
     seen: set[str] = set()
@@ -87,6 +87,10 @@ def pod_sets(group: PodGroup, pods: Sequence[Pod], wl: k.Workload | None = None,
         if replan:
             pending = [replace(p, node_name="") if p.node_name else p for p in live]
             running = []
+        elif gone:
+            pending = [replace(p, node_name="") if p.node_name in gone else p
+                       for p in live if not p.node_name or p.node_name in gone]
+            running = [p for p in running if p.node_name not in gone]
         if pending:
             out.append(KueuePodSet(name, tuple(_ranked(pending)), annotations,
                                    tuple(running), stored))
@@ -99,7 +103,8 @@ def pod_sets(group: PodGroup, pods: Sequence[Pod], wl: k.Workload | None = None,
             seen.update(p.name for p in members)
             add(ps.name, members, dict(ps.annotations), stored.get(ps.name))
     rest = [p for p in pods if p.name not in seen]
-    pending = [p for p in rest if not p.node_name and not p.terminal]
+    pending = [p for p in rest if (not p.node_name or p.node_name in gone or replan)
+               and not p.terminal]
     if pending:
         add("main", rest, dict(getattr(pending[0], "annotations", None) or {}))
     return out

@@ -112,8 +112,12 @@ def job_pod(i: int, node: str = "", *, job_name: str = "train", workload: str = 
             "status": status}
 
 
-def check(tmp: Path, workloads: list[dict], cluster: list[dict] = ()) -> dict:
+def check(tmp: Path, workloads: list[dict], cluster: list[dict] = (), *,
+          not_ready: tuple[str, ...] = ()) -> dict:
     nodes = [_node(n, r) for r, names in RACKS.items() for n in names]
+    for node in nodes:
+        if node["metadata"]["name"] in not_ready:
+            node["status"]["conditions"][0]["status"] = "False"
     (tmp / "cluster.json").write_text(json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": [*nodes, *KUEUE, *cluster]}))
     (tmp / "in.json").write_text(json.dumps(
@@ -303,3 +307,42 @@ def test_a_workload_the_api_server_refuses_is_an_input_error(tmp_path, damage, f
     result = CliRunner().invoke(app, ["check", str(tmp_path / "w.json")])
     assert result.exit_code == 2, result.output
     assert f"{field}: {words}" in result.output
+
+
+def unhealthy(admission: dict, node: str) -> dict:
+    wl = workload(owner="train", admission=admission, reserved=True)
+    wl["status"]["unhealthyNodes"] = [{"name": node}]
+    return wl
+
+
+def test_a_failed_node_is_replaced_inside_the_required_rack(tmp_path) -> None:
+    """Admitted on n3 and n4 (rack r2, required); n4 fails (NotReady, in
+    status.unhealthyNodes): Kueue replaces it inside r2 (n5), not in r1, which holds the
+    two pods as tightly and comes first (a fresh placement would take n2), and the two
+    pods of n4 are made again there; n3's keep running."""
+    pods = [job_pod(i, ("n3", "n4")[i // 2], workload="job-train-1") for i in range(4)]
+    filler = [dict(job_pod(i, "n1", job_name="other"), metadata={
+        "name": f"other-{i}", "namespace": "ml"}) for i in (0, 1)]
+    admission = hosts_admission(("n3", 2), ("n4", 2))
+    doc = check(tmp_path, [job(), unhealthy(admission, "n4")], [*pods, *filler],
+                not_ready=("n4",))
+    (g,) = doc["groups"]
+    assert (g["pendingPods"], g["scheduledPods"]) == (2, 2)
+    assert nodes_of(g) == {"train-2": "n5", "train-3": "n5"}
+    assert "replaces it inside the domain" in notes(g)["kueue-node-replacement"]
+
+
+def test_a_failed_node_without_a_replacement_in_its_rack(tmp_path) -> None:
+    """r2's other nodes are full: no replacement inside r2; Kueue's reason, and the note
+    that it evicts the workload (fail fast)."""
+    pods = [job_pod(i, ("n3", "n4")[i // 2], workload="job-train-1") for i in range(4)]
+    filler = [dict(job_pod(i, "n5", job_name="other"), metadata={
+        "name": f"other-{i}", "namespace": "ml"}) for i in (0, 1)]
+    admission = hosts_admission(("n3", 2), ("n4", 2))
+    doc = check(tmp_path, [job(), unhealthy(admission, "n4")], [*pods, *filler],
+                not_ready=("n4",))
+    (g,) = doc["groups"]
+    assert g["schedulable"] is False
+    assert g["message"].startswith("Kueue cannot replace unhealthy node n4 of Workload "
+                                   "ml/job-train-1: ")
+    assert "evicts the workload" in notes(g)["kueue-node-replacement"]
