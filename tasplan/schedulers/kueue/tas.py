@@ -55,6 +55,8 @@ class PodSetRequest:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     required_terms: tuple[NodeSelectorTerm, ...] | None = None
     preferred_terms: tuple[PreferredTerm, ...] = ()
+    # The assignment of the workload slice this one replaces (elastic workloads).
+    previous: Assignment | None = None
 
     @property
     def group(self) -> str | None:
@@ -225,6 +227,13 @@ class FlavorSnapshot:
                     _assume(assumed, found, ps.requests)
                 continue
             leader, workers = _leader_and_workers(members)
+            if g.ELASTIC_TAS in self.gates:
+                elastic = self._elastic(workers, leader, assumed, simulate_empty)
+                if elastic is not None:
+                    result.update(elastic)
+                    if elastic[workers.name].reason:
+                        return result
+                    continue
             trace = Trace()
             found, reason = self.find_assignment(workers, leader, assumed, simulate_empty,
                                                  trace)
@@ -386,6 +395,52 @@ class FlavorSnapshot:
                 out[lvl] = layer.size
             prev_size, prev_level = layer.size, level
         return out, ""
+
+    # -- elastic workload slices ---------------------------------------------------------
+
+    def _elastic(self, workers: PodSetRequest, leader: PodSetRequest | None,
+                 assumed: dict[str, dict[str, int]], simulate_empty: bool
+                 ) -> dict[str, PodSetResult] | None:
+        """``handleElasticWorkload`` (tas_elastic_workloads.go): a slice that replaces an
+        earlier one keeps the earlier pods where they are; a scale-up places only the new
+        pods, a scale-down truncates the assignment, the same count reuses it. None: no
+        usable previous assignment (none, or a stale domain), placed afresh."""
+        prev = workers.previous
+        lead_prev = leader.previous if leader is not None else None
+        if prev is None or self.stale_domain(prev) is not None or (
+                lead_prev is not None and self.stale_domain(lead_prev) is not None):
+            return None
+        out: dict[str, PodSetResult] = {}
+        if workers.count > prev.count:
+            _assume(assumed, prev, workers.requests)  # the earlier pods keep their room
+            placing_leader = leader
+            if leader is not None and lead_prev is not None:
+                _assume(assumed, lead_prev, leader.requests)
+                placing_leader = None
+            trace = Trace()
+            delta = replace(workers, count=workers.count - prev.count, previous=None)
+            found, reason = self.find_assignment(delta, placing_leader, assumed,
+                                                 simulate_empty, trace)
+            if reason:
+                return {workers.name: PodSetResult(None, reason, trace)}
+            added = found[workers.name]
+            out[workers.name] = PodSetResult(self.merge(added, prev), "", trace)
+            if leader is not None:
+                if lead_prev is not None:
+                    out[leader.name] = PodSetResult(lead_prev)
+                else:
+                    out[leader.name] = PodSetResult(found.get(leader.name), "", trace)
+                    _assume(assumed, found[leader.name], leader.requests)
+            _assume(assumed, added, workers.requests)
+            return out
+        kept = prev if workers.count == prev.count else _truncate(prev, workers.count)
+        out[workers.name] = PodSetResult(kept)
+        _assume(assumed, kept, workers.requests)
+        if leader is not None:
+            out[leader.name] = PodSetResult(lead_prev)
+            if lead_prev is not None:
+                _assume(assumed, lead_prev, leader.requests)
+        return out
 
     # -- node replacement -----------------------------------------------------------------
 
@@ -1026,6 +1081,18 @@ def _assume(assumed: dict[str, dict[str, int]], assignment: Assignment,
         for resource, value in requests.items():
             usage[resource] = usage.get(resource, 0) + value * count
         usage[PODS] = usage.get(PODS, 0) + count
+
+
+def _truncate(assignment: Assignment, count: int) -> Assignment:
+    """``TruncateAssignment``: the first ``count`` pods of the assignment, in order."""
+    out = []
+    left = count
+    for values, n in assignment.domains:
+        if left <= 0:
+            break
+        out.append((values, min(n, left)))
+        left -= min(n, left)
+    return Assignment(assignment.levels, tuple(out))
 
 
 def _slice_only(topology: TopologyRequest) -> bool:

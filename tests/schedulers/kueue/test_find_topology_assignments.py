@@ -30,11 +30,9 @@ DATA = json.loads((Path(__file__).parent / "data" / "find_topology_assignments.j
                   .read_text())
 KUEUE_COMMIT = DATA["commit"]
 
-# Cases about resizing admitted workloads: elastic workload slices
-# (ElasticJobsViaWorkloadSlicesWithTAS, alpha, off by default in every modelled release).
-NOT_MODELLED = {
-    "ElasticJobsViaWorkloadSlicesWithTAS": "elastic workload slices (alpha)",
-}
+# ElasticJobsViaWorkloadSlices gates Kueue's job integrations (a job may scale); only
+# ElasticJobsViaWorkloadSlicesWithTAS changes the placement.
+NOT_PLACEMENT_GATES = {"ElasticJobsViaWorkloadSlices"}
 
 
 def _quantity(resource: str, text: str) -> int:
@@ -82,7 +80,15 @@ def _podset(raw: dict) -> PodSetRequest:
         required_terms=_terms(required["NodeSelectorTerms"]["required"])
         if required else None,
         preferred_terms=tuple(PreferredTerm(t["weight"], _terms([t])[0])
-                              for t in preferred["preferred"]) if preferred else ())
+                              for t in preferred["preferred"]) if preferred else (),
+        previous=_assignment(raw.get("previousAssignment")))
+
+
+def _assignment(raw: dict | None) -> Assignment | None:
+    if raw is None:
+        return None
+    return Assignment(tuple(raw["Levels"]), tuple(
+        (tuple(d["Values"]), d["Count"]) for d in raw["Domains"]))
 
 
 def _usage(entries: list[dict]) -> dict[str, dict[str, int]]:
@@ -102,14 +108,13 @@ def _replacement(wl: dict | None) -> Replacement | None:
         return None
     single = (len(wl["ownerReferences"]) == 1 and wl["ownerReferences"][0] == ["v1", "Pod"]
               and wl["annotations"].get("kueue.x-k8s.io/is-group-workload") != "true")
-    return Replacement(wl["unhealthyNodes"][0], {
-        a["podSet"]: Assignment(tuple(a["Levels"]), tuple(
-            (tuple(d["Values"]), d["Count"]) for d in a["Domains"]))
-        for a in wl["admission"]}, single)
+    return Replacement(wl["unhealthyNodes"][0],
+                       {a["podSet"]: _assignment(a) for a in wl["admission"]}, single)
 
 
 def _run(case: dict) -> dict:
-    overrides = list(case.get("featureGates", {}).items())
+    overrides = [(k, v) for k, v in case.get("featureGates", {}).items()
+                 if k not in NOT_PLACEMENT_GATES]
     gates = g.gates_for(g.NEWEST, overrides)
     levels = case["levels"]
     flavor_labels = case.get("nodeLabels") or {}
@@ -146,17 +151,8 @@ def _want(case: dict) -> dict:
             for ps in case["podSets"]}
 
 
-def _skip(case: dict) -> str | None:
-    if case.get("featureGates", {}).get("ElasticJobsViaWorkloadSlicesWithTAS"):
-        return NOT_MODELLED["ElasticJobsViaWorkloadSlicesWithTAS"]
-    return None
-
-
 @pytest.mark.parametrize("case", DATA["cases"], ids=[c["name"] for c in DATA["cases"]])
 def test_find_topology_assignments(case: dict) -> None:
-    why = _skip(case)
-    if why:
-        pytest.skip(f"not modelled: {why}")
     assert _run(case) == _want(case)
 
 
@@ -165,5 +161,4 @@ def test_table_is_kueue_s_whole_table() -> None:
     assert KUEUE_COMMIT == "ff69552e79ad21652c36caa97038382e55625cf7"
     names = [c["name"] for c in DATA["cases"]]
     assert len(names) == len(set(names)) == 140
-    skipped = [c["name"] for c in DATA["cases"] if _skip(c)]
-    assert len(skipped) == 8, skipped
+
