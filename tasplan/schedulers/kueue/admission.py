@@ -51,9 +51,6 @@ class Admission:
     quota_refused: bool = False
     cluster_queue: k.ClusterQueue | None = None
     without_quota: Admission | None = None
-    # Pods of the workload already running (admitted, no Workload object in the inputs):
-    # the assignment was rebuilt for them too.
-    running: tuple = ()
 
 
 def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool, *,

@@ -46,7 +46,7 @@ NO_TAS = ("Kueue admits it by quota alone: no PodSet asks for Topology-Aware Sch
           "(no kueue.x-k8s.io/podset-* annotation) and its ClusterQueue is not TAS-only; "
           "kube-scheduler places the pods (plan it with --scheduler auto or kube-scheduler)")
 GATED = ("the topology ungater has no slot left for it in the assignment: it stays gated "
-         f"({'kueue.x-k8s.io/topology'})")
+         "(kueue.x-k8s.io/topology)")
 OFFLINE = ("Kueue admits in queue order (StrictFIFO/BestEffortFIFO) against live quota "
            "usage, cohort borrowing, admission checks (ProvisioningRequest, MultiKueue) and "
            "workloads being admitted right now; a plan from files knows only what the inputs "
@@ -333,7 +333,6 @@ class KueueRun:
         cq = self._cluster_queue(group.namespace, queue, kueue, out)
         implied = tas_only(cq, kueue)
         requests, refused = build_requests(sets, self.gates, implied, whole=bool(running))
-        out.running = tuple(running)
         out.requests = {ps.name: ps for ps in requests}
         if refused:
             out.message = refused
@@ -364,7 +363,6 @@ class KueueRun:
                 continue
             trial = self._place(flavor, topology, requests, kueue, running)
             trial.notes = [*out.notes, *trial.notes]
-            trial.running = out.running
             if verdict is not None and verdict.needs_more:
                 trial.notes.append(Note("kueue-quota", verdict.message + " (Kueue admits only "
                                         "by borrowing or after preempting within its "

@@ -346,3 +346,45 @@ def test_a_failed_node_without_a_replacement_in_its_rack(tmp_path) -> None:
     assert g["message"].startswith("Kueue cannot replace unhealthy node n4 of Workload "
                                    "ml/job-train-1: ")
     assert "evicts the workload" in notes(g)["kueue-node-replacement"]
+
+
+def test_a_snapshot_keeps_what_the_ungater_and_node_replacement_read(tmp_path) -> None:
+    """The cluster through ``tasplan snapshot``: Workloads whole (admission, unhealthy
+    nodes, owners), pods' ``kueue.x-k8s.io/workload`` and podset label, NotReady nodes:
+    the same plan as from the dump."""
+    pods = [job_pod(i, ("n3", "n4")[i // 2], workload="job-train-1") for i in range(4)]
+    wl = unhealthy(hosts_admission(("n3", 2), ("n4", 2)), "n4")
+    direct = check(tmp_path, [job()], [*pods, wl], not_ready=("n4",))
+    snap = tmp_path / "snap.json"
+    result = CliRunner().invoke(app, ["snapshot", "-c", str(tmp_path / "cluster.json"),
+                                      "-f", str(snap)])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "in.json").write_text(json.dumps(job()))
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "in.json"), "-c", str(snap),
+                                      "--scheduler", "kueue", "-o", "json"])
+    (g,) = json.loads(result.stdout)["groups"]
+    assert nodes_of(g) == nodes_of(direct["groups"][0]) == {"train-2": "n5",
+                                                             "train-3": "n5"}
+
+
+def test_a_leader_worker_set_s_leader_and_workers_share_a_rack(tmp_path) -> None:
+    """A LeaderWorkerSet queued in Kueue: per group a Workload of PodSets ``leader`` and
+    ``worker``, both asking for one rack with ``podset-group-name`` (Kueue places the
+    leader and its workers together). Size 4 of 2-CPU pods: r1 (exactly 4) holds the
+    group, leader included."""
+    annotations = {"kueue.x-k8s.io/podset-required-topology": RACK,
+                   "kueue.x-k8s.io/podset-group-name": "g"}
+    template = copy.deepcopy(TEMPLATE)
+    template["metadata"] = {"annotations": annotations}
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+           "metadata": {"name": "serve", "namespace": "ml",
+                        "labels": {"kueue.x-k8s.io/queue-name": "q"}},
+           "spec": {"replicas": 1, "leaderWorkerTemplate": {
+               "size": 4, "leaderTemplate": template, "workerTemplate": template}}}
+    doc = check(tmp_path, [lws])
+    (g,) = doc["groups"]
+    assert g["scheduler"] == "kueue" and g["schedulable"] is True
+    assert [(ps["name"], ps["count"], ps["podSetGroup"])
+            for ps in g["workload"]["podSets"]] == [("leader", 1, "g"), ("worker", 3, "g")]
+    assert g["selected"] == "r1"
+    assert sorted(nodes_of(g).values()) == ["n1", "n1", "n2", "n2"]
