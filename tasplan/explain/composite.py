@@ -122,14 +122,15 @@ def _shortfall(snapshot: ClusterSnapshot, result: PlanResult, root: CompositeRes
     for kind, key in root.children:
         if kind == "CompositePodGroup":
             c = inner.get(key)
-            if c is not None and c.selected is None and not c.message.startswith(
+            if c is not None and c.selected is None and c.closest is None and \
+                    not c.message.startswith(
                     "not attempted"):
                 return Shortfall(key, domain, c.composite.topology_key, None, None, c.message)
             continue
         g = leaves.get(key)
         # A leaf that found a placement but was not bound (its root failed) did not fail.
-        if g is None or g.selected is not None or g.message.startswith("not attempted") \
-                or g.error:
+        if g is None or g.selected is not None or g.closest is not None \
+                or g.message.startswith("not attempted") or g.error:
             continue
         return _leaf_gap(g, snapshot, domain, cpg)
     return None

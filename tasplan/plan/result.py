@@ -116,10 +116,18 @@ class GroupResult:
     # The workload a queueing scheduler (Kueue) admits for the group; None for groups
     # kube-scheduler plans as PodGroups.
     workload: WorkloadView | None = None
+    # A group that will not be bound although its own cycle placed it (a leaf of a tree
+    # whose ancestor failed): the placement its cycle chose. ``selected`` is then None:
+    # only a group that binds has a selected placement.
+    closest: str | None = None
 
     @property
     def selected_placement(self) -> PlacementResult | None:
         return next((p for p in self.placements if p.name == self.selected), None)
+
+    @property
+    def closest_placement(self) -> PlacementResult | None:
+        return next((p for p in self.placements if p.name == self.closest), None)
 
     @property
     def outcome(self) -> Outcome:
@@ -156,4 +164,4 @@ class PlanResult:
         """Every group is scheduled, now or once its preemption victims are gone (what the
         exit status reports), and every CompositePodGroup tree (now or after preemption)."""
         return all(g.outcome.fits for g in self.groups) and all(
-            c.schedulable or c.preemption is not None for c in self.composites)
+            c.outcome.fits for c in self.composites)

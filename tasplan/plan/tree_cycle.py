@@ -98,7 +98,7 @@ def plan_tree(
     assert root is not None and tree.problem is None
     if not run.ready(root):
         return run.everywhere(False, f"waiting for composite pod group {root.name!r} tree to "
-                              "meet quorum (a child group still lacks pods)")
+                              "meet quorum (a child group still lacks pods)", waiting=True)
     checkpoint = statement.checkpoint()
     out: dict[str, object] = {}
     try:
@@ -500,16 +500,19 @@ class _Run:
             tuple(placements), selected if level.success else None, tied, level.error)
         return level
 
-    def everywhere(self, schedulable: bool, message: str, *, error: bool = False
-                   ) -> TreeOutcome:
-        """Every group of the tree gets the same verdict (gating, errors)."""
+    def everywhere(self, schedulable: bool, message: str, *, error: bool = False,
+                   waiting: bool = False) -> TreeOutcome:
+        """Every group of the tree gets the same verdict (gating, errors); ``waiting``:
+        held back before any cycle (every group of it is ``waiting``)."""
         out: dict[str, object] = {}
         for c in self.tree.composites:
             self._record(c, out, _Level(schedulable, message, 0, 0, error))
+            out[c.key] = replace(out[c.key], waiting=waiting)
         for g in self.tree.leaves:
             a = self.admissions[g.key]
             out[g.key] = a.verdict if a.verdict is not None else GroupResult(
-                g, len(a.pending), len(a.scheduled), schedulable, message, error=error)
+                g, len(a.pending), len(a.scheduled), schedulable, message, error=error,
+                waiting=waiting)
         return self.outcome(out)
 
     def outcome(self, out: Mapping) -> TreeOutcome:
@@ -525,7 +528,8 @@ class _Run:
                                                   self.tree.children.get(c.key, ())),
                                          False, f"not attempted: {blocked}")
             elif blocked and result.schedulable:
-                result = replace(result, schedulable=False,
+                result = replace(result, schedulable=False, selected=None,
+                                 closest=result.selected,
                                  message=f"{result.message}; not bound: {blocked}")
             composites.append(result)
             if not result.schedulable and blocked is None:
@@ -539,7 +543,8 @@ class _Run:
                     pending = len(self.admissions[child.key].pending)
                     leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
                 elif blocked and leaf.schedulable:
-                    leaf = replace(leaf, schedulable=False,
+                    leaf = replace(leaf, schedulable=False, selected=None,
+                                   closest=leaf.selected,
                                    message=f"{leaf.message}; not bound: {blocked}")
                 leaves.append(leaf)
 

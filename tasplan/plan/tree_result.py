@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tasplan.model.composite import CompositePodGroup
-from tasplan.plan.notes import Note
+from tasplan.plan.notes import Note, Outcome
 from tasplan.plan.preemption_result import PreemptionResult
 
 
@@ -50,3 +50,20 @@ class CompositeResult:
     preemption_message: str = ""
     # The scheduler that planned the tree (``tasplan.schedulers``), set by the planning run.
     scheduler: str = ""
+    # Held back before any placement is tried: the tree waits for its quorum.
+    waiting: bool = False
+    # An inner composite the re-plan of its root's preemption placed: it binds with it.
+    after_preemption: bool = False
+    # The placement it chose although an ancestor failed (``selected`` is then None).
+    closest: str | None = None
+
+    @property
+    def outcome(self) -> Outcome:
+        """As a group's (``GroupResult.outcome``)."""
+        if self.error:
+            return Outcome.ERROR
+        if self.schedulable:
+            return Outcome.SCHEDULED
+        if self.preemption is not None or self.after_preemption:
+            return Outcome.SCHEDULED_AFTER_PREEMPTION
+        return Outcome.WAITING if self.waiting else Outcome.UNSCHEDULABLE

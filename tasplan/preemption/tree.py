@@ -30,6 +30,7 @@ from tasplan.framework.statement import Statement
 from tasplan.model.pod import Pod
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult
+from tasplan.plan.tree_result import CompositeResult
 from tasplan.preemption.budgets import DisruptionBudget
 from tasplan.preemption.evaluator import Attempt, Placed, Rules, select_victims
 from tasplan.preemption.victims import Unit
@@ -83,6 +84,15 @@ def tree_preemption_never(root: CompositePodGroup, pending: Iterable[Pod], *,
     if group_policy:
         return root.preemption_policy == "Never"
     return any(p.preemption_policy == "Never" for p in pending)
+
+
+def composites_after(composites: Sequence[CompositeResult],
+                     replanned: Sequence[CompositeResult]) -> tuple[CompositeResult, ...]:
+    """The inner composites the re-plan placed bind with their root once the victims are
+    gone (``after_preemption``; the root carries the tree's preemption)."""
+    placed = {c.composite.key for c in replanned if c.schedulable}
+    return tuple(replace(c, after_preemption=True) if c.composite.key in placed else c
+                 for c in composites)
 
 
 def leaves_after(leaves: Sequence[GroupResult], replanned: Sequence[GroupResult],

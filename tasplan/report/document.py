@@ -109,6 +109,10 @@ def _group_fields(g: GroupResult) -> dict[str, Any]:
         "outcome": str(g.outcome),
         "gatedPods": g.gated,
         "selected": g.selected,
+        # A group that will not be bound: the placement its own cycle chose, and where its
+        # pods went there (its placements list no assignments).
+        "closest": None if (c := g.closest_placement) is None else {
+            "placement": c.name, "assignments": dict(c.assignments)},
         "tiedWith": list(g.tied_with),
         "message": g.message,
         "error": g.error,
@@ -118,7 +122,7 @@ def _group_fields(g: GroupResult) -> dict[str, Any]:
         # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
         "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
                           "existing": e.existing} for e in g.group.expansions],
-        "placements": [_placement(p) for p in g.placements],
+        "placements": [_placement(p, g.schedulable) for p in g.placements],
         "parent": g.group.parent,
     }
 
@@ -134,7 +138,9 @@ def composite_document(c: CompositeResult) -> dict[str, Any]:
         "schedulerName": c.scheduler_name,
         "topologyKey": cpg.topology_key,
         "schedulable": c.schedulable,
+        "outcome": str(c.outcome),
         "selected": c.selected,
+        "closest": c.closest,
         "tiedWith": list(c.tied_with),
         "message": c.message,
         "error": c.error,
@@ -168,7 +174,10 @@ def _preemption(p: PreemptionResult | None) -> dict[str, Any] | None:
     }
 
 
-def _placement(p: PlacementResult) -> dict[str, Any]:
+def _placement(p: PlacementResult, bound: bool) -> dict[str, Any]:
+    """``bound``: the group's pods bind as its cycle placed them; otherwise no placement
+    lists assignments or device allocations (after preemption they bind where
+    ``preemption.nominated`` says)."""
     out = {
         "name": p.name,
         "nodes": len(p.nodes),
@@ -180,9 +189,10 @@ def _placement(p: PlacementResult) -> dict[str, Any]:
         "simulated": p.simulated,
         "status": p.status,
         "free": {r: format_quantity(r, v) for r, v in p.free.items()},
-        "assignments": dict(p.assignments),
+        "assignments": dict(p.assignments) if bound else {},
         "unplaced": dict(p.unplaced),
     }
     if p.allocations is not None:
-        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()}
+        out["allocations"] = {k: [dict(d) for d in v] for k, v in p.allocations.items()
+                              } if bound else {}
     return out

@@ -55,7 +55,8 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
             table.add(header, justify, drop=1 if header == "NODES" else 0)
         for rank, p in enumerate(c.placements, 1):
             selected = p.name == c.selected
-            marker = "▶" if selected else ("=" if p.tied else "")
+            marker = "▶" if selected else ("~" if p.name == c.closest else (
+                "=" if p.tied else ""))
             table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
                       "yes" if p.feasible else "no",
                       f"{p.scheduled}/{p.children} (min {cpg.min_group_count})",
@@ -66,11 +67,10 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
         parts.append(_tree(c, leaves, composites))
     if c.preemption is not None:
         parts.extend(_disruption(c.preemption, "tree", width))
-    style = "bold green" if c.schedulable else (
-        "bold yellow" if c.preemption is not None else "bold red")
-    verdict = "SCHEDULABLE" if c.schedulable else ("ERROR" if c.error else (
-        "SCHEDULABLE AFTER PREEMPTION" if c.preemption is not None else "UNSCHEDULABLE"))
-    parts.append(Text.assemble((f"{verdict}: ", style), c.message))
+    outcome = c.outcome
+    style = "bold green" if outcome == "scheduled" else (
+        "bold yellow" if outcome == "scheduled-after-preemption" else "bold red")
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), c.message))
     if c.preemption_message:
         parts.append(Text(f"preemption: {c.preemption_message}",
                           style="yellow" if c.preemption else "dim"))
@@ -82,13 +82,18 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
 def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
     def label(item: object) -> Text:
         if isinstance(item, GroupResult):
-            p = item.selected_placement
+            p = item.selected_placement or item.closest_placement
             where = f" → {p.name} · {p.placed}/{item.pending} pod(s)" if p else ""
-            ok = item.schedulable
+            if item.closest is not None:
+                where += " (not bound)"
+            ok = item.outcome.fits  # binds now, or once its victims are gone
             return Text.assemble((item.group.key, "bold"), where,
                                  ("  ✓" if ok else "  ✗", "green" if ok else "red"))
-        where = f" → {item.selected}" if item.selected is not None else ""
-        ok = item.schedulable
+        name = item.selected or item.closest
+        where = f" → {name}" if name is not None else ""
+        if item.closest is not None:
+            where += " (not bound)"
+        ok = item.outcome.fits
         return Text.assemble((item.composite.key, "bold"), " (composite)", where,
                              ("  ✓" if ok else "  ✗", "green" if ok else "red"))
 
@@ -122,8 +127,9 @@ def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
             legend = ", ".join(f"{SCORER_HEADERS.get(n, n)} = {n}" for n in scorers)
             parts.append(Text(f"SCORE = weighted sum of placement scores: {legend}",
                               style="dim"))
-    shown = [p for p in g.placements if p.feasible] if all_assignments else \
-        [p for p in g.placements if p.name == g.selected]
+    # Assignments only of a group that binds as planned (one that will not has none).
+    shown = [p for p in g.placements if p.feasible and g.schedulable] if all_assignments \
+        else [p for p in g.placements if p.name == g.selected]
     for placement in shown:
         parts.append(Text(f"assignments in {placement.name!r}:", style="italic"))
         parts.append(_assignments_table(placement).fit(width))
@@ -216,7 +222,8 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
         table.add("NODE NAMES", fold=True)
     for rank, p in enumerate(g.placements, 1):
         selected = p.name == g.selected
-        marker = "▶" if selected else ("=" if p.tied else "")
+        marker = "▶" if selected else ("~" if p.name == g.closest else (
+            "=" if p.tied else ""))
         style = "bold green" if selected else ("" if p.feasible else "dim")
         row = [
             f"{marker}{rank}",

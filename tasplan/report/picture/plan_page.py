@@ -110,7 +110,8 @@ def _group(i: int, g: GroupResult, report: CapacityReport | None,
         yield table(["evicted pod", "node", "priority", "group"],
                     ([v.pod, v.node, str(v.priority), v.group or "-"] for v in p.victims),
                     numeric=[2])
-    shown = ([p for p in g.placements if p.feasible] if all_assignments
+    # Assignments only of a group that binds as planned (issue 24: never pods that won't).
+    shown = ([p for p in g.placements if p.feasible and g.schedulable] if all_assignments
              else [p for p in g.placements if p.name == g.selected])
     for p in shown:
         yield f"<h3>Assignments in {esc(repr(p.name))}</h3>\n"

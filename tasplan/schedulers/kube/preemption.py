@@ -20,7 +20,12 @@ from tasplan.plan.tree_cycle import TreeOutcome
 from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.preemption.budgets import DisruptionBudget, disruption_budgets
 from tasplan.preemption.evaluator import preempt as preempt_group
-from tasplan.preemption.tree import leaves_after, preempt_tree, tree_preemption_never
+from tasplan.preemption.tree import (
+    composites_after,
+    leaves_after,
+    preempt_tree,
+    tree_preemption_never,
+)
 from tasplan.preemption.victims import Hierarchy, Unit
 from tasplan.preemption.victims import units as victim_units
 from tasplan.target import POD_GROUP_PREEMPTION_POLICY, Target
@@ -119,7 +124,8 @@ class PostFilter:
             return TreeOutcome(outcome.leaves, (root, *outcome.composites[1:]))
         self.apply(found, list(pending.values()))
         return TreeOutcome(leaves_after(outcome.leaves, tried.outcome.leaves, found),
-                           (root, *outcome.composites[1:]))
+                           (root, *composites_after(outcome.composites[1:],
+                                                    tried.outcome.composites[1:])))
 
     def apply(self, result: PreemptionResult, pending: Sequence[Pod]) -> None:
         """What the next units see: the victims gone, the preemptor's pods on their

@@ -114,8 +114,14 @@ class KubeRun:
             a = admitted[unit.group.key]
             leaves, composites = (self.post_filter.group(a, self.group_cycle(a), partial(
                 self.schedule_group, stage=Stage.RERUN)),), ()
-        return UnitResult(tuple(self.finish(admitted[r.group.key], r) for r in leaves),
-                          composites)
+        results = tuple(self.finish(admitted[r.group.key], r) for r in leaves)
+        if composites and (composites[0].schedulable or composites[0].preemption_message):
+            # Upstream preempts for a tree only at its root, after the root failed: no leaf
+            # of a tree that fit (or whose preemption was simulated) waits for it.
+            results = tuple(replace(r, notes=tuple(n for n in r.notes
+                                                    if n.code != NoteCode.PREEMPTION))
+                            for r in results)
+        return UnitResult(results, composites)
 
     def admit(self, group: PodGroup, *, validate: bool = True) -> Admission:
         evicted = self.state.statement.evicted

@@ -102,12 +102,15 @@ def plan_unit(unit: TreeUnit, framework: Callable[[str], Framework | None],
 
 def _held(tree: Tree, admitted: Mapping[str, Admission], message: str, error: bool,
           notes: tuple[Note, ...]) -> TreeOutcome:
-    """A tree that is not scheduled at all: every group of it says ``message``."""
+    """A tree that is not scheduled at all: every group of it says ``message``. Not an
+    error: the hierarchy is incomplete (a parent not yet observed) and its pods wait in the
+    queue (upstream's ``validateHierarchy``), every group of it ``waiting``."""
     leaves = tuple(GroupResult(g, len(admitted[g.key].pending), len(admitted[g.key].scheduled),
-                               False, message, error=error) for g in tree.leaves)
+                               False, message, error=error, waiting=not error)
+                   for g in tree.leaves)
     composites = tuple(
         CompositeResult(c, tuple((k.kind, k.key) for k in tree.children.get(c.key, ())),
-                        False, message, error=error, notes=notes)
+                        False, message, error=error, notes=notes, waiting=not error)
         for c in tree.composites)
     return TreeOutcome(leaves, composites)
 

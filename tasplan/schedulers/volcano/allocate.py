@@ -19,7 +19,7 @@ and records the tie in ``Session.ties``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -59,17 +59,27 @@ class Simulator(Protocol):
         resources (empty: it fits): the predicates plugin's filters."""
         ...
 
-    def assume(self, task: Task, node: str) -> None: ...
+    def assume(self, tasks: Sequence[Task], node: str) -> None:
+        """``tasks`` (one class) onto ``node``, in order."""
+        ...
 
-    def forget(self, task: Task, node: str) -> None: ...
+    def forget(self, tasks: Sequence[Task], node: str) -> None:
+        """Undo the latest assumptions: ``tasks`` on ``node``, assumed last, in order."""
+        ...
 
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         """Node-order scores of the other enabled plugins (nodeorder, binpack, ...)."""
         ...
 
     def task_class(self, task: Task) -> object | None:
-        """Tasks of one class get the same ``predicate`` answer on a node as long as only
-        other nodes change (None: no such promise, e.g. pods with inter-pod rules)."""
+        """Tasks of one class have equal requests and get the same ``predicate`` answer on
+        a node as long as only other nodes change (None: no such promise, e.g. pods with
+        inter-pod rules); their ``scores`` of a node change only when that node does."""
+        ...
+
+    def room(self, task: Task, node: str) -> int:
+        """How many tasks of ``task``'s class, this one included, ``predicate`` admits on
+        ``node`` one after another, resources aside (0 or 1: don't count, ask per task)."""
         ...
 
 
@@ -169,15 +179,68 @@ def _sub(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
     return out
 
 
+Sums = tuple[dict[str, int], dict[str, int], dict[str, int]]
+
+
+def _resource_sums(tree: HyperNodeTree, sim: Simulator) -> dict[str, Sums]:
+    """Allocatable, used and releasing resources of every HyperNode's real nodes. A
+    HyperNode whose children hold disjoint node sets adds up their sums (children first)
+    and only its other nodes one by one."""
+    order: list[str] = []
+    seen = {ROOT}
+    stack = [(ROOT, iter(tree.children.get(ROOT, ())))]
+    while stack:  # children before parents
+        name, kids = stack[-1]
+        child = next(kids, None)
+        if child is None:
+            stack.pop()
+            order.append(name)
+        elif child not in seen and child in tree.real_nodes:
+            seen.add(child)
+            stack.append((child, iter(tree.children.get(child, ()))))
+    order = [hn for hn in tree.real_nodes if hn not in seen] + order
+    sums: dict[str, Sums] = {}
+    for hn in order:
+        members = tree.real_nodes.get(hn, frozenset())
+        acc: Sums = ({}, {}, {})
+        rest: frozenset[str] = members
+        kids = [tree.real_nodes[c] for c in tree.children.get(hn, ()) if c in sums]
+        if kids:
+            union = frozenset().union(*kids)
+            if sum(map(len, kids)) == len(union) and union <= members:
+                for c in tree.children.get(hn, ()):
+                    if c in sums:
+                        for into, part in zip(acc, sums[c], strict=True):
+                            for k, v in part.items():
+                                into[k] = into.get(k, 0) + v
+                rest = members - union
+        alloc, used, rel = acc
+        for n in rest:
+            for k, v in sim.allocatable(n).items():
+                alloc[k] = alloc.get(k, 0) + v
+            for k, v in sim.used(n).items():
+                used[k] = used.get(k, 0) + v
+            for k, v in sim.releasing(n).items():
+                rel[k] = rel.get(k, 0) + v
+        sums[hn] = acc
+    return sums
+
+
 class Session:
     """One scheduling cycle over a fixed cluster: jobs are allocated in order, each job's
     committed (or pipelined) tasks stay assumed for the jobs after it."""
 
     def __init__(self, tree: HyperNodeTree, sim: Simulator, nodes: Sequence[str],
-                 plugins: Plugins | None = None) -> None:
+                 plugins: Plugins | None = None, *, batched: bool = True) -> None:
         self.tree = tree
         self.sim = sim
         self.plugins = plugins or Plugins()
+        # Place runs of identical tasks on one node by count (``_batch``); False: task by
+        # task, as Volcano does (the reference the batched path is tested against).
+        self.batched = batched
+        self.task_classes: dict[str, object | None] = {}  # task uid -> sim.task_class
+        self.classes: dict[object, object] = {}
+        self.sub_requests: dict[str, dict[str, int]] = {}  # sub-job uid -> weighted requests
         self.node_names = list(nodes)
         self.ties: list[str] = []
         # HyperNodes the last gradient left out for their idle resources, with the reason
@@ -197,17 +260,7 @@ class Session:
         self.hn_used: dict[str, dict[str, int]] = {}
         self.hn_idle: dict[str, dict[str, int]] = {}
         self.hn_future: dict[str, dict[str, int]] = {}
-        for hn, members in tree.real_nodes.items():
-            alloc: dict[str, int] = {}
-            used: dict[str, int] = {}
-            rel: dict[str, int] = {}
-            for n in members:
-                for k, v in sim.allocatable(n).items():
-                    alloc[k] = alloc.get(k, 0) + v
-                for k, v in sim.used(n).items():
-                    used[k] = used.get(k, 0) + v
-                for k, v in sim.releasing(n).items():
-                    rel[k] = rel.get(k, 0) + v
+        for hn, (alloc, used, rel) in _resource_sums(tree, sim).items():
             self.hn_alloc[hn] = alloc
             self.hn_used[hn] = used
             self.hn_idle[hn] = _sub(alloc, used)
@@ -264,24 +317,23 @@ class Session:
 
     # -- statements ---------------------------------------------------------------------
 
-    def _apply(self, task: Task, node: str, pipelined: bool) -> None:
-        task.owner.set_status(task, PIPELINED if pipelined else ALLOCATED, node)
-        self.sim.assume(task, node)
-        self._account(task, node, 1)
+    def _apply(self, tasks: Sequence[Task], node: str, pipelined: bool) -> None:
+        """Tasks of one job, sub-job and request onto ``node``, in order."""
+        tasks[0].owner.set_statuses(tasks, PIPELINED if pipelined else ALLOCATED, node)
+        self.sim.assume(tasks, node)
+        self._account(tasks[0], node, len(tasks))
 
-    def _undo(self, task: Task, node: str) -> None:
-        self.sim.forget(task, node)
-        task.owner.set_status(task, PENDING, "")
-        self._account(task, node, -1)
-
-    def _account(self, task: Task, node: str, sign: int) -> None:
+    def _account(self, task: Task, node: str, n: int) -> None:
+        """``n`` (negative: fewer) tasks like ``task`` on ``node``, in the HyperNode
+        resource cache and task counts."""
         counts = self.hn_tasks.get(task.owner.task_sub_job[task.uid])
+        request = task.request.items()
         for hn in self.node_hypernodes.get(node, ()):
             used = self.hn_used[hn]
-            for k, v in task.request.items():
-                used[k] = used.get(k, 0) + sign * v
+            for k, v in request:
+                used[k] = used.get(k, 0) + n * v
             if counts is not None:
-                counts[hn] = counts.get(hn, 0) + sign
+                counts[hn] = counts.get(hn, 0) + n
 
     def _sub_counts(self, sub: SubJob) -> dict[str, int]:
         counts = self.hn_tasks.get(sub.uid)
@@ -293,12 +345,38 @@ class Session:
         return counts
 
     def discard(self, ops: Sequence[Op]) -> None:
-        for task, node, _ in reversed(ops):
-            self._undo(task, node)
+        """Undo ``ops``, the latest operations, last first."""
+        runs = list(self._runs(ops))
+        for tasks, node, _ in reversed(runs):
+            self.sim.forget(tasks, node)
+        for tasks, node, _ in runs:
+            tasks[0].owner.set_statuses(tasks, PENDING, "")
+            self._account(tasks[0], node, -len(tasks))
 
     def recover(self, ops: Sequence[Op]) -> None:
-        for task, node, pipelined in ops:
-            self._apply(task, node, pipelined)
+        for tasks, node, pipelined in self._runs(ops):
+            self._apply(tasks, node, pipelined)
+
+    def _runs(self, ops: Sequence[Op]) -> Iterator[tuple[list[Task], str, bool]]:
+        """``ops`` cut into the longest runs of one node, status, job, sub-job and task
+        class (or, without one, request), in order: the statements change per run."""
+        of = self._class
+        i = 0
+        while i < len(ops):
+            task, node, pipelined = ops[i]
+            owner, cls = task.owner, of(task)
+            sub = owner.task_sub_job[task.uid]
+            j = i + 1
+            while j < len(ops):
+                other, other_node, other_pipelined = ops[j]
+                if other_node != node or other_pipelined != pipelined \
+                        or other.owner is not owner or owner.task_sub_job[other.uid] != sub \
+                        or of(other) is not cls \
+                        or (cls is None and other.request != task.request):
+                    break
+                j += 1
+            yield [op[0] for op in ops[i:j]], node, pipelined
+            i = j
 
     # -- readiness (session_plugins.go with the enabled plugins) ------------------------
 
@@ -590,6 +668,10 @@ class Session:
             return None, 0.0
         for level, hypernodes in enumerate(gradients):
             backups: dict[str, tuple[list[Op], list[Task]]] = {}
+            # One candidate: its dry run is kept rather than discarded and recovered (the
+            # same state); its score, read from the state before, is taken first.
+            single = self.hypernode_scores(sub, hypernodes) if len(hypernodes) == 1 \
+                else None
             for hn in hypernodes:
                 for uid in [u for u in job.fit_errors if job.task_sub_job.get(u) == sub.uid]:
                     del job.fit_errors[uid]
@@ -602,10 +684,11 @@ class Session:
                                                 reason="" if ops else self._reason(job)))
                 if ops:
                     backups[hn] = (ops, copy)
-                    self.discard(ops)
+                    if single is None:
+                        self.discard(ops)
             if not backups:
                 continue
-            scores = self.hypernode_scores(sub, sorted(backups))
+            scores = single or self.hypernode_scores(sub, sorted(backups))
             top = max(scores.values())
             tied = sorted(hn for hn, s in scores.items() if s == top)
             if len(tied) > 1:
@@ -613,7 +696,8 @@ class Session:
                                  f"score {top:.4g}")
             best = tied[0]
             ops, copy = backups[best]
-            self.recover(ops)
+            if single is None:
+                self.recover(ops)
             sub.allocated_hypernode = self.tree.lca(sub.allocated_hypernode, best)
             tasks[:] = copy
             return ops, top
@@ -639,33 +723,46 @@ class Session:
         # Per task class, the nodes' answers so far: within one call nodes only fill, so
         # after a placement only that node is asked again.
         classes: dict[object, _ClassNodes] = {}
+        # (node, class, role) of the task placed just before, if the one before it went
+        # to the same node: the next ones of that class may be placed by count (_batch).
+        last: tuple | None = None
         tasks.reverse()  # pop from the end: the queue's head is the list's tail
         while tasks:
             task = tasks.pop()
             if task.gated:
+                last = None
                 continue
             if task.role and job.fit_errors and task.role in job.failed_roles(sub.uid):
                 fe = FitErrors(err=ROLE_FAILED.format(task.name, task.role))
                 job.fit_errors[task.uid] = fe
+                last = None
                 continue
-            cls = self.sim.task_class(task)
+            cls = self._class(task)
             state = classes.get(cls) if cls is not None else None
             if state is None:
                 state = _ClassNodes(task, {n: self._answer(task, n) for n in nodes})
                 if cls is not None:
                     classes[cls] = state
             if not state.feasible:
+                last = None
                 fe = FitErrors(dict(state.failed()), hn if hn != ROOT else "")
                 job.fit_errors[task.uid] = fe
                 if job.need_continue_allocating(sub):
                     continue
                 break
-            best, pipelined = self._prioritize(task, state.feasible, state.idle, sub,
-                                               allocated_hn if with_topology else "")
+            best, pipelined, tied = self._prioritize(task, state.feasible, state.idle, sub,
+                                                     allocated_hn if with_topology else "")
             if best is None:
+                last = None
                 continue
-            self._apply(task, best, pipelined)
-            ops.append((task, best, pipelined))
+            placed = [task]
+            key = (best, cls, task.role)
+            if self.batched and key == last and cls is not None and not pipelined \
+                    and not tied:
+                placed += self._batch(job, sub, task, best, tasks)
+            last = key
+            self._apply(placed, best, pipelined)
+            ops.extend((t, best, pipelined) for t in placed)
             for other in classes.values():
                 other.update(best, self._answer(other.task, best))
             if with_topology:
@@ -679,6 +776,88 @@ class Session:
             return ops
         self.discard(ops)
         return None
+
+    def _batch(self, job: Job, sub: SubJob, task: Task, node: str,
+               tasks: list[Task]) -> list[Task]:
+        """The tasks after ``task`` that the per-task loop would also place on ``node``,
+        taken off the queue's head (``tasks``' tail).
+
+        Called when the task before ``task`` went to ``node`` too and ``task`` chose it again
+        with no other node of equal score (so the job's HyperNode no longer moves). Then the
+        next tasks of the same class and role go to ``node`` as long as its idle resources
+        and predicates hold them and the sub-job is not ready: each placement raises
+        ``node``'s scores (binpack, HyperNode binpack, task share of its HyperNode) at least
+        as much as any other node's, and changes no other node's answer. Where that
+        argument needs more than the Simulator promises (node-local scores and answers per
+        class), no task is taken and the loop goes on task by task."""
+        # copies beside ``task`` that the node's idle resources and predicates take
+        alloc, used = self.sim.allocatable(node), self.sim.used(node)
+        room = min(self.sim.room(task, node) - 1, len(tasks))
+        for r, v in task.request.items():
+            if v > 0:
+                room = min(room, (alloc.get(r, 0) - used.get(r, 0)) // v - 1)
+        if sub.network_topology is None and self.plugins.nta_node_order \
+                and self.plugins.normal_pod_binpack:
+            room = min(room, self._hypernode_room(task, node))
+        cls, role, of = self._class(task), task.role, self._class
+        n = 0
+        while n < room:
+            other = tasks[-1 - n]
+            # another role may be failed already (failed_roles): ask for it task by task
+            if other.gated or other.role != role or of(other) is not cls:
+                break
+            n += 1
+        if n <= 0:
+            return []
+        if self._ready_after(job, task, n + 1):
+            low, high = 0, n  # the fewest after which the sub-job is ready
+            while low < high:
+                mid = (low + high) // 2
+                if self._ready_after(job, task, mid + 1):
+                    high = mid
+                else:
+                    low = mid + 1
+            n = low
+        taken = tasks[len(tasks) - n:]
+        del tasks[len(tasks) - n:]
+        taken.reverse()
+        return taken
+
+    def _class(self, task: Task) -> object | None:
+        """``sim.task_class``, one object per class (compared by identity)."""
+        cls = self.task_classes.get(task.uid, self)
+        if cls is self:
+            cls = self.sim.task_class(task)
+            if cls is not None:
+                cls = self.classes.setdefault(cls, cls)
+            self.task_classes[task.uid] = cls
+        return cls
+
+    def _hypernode_room(self, task: Task, node: str) -> int:
+        """Copies beside ``task`` that keep every HyperNode of ``node`` within its
+        allocatable weighted resources (the normal-pod HyperNode binpack score drops to 0
+        past it); 0 when ``node`` lies in two HyperNodes of one tier (their scores would
+        not move together)."""
+        hypernodes = self.node_hypernodes.get(node, ())
+        if len({self.tree.tiers.get(hn) for hn in hypernodes}) != len(hypernodes):
+            return 0
+        room = len(task.owner.tasks)
+        for hn in hypernodes:
+            alloc, used = self.hn_alloc.get(hn, {}), self.hn_used.get(hn, {})
+            for r, v in task.request.items():
+                if v > 0 and r in self.plugins.binpack_weights:
+                    room = min(room, (alloc.get(r, 0) - used.get(r, 0)) // v - 1)
+        return room
+
+    def _ready_after(self, job: Job, task: Task, n: int) -> bool:
+        """Whether the sub-job of ``task`` would be ready with ``n`` more tasks like it
+        allocated (readiness only grows with allocations)."""
+        sub = job.sub_jobs[job.task_sub_job[task.uid]]
+        job.shift(task, ALLOCATED, n)
+        try:
+            return self.sub_job_ready(job, sub)
+        finally:
+            job.shift(task, ALLOCATED, -n)
 
     def _answer(self, task: Task, node: str) -> tuple[list[str], bool]:
         """``alloc.predicate`` on one node: the reasons it fails (requests within its future
@@ -697,9 +876,11 @@ class Session:
         return sim.predicate(task, node), fits_idle
 
     def _prioritize(self, task: Task, feasible: Sequence[str], fits_idle: set[str],
-                    sub: SubJob, allocated_hn: str) -> tuple[str | None, bool]:
+                    sub: SubJob, allocated_hn: str) -> tuple[str | None, bool, bool]:
         """``prioritizeNodes``: nodes whose idle resources hold the task first, then those
-        that need releasing resources; the best score wins, ties by name."""
+        that need releasing resources; the best score wins, ties by name. Returns the
+        node, whether it needs releasing resources (pipelined), and whether another node
+        had its score."""
         if len(fits_idle) == len(feasible):
             idle, future = list(feasible), []
         else:
@@ -709,7 +890,7 @@ class Session:
             if not group:
                 continue
             if len(group) == 1:
-                return group[0], pipelined
+                return group[0], pipelined, False
             ext = self.sim.scores(task, group)
             per_node: Mapping[str, float] = {}
             per_leaf: Mapping[str, float] = {}
@@ -733,8 +914,8 @@ class Session:
             if tied:
                 uid = task.owner.uid if task.owner is not None else ""
                 self.node_ties[uid] = self.node_ties.get(uid, 0) + 1
-            return best, pipelined
-        return None, False
+            return best, pipelined, bool(tied)
+        return None, False, False
 
     # -- network-topology-aware scores --------------------------------------------------
 
@@ -812,7 +993,7 @@ class Session:
         weight = 0
         for name, request in task.request.items():
             w = self.plugins.binpack_weights.get(name)
-            if w is None:
+            if w is None or request <= 0:  # ResourceNames(): what the task requests
                 continue
             alloc = self.hn_alloc.get(hn, {}).get(name, 0)
             used = self.hn_used.get(hn, {}).get(name, 0)
@@ -826,11 +1007,14 @@ class Session:
         """The HyperNode bin-packing score of a sub-job: Σ_r w_r (used_r + request_r) /
         allocatable_r / Σ w_r over the weighted resources the sub-job requests; 0 when
         one does not fit."""
-        requests: dict[str, int] = {}
-        for task in sub.tasks:
-            for name, value in task.request.items():
-                if name in self.plugins.binpack_weights:
-                    requests[name] = requests.get(name, 0) + value
+        requests = self.sub_requests.get(sub.uid)
+        if requests is None:
+            requests = self.sub_requests[sub.uid] = {}
+            for task in sub.tasks:
+                for name, value in task.request.items():
+                    # ResourceNames(): only what the task requests (> 0)
+                    if value > 0 and name in self.plugins.binpack_weights:
+                        requests[name] = requests.get(name, 0) + value
         total = 0.0
         weight = 0
         for name, request in requests.items():

@@ -79,11 +79,22 @@ class ClusterSim:
             return [POD_NUMBER_EXCEEDED]
         return []
 
-    def assume(self, task: Task, node: str) -> None:
-        self.infos[node].add_pod(task.payload)
+    def room(self, task: Task, node: str) -> int:
+        """The pod-number check's room; a pod with host ports conflicts with its copies."""
+        if task.payload.host_ports:
+            return 1
+        info = self.infos[node]
+        return info.node.allocatable.get("pods", 0) - len(info.pods)
 
-    def forget(self, task: Task, node: str) -> None:
-        self.infos[node].remove_pod(task.payload)
+    def assume(self, tasks: Sequence[Task], node: str) -> None:
+        info = self.infos[node]
+        for task in tasks:
+            info.add_pod(task.payload)
+
+    def forget(self, tasks: Sequence[Task], node: str) -> None:
+        info = self.infos[node]
+        for task in reversed(tasks):
+            info.remove_pod(task.payload)
 
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         """The binpack plugin's scores, kept per (request, node) until the node changes
@@ -138,7 +149,7 @@ class VolcanoPlan:
 
 def plan_volcano(snapshot: ClusterSnapshot, inputs: VolcanoInputs,
                  groups: Sequence[PodGroup] | None = None,
-                 plugins: Plugins | None = None) -> VolcanoPlan:
+                 plugins: Plugins | None = None, *, batched: bool = True) -> VolcanoPlan:
     """Allocate the Volcano gangs among ``groups`` (default: the snapshot's planned groups
     that have a Volcano PodGroup) in priority, then input order, each one's committed pods
     assumed before the next."""
@@ -148,7 +159,7 @@ def plan_volcano(snapshot: ClusterSnapshot, inputs: VolcanoInputs,
     tree = build_tree(inputs.hypernodes.values(),
                       [(n.name, n.labels) for n in snapshot.nodes])
     sim = ClusterSim(snapshot)
-    session = Session(tree, sim, [n.name for n in snapshot.nodes], plugins)
+    session = Session(tree, sim, [n.name for n in snapshot.nodes], plugins, batched=batched)
     by_group = snapshot.pods_by_group
     outcomes = []
     for group in chosen:

@@ -119,10 +119,12 @@ def build_tree(hypernodes: Iterable[HyperNode],
     real: dict[str, frozenset[str]] = {}
     in_progress: set[str] = set()
     by_label: dict[tuple[str, str], set[str]] = {}
-    if any(m.labels is not None for hn in specs.values() for m in hn.members):
+    keys = {r.key for hn in specs.values() for m in hn.members if m.labels is not None
+            for r in m.labels.requirements}
+    if keys:
         for name, labels in nodes:
-            for pair in labels.items():
-                by_label.setdefault(pair, set()).add(name)
+            for key in keys & labels.keys():
+                by_label.setdefault((key, labels[key]), set()).add(name)
 
     def own(name: str) -> set[str]:
         out: set[str] = set()

@@ -10,7 +10,7 @@ the allocate action changes task states while it dry-runs and rolls back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
@@ -100,9 +100,14 @@ class SubJob:
 
     by_status: dict[str, int] = field(default_factory=dict)
     best_effort_pending: int = 0
+    total_request: dict[str, int] | None = None
 
     def count(self, statuses: frozenset[str]) -> int:
-        return sum(self.by_status.get(s, 0) for s in statuses)
+        get = self.by_status.get
+        n = 0
+        for s in statuses:
+            n += get(s, 0)
+        return n
 
     def ready_num(self) -> int:
         return self.count(READY_STATUSES)
@@ -124,12 +129,18 @@ class SubJob:
         return nt.mode == HARD, nt.highest_tier_allowed
 
     def min_resources(self) -> dict[str, int]:
-        """Σ requests of the pending tasks (``SubJobInfo.GetMinResources``)."""
+        """Σ requests of the pending tasks (``SubJobInfo.GetMinResources``); the sum over
+        all tasks is kept for when all are pending."""
+        every = self.by_status.get(PENDING, 0) == len(self.tasks)
+        if every and self.total_request is not None:
+            return dict(self.total_request)
         out: dict[str, int] = {}
         for t in self.tasks:
             if t.status == PENDING:
                 for r, v in t.request.items():
                     out[r] = out.get(r, 0) + v
+        if every:
+            self.total_request = dict(out)
         return out
 
 
@@ -179,10 +190,12 @@ class Job:
                 self.best_effort_roles[task.role] = self.best_effort_roles.get(task.role, 0) + 1
 
     def _tally(self, task: Task, sub: SubJob, n: int) -> None:
-        st = task.status
-        self.by_status[st] = self.by_status.get(st, 0) + n
-        sub.by_status[st] = sub.by_status.get(st, 0) + n
-        key = (task.role, st)
+        self._count(task.role, sub, task.status, n)
+
+    def _count(self, role: str, sub: SubJob, status: str, n: int) -> None:
+        self.by_status[status] = self.by_status.get(status, 0) + n
+        sub.by_status[status] = sub.by_status.get(status, 0) + n
+        key = (role, status)
         self.by_role[key] = self.by_role.get(key, 0) + n
 
     def set_status(self, task: Task, status: str, node: str) -> None:
@@ -192,6 +205,28 @@ class Job:
         task.status = status
         task.node = node
         self._tally(task, sub, 1)
+
+    def set_statuses(self, tasks: Sequence[Task], status: str, node: str) -> None:
+        """``set_status`` for many tasks, the counts changed once per (role, sub-job,
+        former status)."""
+        moved: dict[tuple[str, str, str], int] = {}
+        task_sub = self.task_sub_job
+        for task in tasks:
+            key = (task.role, task_sub[task.uid], task.status)
+            moved[key] = moved.get(key, 0) + 1
+            task.status = status
+            task.node = node
+        for (role, sub_uid, former), n in moved.items():
+            sub = self.sub_jobs[sub_uid]
+            self._count(role, sub, former, -n)
+            self._count(role, sub, status, n)
+
+    def shift(self, task: Task, status: str, n: int) -> None:
+        """Count ``n`` more tasks like ``task`` (its role and sub-job) as ``status`` and
+        ``n`` fewer as its own status, without touching any task: readiness probes."""
+        sub = self.sub_jobs[self.task_sub_job[task.uid]]
+        self._count(task.role, sub, task.status, -n)
+        self._count(task.role, sub, status, n)
 
     # -- sub-jobs (getOrCreateSubJob) --------------------------------------------------
 
@@ -240,7 +275,11 @@ class Job:
     # -- counts ------------------------------------------------------------------------
 
     def count(self, statuses: frozenset[str]) -> int:
-        return sum(self.by_status.get(s, 0) for s in statuses)
+        get = self.by_status.get
+        n = 0
+        for s in statuses:
+            n += get(s, 0)
+        return n
 
     def ready_num(self) -> int:
         return self.count(READY_STATUSES)
@@ -276,7 +315,7 @@ class Job:
                    for role, m in self.task_min_available.items())
 
     def _check_task(self, statuses: frozenset[str]) -> bool:
-        if self.min_available < self._task_min_total():
+        if not self.task_min_available or self.min_available < self._task_min_total():
             return True
         occupied = self._roles(statuses, True)
         return all(occupied.get(role, 0) >= m for role, m in self.task_min_available.items())
@@ -294,6 +333,8 @@ class Job:
         return all(present.get(g, 0) >= m for g, m in self.min_sub_jobs.items())
 
     def _check_sub_jobs(self, ready) -> bool:
+        if not self.min_sub_jobs:
+            return True
         done: dict[str, int] = {}
         for s in self.sub_jobs.values():
             done[s.gid] = done.get(s.gid, 0) + (1 if ready(s) else 0)

@@ -59,12 +59,17 @@ class StatementSim(ClusterSim):
         self.statement = state.statement
         self.marks: list[int] = []
 
-    def assume(self, task: Task, node: str) -> None:
-        self.marks.append(self.statement.checkpoint())
-        self.statement.assume(task.payload, self.infos[node])
+    def assume(self, tasks: Sequence[Task], node: str) -> None:
+        statement, info = self.statement, self.infos[node]
+        start = statement.checkpoint()  # one log entry per assumption
+        self.marks.extend(range(start, start + len(tasks)))
+        for task in tasks:
+            statement.assume(task.payload, info)
 
-    def forget(self, task: Task, node: str) -> None:
-        self.statement.rollback(self.marks.pop())
+    def forget(self, tasks: Sequence[Task], node: str) -> None:
+        n = len(tasks)
+        self.statement.rollback(self.marks[-n])
+        del self.marks[-n:]
 
 
 class VolcanoRun:

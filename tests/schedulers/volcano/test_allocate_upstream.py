@@ -70,17 +70,22 @@ class FixtureSim:
             return [SELECTOR_MISMATCH]
         return []
 
-    def assume(self, task: Task, node: str) -> None:
-        used = self.used_res[node]
-        for k, v in task.request.items():
-            used[k] = used.get(k, 0) + v
-        self.pods[node] += 1
+    def room(self, task: Task, node: str) -> int:
+        return self.max_pods[node] - self.pods[node]
 
-    def forget(self, task: Task, node: str) -> None:
+    def assume(self, tasks: Sequence[Task], node: str) -> None:
         used = self.used_res[node]
-        for k, v in task.request.items():
-            used[k] -= v
-        self.pods[node] -= 1
+        for task in tasks:
+            for k, v in task.request.items():
+                used[k] = used.get(k, 0) + v
+            self.pods[node] += 1
+
+    def forget(self, tasks: Sequence[Task], node: str) -> None:
+        used = self.used_res[node]
+        for task in tasks:
+            for k, v in task.request.items():
+                used[k] -= v
+            self.pods[node] -= 1
 
     def task_class(self, task: Task) -> object:
         return tuple(sorted(task.request.items())), tuple(sorted(task.payload.items()))
@@ -157,7 +162,7 @@ def run(case: dict) -> tuple[Session, dict[str, str]]:
     for job in jobs:
         for task in job.tasks:
             if task.node in sim.alloc:  # a pod on a node the fixture lacks holds nothing
-                sim.assume(task, task.node)
+                sim.assume([task], task.node)
     session = Session(fixture_tree(case), sim, [n[0] for n in case["nodes"]],
                       PLUGINS[case["test"]])
     binds = {}
