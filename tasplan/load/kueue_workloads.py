@@ -11,8 +11,9 @@ Pods in the inputs that name the Workload (``kueue.x-k8s.io/workload``, per PodS
 ``kueue.x-k8s.io/podset`` label) and belong to no group count as its existing pods.
 
 Workloads of the cluster inputs become groups only while pending (no quota reserved): an
-admitted one's topology assignment already holds its domains, and ``tasplan explain
-unschedulable`` finds the pending ones (their Workload has not been admitted).
+admitted one's topology assignment already holds its domains. ``tasplan explain
+unschedulable`` finds the pending ones, and the jobs whose Workload is pending (a
+suspended Job has no pod to wait), by ``PodGroup.scheduled_condition`` False.
 """
 
 from __future__ import annotations
@@ -46,9 +47,16 @@ def add_groups(docs: Sequence[Document], kueue: k.KueueInputs, groups: list[PodG
             by_group.setdefault(pod.group, []).append(pod)
         elif pod.kueue_workload and not pod.terminal:
             loose.setdefault((pod.namespace, pod.kueue_workload), []).append(pod)
-    matched = {wl.key for g in groups
-               for wl in [k.workload_for(g, by_group.get(g.key, ()), kueue.workloads, owners)]
-               if wl is not None}
+    matched = set()
+    for i, g in enumerate(groups):
+        wl = k.workload_for(g, by_group.get(g.key, ()), kueue.workloads, owners)
+        if wl is None:
+            continue
+        matched.add(wl.key)
+        if not wl.quota_reserved and g.scheduled_condition is None:
+            # A job Kueue holds back (suspended, or its pods gated) has no pending pod yet:
+            # its Workload's missing quota reservation is what says it waits.
+            groups[i] = replace(g, scheduled_condition=False)
     for doc in docs:
         meta = doc.obj.get("metadata") or {}
         key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"

@@ -388,3 +388,21 @@ def test_a_leader_worker_set_s_leader_and_workers_share_a_rack(tmp_path) -> None
             for ps in g["workload"]["podSets"]] == [("leader", 1, "g"), ("worker", 3, "g")]
     assert g["selected"] == "r1"
     assert sorted(nodes_of(g).values()) == ["n1", "n1", "n2", "n2"]
+
+
+def test_explain_unschedulable_finds_a_suspended_job_whose_workload_waits(tmp_path) -> None:
+    """A cluster dump (kubectl get jobs,workloads,...): a Job Kueue keeps suspended has no
+    pod to be pending; its Workload without a quota reservation says it waits, so
+    ``explain unschedulable`` explains it (7 pods, racks of 6 and 4)."""
+    suspended = job(parallelism=7)
+    suspended["spec"]["suspend"] = True
+    nodes = [_node(n, r) for r, names in RACKS.items() for n in names]
+    (tmp_path / "dump.json").write_text(json.dumps({
+        "apiVersion": "v1", "kind": "List",
+        "items": [*nodes, *KUEUE, suspended, workload(count=7, owner="train")]}))
+    result = CliRunner().invoke(app, ["explain", "unschedulable", "-c",
+                                      str(tmp_path / "dump.json"), "-o", "json"])
+    assert result.exit_code == 1, result.output
+    (g,) = json.loads(result.stdout)["groups"]
+    assert (g["name"], g["scheduler"]) == ("ml/train", "kueue")
+    assert g["message"] == 'topology "topo" allows to fit only 6 out of 7 pod(s)'
