@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
@@ -12,6 +13,10 @@ from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.schedulers.planner import plan as plan_groups
 from tasplan.stdio import write_stdout
+
+if TYPE_CHECKING:
+    from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.result import PlanResult
 
 # Each output's renderer is imported where it is used: a run pays only for its own.
 
@@ -29,11 +34,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(workloads, clusters)
     snapshot = loaded.snapshot
-    if not any(g.planned for g in snapshot.groups):
-        hints = "; ".join(snapshot.warnings)
-        raise UsageError("no pod groups to plan in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)"
-                         + (f"; {hints}" if hints else ""))
+    nothing = not any(g.planned for g in snapshot.groups)
     with session.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
@@ -51,16 +52,26 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         from tasplan.report.document import plan_document
         from tasplan.report.serialize import to_json, to_yaml
 
-        document = plan_document(result, what_if=applied)
+        document = plan_document(result, what_if=applied, skipped=snapshot.skipped)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
-        from tasplan.report.table import render_plan
+        from tasplan.report.table import render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
 
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target)],
-            stdout_width(width)))
+            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result, snapshot, nothing)
+
+
+def exit_status(result: PlanResult, snapshot: ClusterSnapshot, nothing: bool) -> ExitStatus:
+    """1 when a planned group does not fit; else 4 when nothing could be planned or an
+    object the workload inputs hold could not be (see ``Skipped.checked``); else 0."""
+    if not result.schedulable:
+        return ExitStatus.UNSCHEDULABLE
+    if nothing or any(not k.checked for k in snapshot.skipped):
+        return ExitStatus.NOT_CHECKED
+    return ExitStatus.OK

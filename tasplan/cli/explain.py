@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tasplan.cli import teardown
+from tasplan.cli.check import exit_status
 from tasplan.cli.definition import PlanOptions
-from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.output import render, stdout_width, target_notes, warn
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
@@ -48,9 +48,7 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
     plan = session.plan = session.plan or PlanOptions()
     loaded = session.load(paths, clusters)
     snapshot = select(loaded.snapshot, names, unschedulable=pending)
-    if not any(g.planned for g in snapshot.groups) and not pending:
-        raise UsageError("no pod groups to explain in the workload inputs (expected PodGroups, "
-                         "Workloads, Jobs or pods that reference a pod group)")
+    nothing = not any(g.planned for g in snapshot.groups) and not pending
     with session.status("explaining…"):
         result = explain(snapshot, all_assignments=output in ("json", "yaml"),
                          scheduler_config=loaded.config, target=plan.target(snapshot),
@@ -66,15 +64,17 @@ def run_explain(targets: list[str], clusters: list[Path], output: str = "table",
         from tasplan.report.serialize import to_json, to_yaml
 
         document = plan_document(result.plan, result.explanations, what_if=applied,
-                                 trees=result.trees)
+                                 trees=result.trees, skipped=snapshot.skipped)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
         from tasplan.report.explain_table import render_explanations
+        from tasplan.report.table import skipped_lines
         from tasplan.report.whatif import render_what_if
 
         warn(result.plan.warnings)
         target_notes(result.plan.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_explanations(
-            result, wide=output == "wide", width=target)], stdout_width(width)))
+            result, wide=output == "wide", width=target),
+            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
-    return ExitStatus.OK if result.schedulable else ExitStatus.UNSCHEDULABLE
+    return exit_status(result.plan, snapshot, nothing)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasplan.errors import InputError
-from tasplan.lint import dra, kueue, schema, semantic, volcano
+from tasplan.lint import dra, expansion, kueue, schema, semantic, volcano
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
@@ -143,6 +143,8 @@ class _Run:
     def semantic(self, cluster_docs: list | None = None) -> None:
         checked = [m for m in self.manifests if id(m) in self.checked]
         for m, v in semantic.check(checked, self.options.namespace):
+            self.violations[id(m)].append(v)
+        for m, v in expansion.check(checked, self.options.namespace):
             self.violations[id(m)].append(v)
         known = None if cluster_docs is None else dra.known_in(d.obj for d in cluster_docs)
         for m, v in dra.check(checked, self.options.namespace, known):

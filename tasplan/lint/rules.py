@@ -140,6 +140,20 @@ RULES: tuple[Rule, ...] = (
          "The groups of one tree name different priority classes; KEP-6012 (alpha) requires "
          "one priority for a whole tree.",
          "Give every CompositePodGroup and PodGroup of the tree the same priorityClassName."),
+    Rule("TP218", "refused-by-check", _E,
+         "`tasplan check` refuses the object: expanding it into the pods its controller "
+         "makes fails on this field (the same message check prints).",
+         "Fix the field; check and lint name the same fault in the same words."),
+    Rule("TP219", "not-expandable", _W,
+         "A valid object `tasplan check` cannot expand from these inputs (a TrainJob whose "
+         "runtime is not among them, a RayJob on an existing cluster): check skips it.",
+         "Pass what the message names (the runtime) with the manifests, or plan the pods "
+         "it runs on."),
+    Rule("TP220", "scheduling-key-ignored", _W,
+         "A recognised scheduling annotation, label or field that no scheduler tasplan plans "
+         "with honours: `tasplan check` plans without it and warns the same way.",
+         "Plan with the scheduler that honours it (the message names it), or use the "
+         "--gang / --topology-key approximation it gives."),
     Rule("TP230", "kueue-topology-request", _E,
          "Kueue's webhook refuses the pod template's TAS annotations (kueue.x-k8s.io/"
          "podset-*): several of required / preferred / unconstrained, a level that is not a "

@@ -180,7 +180,9 @@ def _translate(error: ValidationError) -> Iterator[Violation]:
         yield Violation("TP105", path, f"expected {which} of {', '.join(members)}; got {got}")
     elif keyword in ("minimum", "maximum"):
         op = ">=" if keyword == "minimum" else "<="
-        yield Violation("TP106", path, f"expected a value {op} {value}, got {instance}")
+        # check's words for the same fault (ObjectFields.integer)
+        what = "an integer" if type(instance) is int else "a value"
+        yield Violation("TP106", path, f"expected {what} {op} {value}, got {instance}")
     elif keyword in ("enum", "const"):
         allowed = [v for v in (value if keyword == "enum" else [value]) if v not in (None, "")]
         yield Violation("TP107", path, f"expected one of {', '.join(map(str, allowed))}, "

@@ -65,15 +65,40 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
                  f"<generateName> plus a 5-digit counter, the same on every run: {shown}"]
 
 
+# Another scheduler's gang kinds: what plans them, or how their pods are planned.
+_OTHER_GANGS = {
+    ("batch.volcano.sh", "Job"): "a Volcano job: --scheduler volcano (coming to tasplan); "
+    "today, plan each task's template as a Job with --gang MINCOUNT --topology-key KEY",
+    ("scheduling.volcano.sh", "PodGroup"): "Volcano's PodGroup: pods that name it "
+    "(scheduling.k8s.io/group-name) are planned as one gang; --scheduler volcano reads it "
+    "(coming to tasplan)",
+    ("scheduling.run.ai", "PodGroup"): "KAI's PodGroup: pods that name it (pod-group-name) "
+    "are planned as one gang; --scheduler kai reads it (coming to tasplan)",
+    ("scheduling.x-k8s.io", "PodGroup"): "a coscheduling PodGroup: pods that name it "
+    "(scheduling.x-k8s.io/pod-group) are planned as one gang of its minMember",
+}
+_GENERIC = ("another scheduler's gang: to see how its pods would fare as a kube-scheduler "
+            "gang, plan its pod template as a Job, or the pods themselves, with --gang "
+            "MINCOUNT --topology-key KEY")
+
+
+def kind_hint(api_version: str, kind: str) -> str:
+    """What would plan objects of a kind tasplan does not read ("" when nothing)."""
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    hint = _OTHER_GANGS.get((group, kind))
+    if hint is None and kind in ("PodGroup", "Job"):
+        hint = _GENERIC
+    return hint or ""
+
+
 def skipped_kinds(ignored: Mapping[tuple[str, str], int]) -> list[str]:
     """One warning per apiVersion and kind that tasplan does not read."""
     out = []
     for (api_version, kind), n in sorted(ignored.items()):
         text = (f"skipped {n} {_shown(kind)} object(s) of apiVersion {_shown(api_version)}: "
                 "tasplan does not read them")
-        if kind in _OTHER_GANGS:
-            text += (" (another scheduler's gang: to see how its pods would fare as a "
-                     "kube-scheduler gang, plan its pod template as a Job, or the pods "
-                     "themselves, with --gang MINCOUNT --topology-key KEY)")
+        hint = kind_hint(api_version, kind)
+        if hint:
+            text += f" ({hint})"
         out.append(text)
     return out

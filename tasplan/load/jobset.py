@@ -39,6 +39,7 @@ from tasplan.load.producers import (
     check_expansion,
     identity,
     replicas,
+    required_list,
 )
 from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Policy
@@ -104,10 +105,7 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
     namespace, name, spec = identity(f)
     meta = f.mapping(obj.get("metadata"), "metadata")
     annotations = f.string_map(meta.get("annotations"), "metadata.annotations")
-    entries = f.sequence(spec.get("replicatedJobs"), "spec.replicatedJobs")
-    if not entries:
-        raise f.error("spec.replicatedJobs", "required field is missing (a JobSet needs at "
-                      "least one replicated Job)")
+    entries = required_list(f, spec.get("replicatedJobs"), "spec.replicatedJobs")
     global_replicas = pods = 0
     decoded = []
     group_replicas: dict[str, int] = {}
@@ -134,8 +132,9 @@ def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) 
     policy = f.string(f.mapping(spec.get("gangPolicy"), "spec.gangPolicy").get("policy"),
                       "spec.gangPolicy.policy")
     if policy and policy not in (AS_GANG, GANG_PER_REPLICATED_JOB):
-        raise f.expected("spec.gangPolicy.policy", f"{AS_GANG} or {GANG_PER_REPLICATED_JOB} "
-                         "(tasplan does not read a JobSet's Workload template)", policy)
+        # (JobSetWorkloadTemplate, a Workload template of the JobSet's own, is not read)
+        raise f.expected("spec.gangPolicy.policy",
+                         f"one of {AS_GANG}, {GANG_PER_REPLICATED_JOB}", policy)
     status = f.mapping(obj.get("status"), "status")
     restarts = status.get("restarts")
     restarts = 0 if restarts is None else f.int32(restarts, "status.restarts", minimum=0)

@@ -12,9 +12,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 
 from tasplan.errors import InputError
-from tasplan.load import apps, jobset, kueue_workloads, lws, names, scheduling
+from tasplan.load import (
+    apps,
+    appwrapper,
+    grove,
+    jobset,
+    kubeflow,
+    kueue_workloads,
+    lws,
+    mpijob,
+    names,
+    pod_groups,
+    ray,
+    scheduling,
+    trainjob,
+)
 from tasplan.load import dra as dra_decode
 from tasplan.load import kueue as kueue_decode
 from tasplan.load import volcano as volcano_decode
@@ -31,11 +46,11 @@ from tasplan.load.core_v1 import (
 from tasplan.load.document import Document
 from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
-from tasplan.load.inputs import generated_names, skipped_kinds
+from tasplan.load.inputs import generated_names, kind_hint, skipped_kinds
 from tasplan.load.intents import find_intents
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
-from tasplan.load.producers import PodIndex, Producer, expand, merge_expansions
+from tasplan.load.producers import PodIndex, Producer, Unplannable, expand, merge_expansions
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.load.yaml_loader import locate
@@ -48,6 +63,7 @@ from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.scheduling_keys import Intent
+from tasplan.model.skipped import Skipped
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
@@ -55,6 +71,7 @@ from tasplan.snapshot import format as snapshot_format
 from tasplan.untrusted import quote
 
 Progress = Callable[[str], None]
+MPIJOB_V2 = "MPIJob (v2beta1)"  # the MPI Operator's MPIJob, next to training-operator's v1
 
 _KINDS = {
     ("v1", "Node"): "Node",
@@ -75,6 +92,12 @@ _KINDS = {
     (apps.API_VERSION, "Deployment"): "Deployment",
     **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
     **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
+    **{(kubeflow.API_VERSION, k): k for k in kubeflow.KINDS},
+    (mpijob.API_VERSION, "MPIJob"): MPIJOB_V2,
+    **{(v, k): k for v in trainjob.VERSIONS for k in ("TrainJob", *trainjob.RUNTIME_KINDS)},
+    **{(v, k): k for v in ray.VERSIONS for k in ray.KINDS},
+    **{(v, "PodCliqueSet"): "PodCliqueSet" for v in grove.VERSIONS},
+    **{(v, "AppWrapper"): "AppWrapper" for v in appwrapper.VERSIONS},
     **volcano_decode.KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
@@ -85,9 +108,30 @@ _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
                for api_version, _ in _KINDS if not api_version.startswith("tasplan/")}
 # Pod-producing kinds read from workload inputs (their pods are planned); in --cluster
 # inputs only Jobs are expanded (as before), the others' pods are in the dump already.
+# TrainJob and AppWrapper are bound to their context per load (see ``_decoders``).
 _PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
               "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps),
-              "VolcanoJob": volcano_decode.vcjob_producer}
+              **dict.fromkeys(kubeflow.KINDS, kubeflow.decode_kubeflow),
+              MPIJOB_V2: mpijob.decode_mpijob, **dict.fromkeys(ray.KINDS, ray.decode_ray),
+              "PodCliqueSet": grove.decode_grove, "VolcanoJob": volcano_decode.vcjob_producer,
+              "TrainJob": None, "AppWrapper": None}
+
+
+def pod_producers(runtime_docs: list[Document]) -> dict[tuple[str, str], Callable]:
+    """(apiVersion, kind) -> the decoder of every pod-producing kind, TrainJob's with these
+    runtimes (``tasplan lint`` expands the objects check would)."""
+    decoders = _decoders(trainjob.runtime_index(runtime_docs))
+    return {key: decoders[name] for key, name in _KINDS.items() if name in decoders}
+
+
+def _decoders(runtimes: trainjob.Runtimes) -> dict[str, Callable]:
+    """Every pod-producing kind's decoder, TrainJob's with the runtimes of the inputs and
+    AppWrapper's with the decoders of the kinds it may wrap."""
+    out = dict(_PRODUCERS)
+    out["TrainJob"] = partial(trainjob.decode_trainjob, runtimes=runtimes)
+    by_gvk = {key: out[name] for key, name in _KINDS.items() if out.get(name) is not None}
+    out["AppWrapper"] = partial(appwrapper.decode_appwrapper, decoders=by_gvk)
+    return out
 
 
 def used_kind(obj: dict) -> bool:
@@ -237,20 +281,24 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     workloads = _unique("Workload", [
         ((w.namespace, w.name), w, d.source) for d in by_kind["Workload"]
         for w in [scheduling.decode_workload(d.source, d.obj)]], warnings)
-    pod_groups = _unique("PodGroup", [
+    pod_group_defs = _unique("PodGroup", [
         ((g.namespace, g.name), g, d.source) for d in by_kind["PodGroup"]
         for g in [scheduling.decode_pod_group(d.source, d.obj)]], warnings)
     composite_defs = _unique(COMPOSITE_KIND, [
         ((c.namespace, c.name), c, d.source) for d in by_kind[COMPOSITE_KIND]
         for c in [decode_composite(d.source, d.obj)]], warnings)
-    producers: list[Producer] = [
-        p for kind, decode in _PRODUCERS.items() for p in _unique(kind, [
-            ((p.namespace, p.name), p, d.source) for d in by_kind[kind]
-            if kind == "Job" or (d.source.workload and not apps.owned(d.obj))
-            for p in [decode(d.source, d.obj, overrides)]], warnings).values()]
+    producers, unplannable = _producers(by_kind, overrides, warnings)
+    for d, exc in unplannable:
+        f = ObjectFields(d.source, d.obj)
+        warnings.append(f"skipped {f.kind} {f.name}: {exc.reason}"
+                        + (f" ({exc.hint})" if exc.hint else ""))
     if overrides.min_count is not None or overrides.topology_key is not None:
         for producer in producers:
-            if producer.explicit:
+            if producer.explicit and producer.takes_topology_key:
+                if overrides.min_count is not None:
+                    warnings.append(f"{producer.kind} {producer.key} sizes its own gang; "
+                                    "--gang does not apply to it")
+            elif producer.explicit:
                 warnings.append(f"{producer.kind} {producer.key} has scheduling of its own; "
                                 "--gang and --topology-key do not apply to it")
 
@@ -260,6 +308,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     pods: dict[tuple[str, str], Pod] = {}
     has_selectors = bool(selectors)
     owners: dict[tuple[str, str], ControllerRef | None] = {}
+    pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
     for d in by_kind["Pod"]:
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
@@ -275,6 +324,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
+            meta = d.obj.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, dict) else None
+            if isinstance(notes, dict) and decoded[0].group is None \
+                    and pod_groups.named_group(decoded[0].labels, notes) is not None:
+                pod_annotations[(decoded[0].namespace, decoded[0].name)] = notes
 
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
@@ -302,8 +356,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     for producer in producers:
         before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
-                                   positions[producer.source], owners if has_selectors else None,
-                                   synthesised)
+                                   _position(positions, producer.source),
+                                   owners if has_selectors else None, synthesised)
         synthesised += order - before
         groups.extend(own)
         for key, expansion in extra.items():
@@ -312,9 +366,13 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             (*(g.key for g in own), *extra),
             [ps for g in own for e in g.expansions for ps in e.pod_sets]
             + [ps for e in extra.values() for ps in e.pod_sets])
-    for pg in pod_groups.values():
+    for pg in pod_group_defs.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
+    groups.extend(pod_groups.group_pods(
+        pods, pod_annotations, {(p.namespace, p.name): positions.get(p.source, 0)
+                                for p in pods.values() if p.group is None},
+        overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     kueue = _kueue_inputs(by_kind, warnings)
@@ -344,7 +402,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         warnings.append(f"{n} pod(s) reference pod group {key}, which is not in the inputs; "
                         "upstream keeps them pending until it exists")
     _check_names(nodes.values(), pods.values(),
-                 [*workloads.values(), *pod_groups.values(), *producers,
+                 [*workloads.values(), *pod_group_defs.values(), *producers,
                   *composite_defs.values()])
     groups = [replace(g, planned=g.source.workload or g.key in pending_from_workload)
               for g in groups]
@@ -369,6 +427,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made),
+        skipped=_skipped(by_kind[""], unplannable, pods.values()),
         volcano=volcano,
         kueue=kueue,
     )
@@ -376,29 +435,67 @@ def assemble(docs: list[Document], overrides: JobOverrides,
 
 def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
              made: dict[int, tuple[tuple[str, ...], list]]) -> tuple[Intent, ...]:
-    """The recognised scheduling keys of the workload inputs: of every pod-producing
-    object (with the pod count of the template a key sits on, for the --gang hint), of the
-    other objects tasplan reads, and of skipped objects (their kinds' fields only)."""
-    found: list[Intent] = []
+    """The recognised scheduling keys of the workload inputs' objects: those tasplan reads,
+    and skipped ones (their kinds' fields only). A key of a pod-producing object (or of an
+    object it is nested in, an AppWrapper) applies to its groups and counts the pods of the
+    template it sits on (for the --gang hint); a TrainJob's runtime's keys apply to it."""
+    by_root: dict[Source, list[Producer]] = {}
     for producer in producers:
-        if not producer.source.workload:
-            continue
-        groups, sets = made.get(id(producer), ((), []))
-        total = sum(ps.count for ps in sets)
-        for intent in find_intents(producer.obj, f"{producer.kind} {producer.key}",
-                                   _kind_id(producer.obj)):
-            count = next((ps.count for ps in sets if ps.template_path
-                          and intent.path.startswith(f"{ps.template_path}.")), total)
-            found.append(replace(intent, count=count, groups=groups))
+        by_root.setdefault(producer.source._replace(nested=""), []).append(producer)
+    found: list[Intent] = []
     for kind, docs in by_kind.items():
-        if kind in _PRODUCERS or kind in ("Node", "PriorityClass", "Namespace"):
-            continue
+        if kind in ("Node", "PriorityClass", "Namespace", *trainjob.RUNTIME_KINDS):
+            continue  # runtimes: through the TrainJobs that use them
         for d in docs:
-            if d.source.workload:
-                f = ObjectFields(d.source, d.obj)
-                found.extend(find_intents(d.obj, f"{f.kind} {f.name}", _kind_id(d.obj),
-                                          fields_only=kind == ""))
+            if not d.source.workload:
+                continue
+            f = ObjectFields(d.source, d.obj)
+            mine = by_root.get(d.source, [])
+            groups = tuple(dict.fromkeys(g for p in mine for g in made[id(p)][0]))
+            sets = [(_join(p.source.nested, ps.template_path), ps)
+                    for p in mine for ps in made[id(p)][1] if ps.template_path]
+            total = sum(ps.count for p in mine for ps in made[id(p)][1])
+            for intent in find_intents(d.obj, f"{f.kind} {f.name}", _kind_id(d.obj),
+                                       fields_only=kind == ""):
+                count = next((ps.count for path, ps in sets
+                              if intent.path.startswith(f"{path}.")), total)
+                found.append(replace(intent, count=count, groups=groups))
+    for producer in producers:
+        for d in producer.related:
+            f = ObjectFields(d.source, d.obj)
+            found.extend(replace(i, groups=made[id(producer)][0]) for i in find_intents(
+                d.obj, f"{f.kind} {f.name}", _kind_id(d.obj)))
     return tuple(found)
+
+
+def _skipped(ignored: list[Document], unplannable: list[tuple[Document, Unplannable]],
+             pods: Iterable[Pod]) -> tuple[Skipped, ...]:
+    """What the workload inputs hold that is not planned: kinds tasplan does not read,
+    objects it cannot expand from these inputs, pending pods in no group."""
+    by: dict[tuple, list[str]] = {}
+    for d in ignored:
+        f = ObjectFields(d.source, d.obj)
+        # Another scheduler's job (a Volcano job) was asked about and not answered.
+        other_job = f.kind == "Job" and bool(kind_hint(d.obj["apiVersion"], f.kind))
+        by.setdefault((d.obj["apiVersion"], f.kind, "tasplan does not read this kind",
+                       kind_hint(d.obj["apiVersion"], f.kind), not other_job),
+                      []).append(f.name)
+    for d, exc in unplannable:
+        f = ObjectFields(d.source, d.obj)
+        by.setdefault((d.obj["apiVersion"], f.kind, exc.reason, exc.hint, False),
+                      []).append(f.name)
+    loose = [p.key for p in pods if p.group is None and p.source.workload
+             and not p.node_name and not p.terminal]
+    if loose:
+        by[("v1", "Pod", "pending pods in no pod group (no schedulingGroup, workloadRef or "
+            "group label)", "--gang MINCOUNT --topology-key KEY plans a namespace's pods as "
+            "one gang", True)] = loose
+    return tuple(Skipped(kind, api, len(names), reason, hint, tuple(names[:3]), checked)
+                 for (api, kind, reason, hint, checked), names in by.items())
+
+
+def _join(prefix: str, path: str) -> str:
+    return f"{prefix}.{path}" if prefix else path
 
 
 def _kind_id(obj: dict) -> str:
@@ -407,6 +504,36 @@ def _kind_id(obj: dict) -> str:
     group = api_version.rsplit("/", 1)[0] if isinstance(api_version, str) \
         and "/" in api_version else ""
     return f"{group}/{kind}" if group else str(kind)
+
+
+def _producers(by_kind: dict[str, list[Document]], overrides: JobOverrides,
+               warnings: list[str]) -> tuple[list[Producer], list[tuple[Document, Unplannable]]]:
+    """Every pod-producing object of the inputs that its controller would expand here (Jobs
+    from every input; the others from workload inputs, unless another controller owns
+    them), by kind; and the valid ones that cannot be expanded from these inputs."""
+    runtimes = trainjob.runtime_index(
+        [d for kind in trainjob.RUNTIME_KINDS for d in by_kind[kind]])
+    by_producer_kind: dict[str, list] = {}
+    unplannable = []
+    for kind, decode in _decoders(runtimes).items():
+        for d in by_kind[kind]:
+            if kind != "Job" and (not d.source.workload or apps.owned(d.obj)):
+                continue
+            try:
+                made = decode(d.source, d.obj, overrides)
+            except Unplannable as exc:
+                unplannable.append((d, exc))
+                continue
+            for p in made if isinstance(made, list) else [made]:
+                by_producer_kind.setdefault(p.kind, []).append(((p.namespace, p.name), p,
+                                                                p.source))
+    return [p for kind, items in by_producer_kind.items()
+            for p in _unique(kind, items, warnings).values()], unplannable
+
+
+def _position(positions: dict, source: Source) -> int:
+    """The input position of an object, or of the object it is nested in."""
+    return positions[source] if source in positions else positions[source._replace(nested="")]
 
 
 def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> None:

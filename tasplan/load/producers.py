@@ -78,6 +78,10 @@ class PodBatch:
     annotations: Mapping[str, str] = field(default_factory=dict)
     min_count: int | None = None  # the object's minimum for this PodSet, if it sets one
     webhook: Callable[[Mapping[str, Any], int], Mapping[str, Any]] | None = None
+    # Where the pod spec sits (default ``<template_path>.spec``), and the object errors in
+    # the template name (default: the producer's; a TrainingRuntime's JobSet template).
+    spec_path: str = ""
+    owner: ObjectFields | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +107,26 @@ class Producer:
     count_field: str = "spec.replicas"  # the field an error about too many pods names
     notes: tuple[tuple[str, str], ...] = ()
     via: tuple[str, ...] = ()
+    # With scheduling of its own (``explicit``), whether --topology-key still applies (a
+    # gang the object sizes but does not constrain).
+    takes_topology_key: bool = False
+    # Other input objects whose scheduling keys apply to this one (a TrainJob's runtime).
+    related: tuple[Any, ...] = ()
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+
+class Unplannable(Exception):
+    """A valid object tasplan cannot expand from these inputs (a TrainJob whose runtime is
+    not among them): skipped with ``reason``, and ``hint`` says what would let it be
+    planned. Not invalid input."""
+
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
 
 
 def check_expansion(f: ObjectFields, field: str, pods: int, total: int = 0) -> None:
@@ -128,13 +148,41 @@ def identity(f: ObjectFields) -> tuple[str, str, Mapping[str, Any]]:
             f.mapping(f.obj.get("spec"), "spec"))
 
 
-def pod_template(f: ObjectFields, raw: object, path: str) -> Mapping[str, Any]:
-    """A PodTemplateSpec, checked as far as synthesising pods from it needs."""
+def pod_template(f: ObjectFields, raw: object, path: str, spec_path: str = "") -> Mapping[str, Any]:
+    """A PodTemplateSpec, checked as far as synthesising pods from it needs, with the
+    wording ``tasplan lint``'s schema uses for the same faults: a template, its spec and
+    named containers are required (the API server refuses a pod without them)."""
+    if raw is None:
+        raise f.error(path, "required field is missing")
     template = f.mapping(raw, path)
-    f.mapping(template.get("spec"), f"{path}.spec")
+    spec_path = spec_path or f"{path}.spec"
+    spec = template.get("spec")
+    if spec is None:
+        raise f.error(spec_path, "required field is missing")
+    spec = f.mapping(spec, spec_path)
+    containers = spec.get("containers")
+    if containers is None:
+        raise f.error(f"{spec_path}.containers", "required field is missing")
+    containers = f.sequence(containers, f"{spec_path}.containers")
+    if not containers:
+        raise f.error(f"{spec_path}.containers", "expected at least 1 item(s), got 0")
+    for i, c in enumerate(containers):
+        if f.mapping(c, f"{spec_path}.containers[{i}]").get("name") is None:
+            raise f.error(f"{spec_path}.containers[{i}].name", "required field is missing")
     meta = f.mapping(template.get("metadata"), f"{path}.metadata")
     f.string_map(meta.get("labels"), f"{path}.metadata.labels")
+    f.string_map(meta.get("annotations"), f"{path}.metadata.annotations")
     return template
+
+
+def required_list(f: ObjectFields, value: object, path: str) -> list:
+    """A list that must have items, refused in the words lint's schemas use."""
+    if value is None:
+        raise f.error(path, "required field is missing")
+    items = f.sequence(value, path)
+    if not items:
+        raise f.error(path, "expected at least 1 item(s), got 0")
+    return items
 
 
 def replicas(f: ObjectFields, spec: Mapping[str, Any], path: str, default: int = 1) -> int:
@@ -145,10 +193,11 @@ def replicas(f: ObjectFields, spec: Mapping[str, Any], path: str, default: int =
 def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str | None:
     """The group the template's pods name themselves, if any."""
     spec = batch.template.get("spec") or {}
-    return _group_ref(owner, namespace, spec, f"{batch.template_path}.spec")
+    return _group_ref(batch.owner or owner, namespace, spec,
+                      batch.spec_path or f"{batch.template_path}.spec")
 
 
-def _synthesise(template: Mapping[str, Any], namespace: str, name: str,
+def synthesise(template: Mapping[str, Any], namespace: str, name: str,
                 labels: Mapping[str, str]) -> dict[str, Any]:
     meta = template.get("metadata") or {}
     return {
@@ -166,7 +215,8 @@ def batch_priority(owner: ObjectFields, batch: PodBatch, priorities: PriorityRes
     if isinstance(spec.get("priority"), int):
         return spec["priority"]
     name = spec.get("priorityClassName") or ""
-    return priorities.resolve(owner, name, f"{batch.template_path}.spec.priorityClassName")
+    path = batch.spec_path or f"{batch.template_path}.spec"
+    return priorities.resolve(owner, name, f"{path}.priorityClassName")
 
 
 class PodIndex:
@@ -245,8 +295,10 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
         check_expansion(owner, producer.count_field, missing, total)
         total += missing
         template = batch.template
+        fields = batch.owner or owner
+        spec_path = batch.spec_path or f"{batch.template_path}.spec"
         if batch.webhook is not None and missing:
-            template = batch.webhook(template, batch_priority(owner, batch, priorities))
+            template = batch.webhook(template, batch_priority(fields, batch, priorities))
         # Ordinal names are fixed; other controllers name a recreated pod anew, so names
         # taken by pods in the inputs are skipped (each skip is one of those pods).
         last = batch.count if not batch.selectors else batch.count + len(pods)
@@ -256,9 +308,9 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             i += 1
             if (ns, name) in pods:
                 continue
-            pod = decode_pod(producer.source, _synthesise(template, ns, name, labels), order,
-                             priorities, group=group, spec_path=f"{batch.template_path}.spec",
-                             synthesised=True, owner=owner)
+            pod = decode_pod(producer.source, synthesise(template, ns, name, labels), order,
+                             priorities, group=group, spec_path=spec_path,
+                             synthesised=True, owner=fields)
             order += 1
             synthesised += 1
             pkey = (ns, pod.name)

@@ -56,6 +56,7 @@ class SchedulingKey:
     kinds: tuple[str, ...] = ()
     when: Callable[[str], bool] | None = None
     why: str = ""  # for planned keys: how the model honours it (docs/inputs.md)
+    consequence: str = "the plan ignores it"  # what a warned key's absence from the plan means
 
     def status(self, scheduler: str = KUBE_SCHEDULER) -> Status:
         return self.planned.get(scheduler, Status.WARNED)
@@ -95,6 +96,8 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
     SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
                   "the pods ask for another scheduler", {"volcano": Status.PLANNED},
+                  consequence="kube-scheduler leaves the pods to it: their group is not "
+                  "planned",
                   honoured_by="that scheduler: --scheduler volcano (auto for schedulerName "
                   "volcano), --scheduler kai (coming to tasplan), or --scheduler-config with "
                   "a profile of that name",
@@ -310,20 +313,28 @@ def intent_warnings(intents: Iterable[Intent],
                 break
     out = []
     for (_, value, scheduler_name), found in by.items():
-        key = found[0].key
         where = "; ".join(f"{i.obj} {i.path}" for i in found[:_SHOWN])
         if len(found) > _SHOWN:
             where += f" and {len(found) - _SHOWN} more"
-        text = (f"{where} = {value!r}: {key.owner}'s {key.where.value} ({key.meaning}) is "
-                f"not read by {scheduler_name}; the plan ignores it")
-        if key.honoured_by:
-            text += f"; honoured by {key.honoured_by}"
-        if key.workaround:
-            counts = {i.count for i in found}
-            count = counts.pop() if len(counts) == 1 and 0 not in counts else "N"
-            text += "; approximate it with " + key.workaround.format(value=value, count=count)
-        out.append(text)
+        counts = {i.count for i in found}
+        count = counts.pop() if len(counts) == 1 and 0 not in counts else None
+        out.append(f"{where} = {value!r}: "
+                   + describe(found[0].key, value, scheduler_name, count))
     return out
+
+
+def describe(key: SchedulingKey, value: str, scheduler: str = KUBE_SCHEDULER,
+             count: int | None = None) -> str:
+    """Why a key is not honoured and what would honour it (``count``: the pods of the
+    template it sits on, for the --gang workaround)."""
+    text = (f"{key.owner}'s {key.where.value} ({key.meaning}) is not honoured by {scheduler}; "
+            f"{key.consequence}")
+    if key.honoured_by:
+        text += f"; honoured by {key.honoured_by}"
+    if key.workaround:
+        text += "; approximate it with " + key.workaround.format(
+            value=value, count=count if count is not None else "N")
+    return text
 
 
 def iter_keys(status: Status | None = None, scheduler: str = KUBE_SCHEDULER

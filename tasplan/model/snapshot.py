@@ -115,6 +115,8 @@ class ClusterSnapshot:
     # Scheduling keys found in the workload inputs (tasplan.model.scheduling_keys.Intent):
     # the planner warns about those its scheduler does not honour.
     intents: tuple = ()
+    # What the workload inputs hold that was not planned (tasplan.model.skipped.Skipped).
+    skipped: tuple = ()
     # Volcano's HyperNodes and PodGroups (--scheduler volcano).
     volcano: VolcanoInputs = NO_VOLCANO
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).

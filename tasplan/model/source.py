@@ -20,10 +20,17 @@ class Source(NamedTuple):
     item: int | None = None
     workload: bool = False
     collection: str = "items"
+    # The field path of an object nested in another (an AppWrapper component, a
+    # TrainingRuntime's JobSet template), below the document's object.
+    nested: str = ""
 
     def field_prefix(self) -> str:
-        """Field path of the object inside its document (``items[3]`` for list items)."""
-        return "" if self.item is None else f"{self.collection}[{self.item}]"
+        """Field path of the object inside its document (``items[3]`` for list items, with
+        ``nested`` after it)."""
+        outer = "" if self.item is None else f"{self.collection}[{self.item}]"
+        if not self.nested:
+            return outer
+        return f"{outer}.{self.nested}" if outer else self.nested
 
     def __str__(self) -> str:
         where = self.path
@@ -31,5 +38,7 @@ class Source(NamedTuple):
             where += f" (document {self.document + 1})"
         if self.item is not None:
             where += f" {self.collection}[{self.item}]"
+        if self.nested:
+            where += f" {self.nested}"
         return where
 

@@ -15,6 +15,7 @@ from tasplan.report.tree_order import report_order
 
 if TYPE_CHECKING:
     from tasplan.explain.result import Explanation
+    from tasplan.model.skipped import Skipped
     from tasplan.plan.preemption_result import PreemptionResult
     from tasplan.plan.result import PlacementResult, PlanResult
     from tasplan.plan.tree_result import CompositeResult
@@ -26,11 +27,13 @@ API_VERSION = "tasplan/v1"
 def plan_document(result: PlanResult,
                   explanations: Mapping[str, Explanation] | None = None,
                   what_if: Sequence[AppliedEdit] = (),
-                  trees: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  trees: Mapping[str, Any] | None = None,
+                  skipped: Sequence[Skipped] = ()) -> dict[str, Any]:
     """With ``explanations`` (``tasplan explain``) every group gets an ``explanation``:
     null for a group that needed none; root CompositePodGroups get theirs from ``trees``.
     ``summary.whatIf`` lists the what-if edits the
-    cluster was planned with, in the order applied (empty: the cluster as loaded)."""
+    cluster was planned with, in the order applied (empty: the cluster as loaded).
+    ``skipped``: what the workload inputs hold that was not planned (the snapshot's)."""
     groups = []
     if explanations is not None:  # explain's parts, imported by explain only
         from tasplan.explain.composite import explanation_document as tree_explanation
@@ -66,6 +69,9 @@ def plan_document(result: PlanResult,
             "whatIf": [{"op": e.op, "target": e.target, "effect": e.effect} for e in what_if],
         },
         "warnings": list(result.warnings),
+        "skipped": [{"kind": k.kind, "apiVersion": k.api_version, "count": k.count,
+                     "reason": k.reason, "hint": k.hint, "names": list(k.names),
+                     "checked": k.checked} for k in skipped],
         "groups": groups,
     }
 
@@ -121,7 +127,10 @@ def _group_fields(g: GroupResult) -> dict[str, Any]:
         "preemptionMessage": g.preemption_message or None,
         # Pods tasplan synthesised from pod-producing objects (Job, JobSet, ...) for it.
         "expandedFrom": [{"kind": e.kind, "name": e.name, "synthesised": e.synthesised,
-                          "existing": e.existing} for e in g.group.expansions],
+                          "existing": e.existing, "via": list(e.via),
+                          "podSets": [{"name": ps.name, "count": ps.count,
+                                       "minCount": ps.min_count} for ps in e.pod_sets]}
+                         for e in g.group.expansions],
         "placements": [_placement(p, g.schedulable) for p in g.placements],
         "parent": g.group.parent,
     }

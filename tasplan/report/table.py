@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
+from tasplan.model.skipped import Skipped
 from tasplan.plan.preemption_result import PreemptionResult
 from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plan.tree_result import CompositeResult
@@ -33,6 +34,28 @@ def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool
                                     width=width)
         else:
             yield from render_composite(item, leaves, composites, width=width)
+
+
+NOTHING_TO_PLAN = ("nothing to plan: the workload inputs hold no pod group (PodGroups, "
+                   "Workloads, pods that name a group, or objects that make pods: see "
+                   "docs/inputs.md)")
+
+
+def skipped_lines(skipped: Sequence[Skipped], nothing: bool) -> Iterator[Text]:
+    """What the workload inputs hold that was not planned, one line per kind and reason,
+    with what would plan it; first that nothing was, when so."""
+    if nothing:
+        yield Text("")
+        yield Text(NOTHING_TO_PLAN, style="bold yellow")
+    elif skipped:
+        yield Text("")
+    for k in skipped:
+        names = ", ".join(k.names) + (f" and {k.count - len(k.names)} more"
+                                      if k.count > len(k.names) else "")
+        text = f"skipped {k.count} {k.kind} ({k.api_version}) {names}: {k.reason}"
+        if k.hint:
+            text += f" → {k.hint}"
+        yield Text(text, style="yellow" if not k.checked else "dim")
 
 
 def render_composite(c: CompositeResult, leaves: dict, composites: dict,
@@ -194,7 +217,10 @@ def _disruption(p: PreemptionResult, what: str, width: int | None
 def expansion_lines(g: GroupResult) -> Iterator[Text]:
     """Which objects' templates tasplan turned into pods for this group."""
     for e in g.group.expansions:
-        yield Text(f"pods from {e.kind} {e.name}: {e.synthesised} synthesised from its "
+        if e.kind == "Pod":  # pods that name the group by a label or annotation
+            continue
+        via = f" (in {', '.join(e.via)})" if e.via else ""
+        yield Text(f"pods from {e.kind} {e.name}{via}: {e.synthesised} synthesised from its "
                    f"template, {e.existing} existing", style="dim")
 
 

@@ -367,7 +367,28 @@ def test_no_groups_in_the_workload_inputs(tmp_path: Path) -> None:
           containers: [{name: c}]
         """)
     result = invoke("check", only_pod, "-c", CLUSTER)
-    assert_one_line_error(result, "no pod groups to plan")
+    # Valid input that holds nothing to plan: not "invalid input" (2) but "could not
+    # check" (4), with the report saying what was skipped and what would plan it.
+    assert result.exit_code == 4, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "nothing to plan" in result.stdout
+    assert ("skipped 1 Pod (v1) ml/loner: pending pods in no pod group (no schedulingGroup, "
+            "workloadRef or group label) → --gang MINCOUNT --topology-key KEY") in result.stdout
+    for output in ("json", "yaml"):
+        out = invoke("check", only_pod, "-c", CLUSTER, "-o", output)
+        assert out.exit_code == 4
+        document = json.loads(out.stdout) if output == "json" else yaml.safe_load(out.stdout)
+        assert document["groups"] == []
+        assert [(k["kind"], k["names"], k["checked"]) for k in document["skipped"]] == [
+            ("Pod", ["ml/loner"], True)]
+        assert isinstance(document["warnings"], list)
+    # --gang plans the bare pod: one gang of the namespace's pending pods.
+    out = invoke("check", only_pod, "-c", CLUSTER, "--gang", "1", "-o", "json")
+    assert out.exit_code == 0, out.stdout
+    document = json.loads(out.stdout)
+    assert [(g["name"], g["kind"], g["minCount"]) for g in document["groups"]] == [
+        ("ml/pods", "Pod", 1)]
+    assert document["skipped"] == []
 
 
 def test_no_groups_mentions_dangling_references(tmp_path: Path) -> None:
@@ -379,14 +400,17 @@ def test_no_groups_mentions_dangling_references(tmp_path: Path) -> None:
           schedulingGroup: {podGroupName: ghost}
         """)
     result = invoke("check", pod, "-c", CLUSTER)
-    assert_one_line_error(result, "no pod groups to plan", "ml/ghost")
+    assert result.exit_code == 4
+    assert "nothing to plan" in result.stdout
+    assert "reference pod group ml/ghost, which is not in the inputs" in result.stderr
 
 
 def test_cluster_only_groups_are_not_planned(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     result = invoke("check", empty, "-c", CLUSTER)
-    assert_one_line_error(result, "no pod groups to plan")
+    assert result.exit_code == 4
+    assert "nothing to plan" in result.stdout
 
 
 def test_bad_output_format() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
+import pytest
+
 from tasplan.explain.counterfactuals.topology_key import candidate_keys
 from tasplan.explain.explainer import explain
 from tasplan.framework.node_info import NodeInfo
@@ -215,6 +217,50 @@ def test_never_evicts_the_groups_own_pods() -> None:
     s = only(explained(snapshot(nodes, pods, [group])), "evict")
     assert [v["pod"] for v in s.details["victims"]] == ["default/v1"]
     assert s.minimal
+
+
+def costly_preemption_case():
+    """r1: n1, n2 (2 cpu, a 2-cpu pod of priority 10 each); r2: m1 (4 cpu, a 3-cpu pod of
+    priority 10), m2 (4 cpu, a 2-cpu pod of priority 1000). A gang of two 2-cpu pods at
+    priority 100, rack by rack. On the cluster cleared of every lower-priority pod, r1 is
+    the fuller placement (4/4 cpu against 6/8): MostAllocated scores it best, so upstream's
+    preemption keeps r1 and evicts both of its pods. Evicting low3 alone opens r2."""
+    nodes = rack("r1", "n1", "n2") + rack("r2", "m1", "m2", cpu=4)
+    group = make_group(min_count=2, priority=100)
+    pods = [make_pod("low1", 2, node="n1", priority=10),
+            make_pod("low2", 2, node="n2", priority=10),
+            make_pod("low3", 3, node="m1", priority=10),
+            make_pod("keep", 2, node="m2", priority=1000), *gang_pods(group, 2, 2, priority=100)]
+    return snapshot(nodes, pods, [group])
+
+
+@pytest.mark.parametrize("version", ["1.37", "1.38"])
+def test_the_fewest_evictions_next_to_what_preemption_will_do(version: str) -> None:
+    """kube-scheduler's workload-aware preemption (podgrouppreemption.go @00f22436,
+    ``selectVictimsOnDomain``: clear every lower-priority victim, run the group's algorithm
+    once, reprieve) evicts low1 and low2 for r1; the fewest evictions that make the group
+    fit are low3 alone, in r2, verified by re-planning. explain shows both, upstream's
+    first (what will happen), marked no longer minimal."""
+    snap = costly_preemption_case()
+    e = explain(snap, target=release(snap, version)).explanations["default/pg"]
+    upstream, by_hand = [s for s in e.suggestions if s.kind == "evict"]
+    assert upstream.details["upstream"] is True and not upstream.minimal
+    assert [v["pod"] for v in upstream.details["victims"]] == ["default/low1", "default/low2"]
+    assert (upstream.details["domain"], upstream.cost) == ("r1", {"podsEvicted": 2})
+    assert [v["pod"] for v in by_hand.details["victims"]] == ["default/low3"]
+    assert (by_hand.details["domain"], by_hand.cost, by_hand.minimal) == (
+        "r2", {"podsEvicted": 1}, True)
+    assert by_hand.details["upstreamEvicts"] == 2
+    assert by_hand.change.endswith("(by hand: fewer than the 2 kube-scheduler's own "
+                                   "preemption evicts)")
+    assert (by_hand.result.schedulable, by_hand.result.selected) == (True, "r2")
+
+
+def test_no_second_eviction_when_preemption_takes_the_fewest() -> None:
+    """Where upstream's victims are already the fewest (eviction_case: 2 either way), one
+    suggestion."""
+    s = only(eviction_case(version="1.38"), "evict")
+    assert s.details["upstream"] is True and "upstreamEvicts" not in s.details
 
 
 # --------------------------------------------------------------------------- constraints

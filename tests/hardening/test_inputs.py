@@ -260,7 +260,11 @@ def test_a_job_and_a_pod_group_of_one_name_cannot_merge(tmp_path: Path) -> None:
 
 def test_empty_or_comment_only_workload_file_is_named(tmp_path: Path) -> None:
     path = write(tmp_path / "empty.yaml", "# nothing here\n")
-    one_line_error(invoke("check", path, "-c", CLUSTER), "empty.yaml: no Kubernetes objects")
+    result = invoke("check", path, "-c", CLUSTER)
+    # Nothing to plan is "could not check" (4), with the report and the file named.
+    assert result.exit_code == 4, result.stderr
+    assert "empty.yaml: no Kubernetes objects" in result.stderr
+    assert "nothing to plan" in result.stdout
 
 
 def test_directory_symlink_loop_is_reported(tmp_path: Path) -> None:

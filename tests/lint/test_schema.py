@@ -75,7 +75,23 @@ def test_schema_files_are_valid_draft_2020_12() -> None:
 
 def test_a_schema_for_every_supported_kind_and_version() -> None:
     assert sorted(schema.validators()) == [
+        ("apps/v1", "Deployment"),
+        ("apps/v1", "ReplicaSet"),
+        ("apps/v1", "StatefulSet"),
         ("batch/v1", "Job"),
+        ("grove.io/v1alpha1", "PodCliqueSet"),
+        ("jobset.x-k8s.io/v1alpha2", "JobSet"),
+        ("kubeflow.org/v1", "JAXJob"),
+        ("kubeflow.org/v1", "MPIJob"),
+        ("kubeflow.org/v1", "PaddleJob"),
+        ("kubeflow.org/v1", "PyTorchJob"),
+        ("kubeflow.org/v1", "TFJob"),
+        ("kubeflow.org/v1", "XGBoostJob"),
+        ("kubeflow.org/v2beta1", "MPIJob"),
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+        ("ray.io/v1", "RayCluster"),
+        ("ray.io/v1", "RayJob"),
+        ("ray.io/v1", "RayService"),
         ("scheduling.k8s.io/v1alpha1", "Workload"),
         ("scheduling.k8s.io/v1alpha2", "PodGroup"),
         ("scheduling.k8s.io/v1alpha2", "Workload"),
@@ -87,7 +103,11 @@ def test_a_schema_for_every_supported_kind_and_version() -> None:
         ("scheduling.k8s.io/v1beta1", "Workload"),
         ("tasplan/v1", "CapacityReport"),
         ("tasplan/v1", "WhatIf"),
+        ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"),
+        ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
+        ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"),
         ("v1", "Pod"),
+        ("workload.codeflare.dev/v1beta2", "AppWrapper"),
     ]
 
 

@@ -23,7 +23,7 @@ def test_kueue_tas_sample_job_is_warned_with_what_would_honour_it() -> None:
     assert topology == [
         "Job default/tas-sample-job spec.template.metadata.annotations"
         "[kueue.x-k8s.io/podset-required-topology] = 'kubernetes.io/hostname': Kueue's "
-        "annotation (the PodSet must fit in one domain of this level) is not read by "
+        "annotation (the PodSet must fit in one domain of this level) is not honoured by "
         "kube-scheduler; the plan ignores it; honoured by --scheduler kueue (Kueue TAS); "
         "approximate it with --gang 2 --topology-key kubernetes.io/hostname"]
     # One warning for the queue label, naming both Jobs that carry it.

@@ -47,8 +47,12 @@ apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: rs1, namespace: default}
 spec:
+  replicas: 0
   selector:
     matchExpressions: [{key: foo, operator: Exists}]
+  template:
+    metadata: {labels: {foo: x}}
+    spec: {containers: [{name: c}]}
 """
 
 

@@ -70,6 +70,10 @@ def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
     report = json.loads(result.stdout)
     assert {g["name"]: g["scheduler"] for g in report["groups"]
             if g["name"].startswith("ml/vc-")} == {"ml/vc-pg": "volcano", "ml/vc-job": "volcano"}
+    assert [(k["kind"], k["apiVersion"], k["count"], k["checked"])
+            for k in report["skipped"]] == [
+        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 2, True),
+        ("PodGroup", "scheduling.run.ai/v2alpha2", 1, True)]
     warnings = report["warnings"]
     skipped = [w for w in warnings if w.startswith("skipped")]
     assert [re.match(r"skipped (\d+) (\w+) object\(s\) of apiVersion (\S+):", w).groups()
@@ -77,7 +81,7 @@ def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
         ("1", "PodGroup", "scheduling.run.ai/v2alpha2"),
         ("2", "PodGroup", "scheduling.x-k8s.io/v1alpha1"),
     ]
-    assert all("--gang MINCOUNT --topology-key KEY" in w for w in skipped)
+    assert all("--scheduler" in w or "coscheduling" in w for w in skipped)
 
 
 @pytest.mark.parametrize("command", ["check", "explain"])
@@ -239,7 +243,11 @@ def test_explain_takes_gang_and_topology_key() -> None:
     assert (group["policy"], group["minCount"], group["topologyKey"]) == (
         "gang", 5, "topology.example.com/rack")
     assert group["expandedFrom"] == [{"kind": "JobSet", "name": "ml/pytorch",
-                                      "synthesised": 5, "existing": 0}]
+                                      "synthesised": 5, "existing": 0, "via": [],
+                                      "podSets": [{"name": "driver", "count": 1,
+                                                   "minCount": None},
+                                                  {"name": "workers", "count": 4,
+                                                   "minCount": None}]}]
 
 
 # --------------------------------------------------------------------------- lint fixes

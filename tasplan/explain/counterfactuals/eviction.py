@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from itertools import combinations
 from math import comb
 
@@ -50,14 +51,29 @@ PROOF_BUDGET = 32
 
 
 def suggest(case: Case) -> list[Suggestion]:
+    """What kube-scheduler's own preemption will do where it preempts for the group, and
+    next to it the fewest evictions that make the group fit when its preemption takes more
+    (it clears every lower-priority pod, plans once, then reprieves: the placement it keeps
+    is the best-scored on the cleared cluster, not the cheapest); elsewhere the fewest."""
     upstream = _upstream(case)
-    if upstream is not None:
+    if upstream is None:
+        for domain in case.domains[:DOMAINS_TRIED]:
+            suggestion = _in_domain(case, domain)
+            if suggestion is not None:
+                return [suggestion]
+        return []
+    evicts = upstream.cost["podsEvicted"]
+    if evicts == 1:
         return [upstream]
-    for domain in case.domains[:DOMAINS_TRIED]:
-        suggestion = _in_domain(case, domain)
-        if suggestion is not None:
-            return [suggestion]
-    return []
+    fewer = [s for domain in case.domains[:DOMAINS_TRIED]
+             if (s := _in_domain(case, domain)) is not None and s.cost["podsEvicted"] < evicts]
+    if not fewer:
+        return [upstream]
+    least = min(fewer, key=lambda s: s.cost["podsEvicted"])  # closest domain on a tie
+    return [replace(upstream, minimal=False),
+            replace(least, change=f"{least.change} (by hand: fewer than the {evicts} "
+                    "kube-scheduler's own preemption evicts)",
+                    details={**least.details, "upstreamEvicts": evicts})]
 
 
 def evictable(case: Case, pod: Pod) -> bool:

@@ -1,0 +1,115 @@
+"""Lint what ``tasplan check`` does to the pod-producing objects, with check's own code and
+words: each object is expanded by the loader's decoder for its kind, and one pod of every
+template is decoded (TP218 when check would refuse it; TP219 when check cannot expand it
+from these inputs); the recognised scheduling keys kube-scheduler does not read are the
+warnings check prints (TP220)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from tasplan.errors import InputError
+from tasplan.lint.reader import Manifest
+from tasplan.lint.report import Path, Violation
+from tasplan.load.batch import JobOverrides
+from tasplan.load.core_v1 import PriorityResolver, decode_pod
+from tasplan.load.documents import Document
+from tasplan.load.fields import ObjectFields
+from tasplan.load.intents import find_intents
+from tasplan.load.loader import pod_producers
+from tasplan.load.producers import Producer, Unplannable, synthesise
+from tasplan.load.trainjob import RUNTIME_KINDS
+from tasplan.model.scheduling_keys import Status, describe
+from tasplan.model.source import Source
+
+Found = tuple[Manifest, Violation]
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
+
+
+class _AnyPriority(PriorityResolver):
+    """Priority classes are the cluster's (``lint --cluster`` checks them): any name
+    resolves here."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+    def resolve(self, f: ObjectFields, name: str, field: str, what: str = "pod") -> int:
+        return 0
+
+
+def parse_path(path: str) -> Path:
+    """``spec.a[0].b[kueue.x-k8s.io/key]`` -> ("spec", "a", 0, "b", "kueue.x-k8s.io/key")."""
+    out: list[str | int] = []
+    for name, index in _STEP.findall(path):
+        out.append(name if name else (int(index) if index.isdigit() else index))
+    return tuple(out)
+
+
+def _source(m: Manifest) -> Source:
+    return Source(m.file.label, m.document, m.item, True)
+
+
+def _obj(m: Manifest, namespace: str) -> dict:
+    obj = m.obj
+    if not m.namespace:
+        obj = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
+    return obj
+
+
+def _relative(err: InputError, source: Source) -> Path:
+    """The error's field path inside the manifest (without its list-item prefix)."""
+    prefix = source.field_prefix()
+    field = err.field or ""
+    if prefix and field.startswith(prefix):
+        field = field[len(prefix):].lstrip(".")
+    return parse_path(field)
+
+
+def _templates(producer: Producer) -> None:
+    """Decode one pod of each template, as check decodes the pods it synthesises."""
+    owner = ObjectFields(producer.source, producer.obj)
+    priorities = _AnyPriority()
+    seen: set[int] = set()
+    for batch in producer.batches:
+        if id(batch.template) in seen or not batch.count:
+            continue
+        seen.add(id(batch.template))
+        name, labels = batch.pod(0)
+        decode_pod(producer.source, synthesise(batch.template, producer.namespace, name,
+                                               labels), 0, priorities,
+                   spec_path=batch.spec_path or f"{batch.template_path}.spec",
+                   synthesised=True, owner=batch.owner or owner)
+
+
+def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Found]:
+    manifests = list(manifests)
+    runtimes = [Document(_source(m), _obj(m, namespace)) for m in manifests
+                if m.kind in RUNTIME_KINDS and m.api_version.startswith("trainer.kubeflow.org/")]
+    decoders: Mapping = pod_producers(runtimes)
+    out: list[Found] = []
+    for m in manifests:
+        decode = decoders.get((m.api_version, m.kind))
+        source = _source(m)
+        obj = _obj(m, namespace)
+        if decode is not None:
+            try:
+                made = decode(source, obj, JobOverrides())
+                for producer in made if isinstance(made, list) else [made]:
+                    _templates(producer)
+            except InputError as err:
+                out.append((m, Violation("TP218", _relative(err, source), err.detail)))
+            except Unplannable as exc:
+                text = f"tasplan check skips it: {exc.reason}"
+                out.append((m, Violation("TP219", ("spec",),
+                                         text + (f" ({exc.hint})" if exc.hint else ""))))
+        f = ObjectFields(source, obj)
+        kind_id = (f"{m.api_version.rsplit('/', 1)[0]}/{m.kind}" if "/" in m.api_version
+                   else m.kind)
+        for intent in find_intents(obj, f"{m.kind} {f.name}", kind_id):
+            # Warned when no scheduler of tasplan's honours it (check's auto plans such a
+            # workload with the one that does).
+            if all(status == Status.WARNED for status in intent.key.planned.values()):
+                text = f"{intent.value!r}: {describe(intent.key, intent.value)}"
+                out.append((m, Violation("TP220", parse_path(intent.path), text)))
+    return out
