@@ -244,9 +244,8 @@ def test_partly_running_job_does_not_leave_its_full_rack(tmp_path) -> None:
     assert 'allows to fit only' in g["message"]
 
 
-def test_plain_pod_group_is_one_workload(tmp_path) -> None:
-    """Pods labelled ``kueue.x-k8s.io/pod-group-name`` (Kueue's pod integration) form one
-    workload: the group's pods as PodSet main, placed together in one rack."""
+def group_pods(gate: str = "kueue.x-k8s.io/admission") -> list[dict]:
+    """Four plain pods of one Kueue pod group, held by ``gate``."""
     pods = []
     for i in range(4):
         pod = job_pod(i)
@@ -256,9 +255,15 @@ def test_plain_pod_group_is_one_workload(tmp_path) -> None:
                        "kueue.x-k8s.io/pod-group-name": "grp"},
             "annotations": {"kueue.x-k8s.io/pod-group-total-count": "4",
                             "kueue.x-k8s.io/podset-required-topology": RACK}}
-        pod["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+        pod["spec"]["schedulingGates"] = [{"name": gate}]
         pods.append(pod)
-    doc = check(tmp_path, pods)
+    return pods
+
+
+def test_plain_pod_group_is_one_workload(tmp_path) -> None:
+    """Pods labelled ``kueue.x-k8s.io/pod-group-name`` (Kueue's pod integration) form one
+    workload: the group's pods as PodSet main, placed together in one rack."""
+    doc = check(tmp_path, group_pods())
     (g,) = doc["groups"]
     assert g["name"] == "ml/grp" and g["scheduler"] == "kueue"
     assert g["workload"]["podSets"][0]["count"] == 4
@@ -406,3 +411,40 @@ def test_explain_unschedulable_finds_a_suspended_job_whose_workload_waits(tmp_pa
     (g,) = json.loads(result.stdout)["groups"]
     assert (g["name"], g["scheduler"]) == ("ml/train", "kueue")
     assert g["message"] == 'topology "topo" allows to fit only 6 out of 7 pod(s)'
+
+
+def test_a_pytorch_job_s_master_and_workers_are_kueue_s_pod_sets(tmp_path) -> None:
+    """A training CRD queued in Kueue: a PyTorchJob's replica types are its PodSets
+    (``master``, ``worker``), each template's annotations read; with
+    ``podset-group-name`` the master and its 3 workers share one rack (r1, exactly 4)."""
+    template = copy.deepcopy(TEMPLATE)
+    template["metadata"] = {"annotations": {
+        "kueue.x-k8s.io/podset-required-topology": RACK,
+        "kueue.x-k8s.io/podset-group-name": "g"}}
+    template["spec"]["containers"][0]["name"] = "pytorch"
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+           "metadata": {"name": "ddp", "namespace": "ml",
+                        "labels": {"kueue.x-k8s.io/queue-name": "q"}},
+           "spec": {"pytorchReplicaSpecs": {
+               "Master": {"replicas": 1, "template": template},
+               "Worker": {"replicas": 3, "template": template}}}}
+    doc = check(tmp_path, [job])
+    (g,) = doc["groups"]
+    assert g["scheduler"] == "kueue" and g["schedulable"] is True
+    assert [(ps["name"], ps["count"], ps["level"]) for ps in g["workload"]["podSets"]] == [
+        ("master", 1, RACK), ("worker", 3, RACK)]
+    assert g["selected"] == "r1"
+    assert sorted(nodes_of(g).values()) == ["n1", "n1", "n2", "n2"]
+
+
+def test_an_admitted_plain_pod_group_follows_its_workload(tmp_path) -> None:
+    """The pod group's Workload (owned by its pods) is admitted on n4 and n5 (rack r2):
+    the pods, gated by ``kueue.x-k8s.io/topology``, go there, not to r1."""
+    wl = workload("grp", admission=hosts_admission(("n4", 2), ("n5", 2)), reserved=True)
+    wl["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": f"worker-{i}", "uid": f"u{i}"}
+        for i in range(4)]
+    doc = check(tmp_path, [*group_pods("kueue.x-k8s.io/topology"), wl])
+    (g,) = doc["groups"]
+    assert g["workload"]["workloadObject"] == "ml/grp" and g["workload"]["admitted"]
+    assert sorted(nodes_of(g).values()) == ["n4", "n4", "n5", "n5"]
