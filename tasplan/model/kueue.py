@@ -176,6 +176,9 @@ class KueueInputs:
 NO_KUEUE = KueueInputs()
 
 
+PREBUILT_WORKLOAD = "kueue.x-k8s.io/prebuilt-workload-name"
+
+
 def owner_index(workloads: Mapping[str, Workload]) -> dict[tuple[str, str], Workload]:
     """(owner kind, ``ns/name``) -> the Workload made for that object, finished ones left
     out (a Job's finished Workload is history)."""
@@ -190,11 +193,17 @@ def owner_index(workloads: Mapping[str, Workload]) -> dict[tuple[str, str], Work
 def workload_for(group: PodGroup, pods: Iterable[Pod], workloads: Mapping[str, Workload],
                  owners: Mapping[tuple[str, str], Workload]) -> Workload | None:
     """The Workload object of a group, if the inputs hold it: the group is the Workload
-    itself, or one of the group's objects owns it (``owners``: ``owner_index``), or its
-    pods name it (``kueue.x-k8s.io/workload``, written when Kueue starts them)."""
+    itself, or one of the group's objects names it (``kueue.x-k8s.io/prebuilt-workload-
+    name``) or owns it (``owners``: ``owner_index``), or its pods name it
+    (``kueue.x-k8s.io/workload``, written when Kueue starts them)."""
     for e in group.expansions:
         if e.kind == "Workload" and e.api_version in VERSIONS:
             return workloads.get(e.name)
+        prebuilt = e.label(PREBUILT_WORKLOAD) if hasattr(e, "label") else None
+        if prebuilt:  # the job names the Workload made for it beforehand
+            found = workloads.get(f"{group.namespace}/{prebuilt}")
+            if found is not None and not found.finished:
+                return found
         found = owners.get((e.kind, e.name))
         if found is not None:
             return found

@@ -448,3 +448,16 @@ def test_an_admitted_plain_pod_group_follows_its_workload(tmp_path) -> None:
     (g,) = doc["groups"]
     assert g["workload"]["workloadObject"] == "ml/grp" and g["workload"]["admitted"]
     assert sorted(nodes_of(g).values()) == ["n4", "n4", "n5", "n5"]
+
+
+def test_a_job_names_its_prebuilt_workload(tmp_path) -> None:
+    """``kueue.x-k8s.io/prebuilt-workload-name``: the Job's Workload is the one named (no
+    owner reference); it is admitted on n3 and n4, so the pods go there."""
+    prebuilt = job()
+    prebuilt["metadata"]["labels"]["kueue.x-k8s.io/prebuilt-workload-name"] = "made-before"
+    wl = workload("made-before", admission=hosts_admission(("n3", 2), ("n4", 2)),
+                  reserved=True)
+    doc = check(tmp_path, [prebuilt, wl])
+    (g,) = doc["groups"]
+    assert g["workload"]["workloadObject"] == "ml/made-before"
+    assert sorted(nodes_of(g).values()) == ["n3", "n3", "n4", "n4"]
