@@ -123,7 +123,9 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the LocalQueue that admits the workload", _Q, honoured_by=_KUEUE,
                   why="its LocalQueue's ClusterQueue: flavor order and static quota"),
     SchedulingKey(f"{_KUEUE_PREFIX}priority-class", Where.LABEL, "Kueue",
-                  "the WorkloadPriorityClass", {}, honoured_by=_KUEUE),
+                  "the WorkloadPriorityClass", {},
+                  honoured_by="nothing in tasplan yet (WorkloadPriorityClass objects are not "
+                  "read; a Kueue workload's queue priority is its pods')"),
     SchedulingKey(f"{_KUEUE_PREFIX}prebuilt-workload-name", Where.LABEL, "Kueue",
                   "a prebuilt Kueue Workload", _Q, honoured_by=_KUEUE,
                   why="the job's Workload is the one named: its admission and topology "
@@ -163,10 +165,12 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by=_KUEUE,
                   why="the group is a gang of that many pods (Kueue admits them together)"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-fast-admission", Where.ANNOTATION, "Kueue",
-                  "admit the pod group before all its pods exist", {}, honoured_by=_KUEUE),
+                  "admit the pod group before all its pods exist", {},
+                  honoured_by="nothing in tasplan yet (a pod group is planned with the pods "
+                  "the inputs hold)"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-serving", Where.ANNOTATION, "Kueue",
                   "a serving pod group (pods are replaced, not finished)", {},
-                  honoured_by=_KUEUE),
+                  honoured_by="nothing in tasplan yet"),
     # --- KAI
     SchedulingKey(f"{_KAI_PREFIX}queue", Where.LABEL, "KAI", "the KAI queue", {},
                   honoured_by=_KAI),
