@@ -25,6 +25,7 @@ from tasplan.schedulers.kueue.admission import (
     quota,
     stored_requests,
 )
+from tasplan.schedulers.kueue.request import RequestError, TopologyRequest, from_workload
 from tasplan.schedulers.kueue.tas import (
     Assignment,
     FlavorSnapshot,
@@ -229,12 +230,20 @@ class KueueRun:
         anywhere = Leaf(Domain("", (), 0), [n for leaf in tree.leaves.values()
                                            for n in leaf.nodes], {}, {})
         per_set, no_slot, used = [], {}, {}
+        stored = {p.name: p for p in wl.pod_sets}
         for ps in sets:
             psa = psas.get(ps.name)
             if psa is None or not psa.domains:
                 per_set.append((False, [(pod, anywhere) for pod in ps.pods]))
                 continue
-            domains = assign(psa, (*ps.running, *ps.pods), labels)
+            spec = stored.get(ps.name)
+            try:
+                request = from_workload(spec.topology, self.gates) if spec else None
+            except RequestError:
+                request = None  # the ranks need only its index labels
+            domains = assign(psa, (*ps.running, *ps.pods), labels,
+                             request or TopologyRequest(),
+                             spec.count if spec is not None else None)
             pairs = []
             for pod in ps.pods:
                 values = domains.get(pod.key)

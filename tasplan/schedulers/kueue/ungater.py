@@ -7,6 +7,13 @@ With ranks (every pod of the PodSet carries its index label) the pod of rank ``r
 them (or a rank past the assignment) it is greedy: domain by domain, the count less the pods
 already there (bound, or ungated with the domain's node selector), filled with the gated
 pods in order.
+
+Ranks are read as ``readRanksForLabels`` reads them when the Workload's PodSet names its
+``podIndexLabel`` (and ``subGroupIndexLabel`` / ``subGroupCount``: JobSet's job index):
+``index + subGroup * (count / subGroupCount)``, each below the PodSet's count, none twice,
+and a pod already placed in its rank's domain; else greedy. Without a Workload object
+(tasplan's own placement) the pods' index labels order them. Not modelled: the kubeflow
+``pod-index-offset`` annotation.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from tasplan.model import kueue as k
 from tasplan.model.pod import Pod
+from tasplan.schedulers.kueue.request import TopologyRequest
 from tasplan.schedulers.kueue.workload import by_rank
 
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
@@ -38,12 +46,47 @@ def pod_domain(pod: Pod, levels: Sequence[str], node_labels: Mapping[str, Mappin
     return values if all(v is not None for v in values) else None  # type: ignore[return-value]
 
 
+def read_ranks(pods: Sequence[Pod], request: TopologyRequest, count: int
+               ) -> dict[int, Pod] | None:
+    """``readRanksForLabels``: rank -> pod, or None when ranks cannot be used."""
+    label, sub_label = request.pod_index_label, request.sub_group_index_label
+    if label is None:
+        return None
+    size = count
+    if sub_label is not None:
+        if not request.sub_group_count or request.sub_group_count <= 0:
+            return None
+        size = count // request.sub_group_count
+    out: dict[int, Pod] = {}
+    for pod in pods:
+        rank = _uint(pod.labels.get(label))
+        if rank is None:
+            return None
+        if sub_label is not None:
+            job = _uint(pod.labels.get(sub_label))
+            if job is None or job >= request.sub_group_count or rank >= size:
+                return None
+            rank += job * size
+        if rank >= count or rank in out:
+            return None
+        out[rank] = pod
+    return out
+
+
+def _uint(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isascii() and text.isdigit() else None
+
+
 def assign(psa: k.PodSetAssignment, pods: Sequence[Pod],
-           node_labels: Mapping[str, Mapping[str, str]]) -> dict[str, tuple[str, ...]]:
+           node_labels: Mapping[str, Mapping[str, str]],
+           request: TopologyRequest | None = None, count: int | None = None
+           ) -> dict[str, tuple[str, ...]]:
     """Pending pod key -> the domain values (at ``psa.levels``) the ungater sends it to.
-    ``pods``: every non-terminal pod of the PodSet, bound ones included. Pending pods the
-    ungater has released already keep their domain; pods it has no room for are left
-    out (Kueue leaves them gated)."""
+    ``pods``: the PodSet's pods, bound ones included (finished ones do not count).
+    ``request``/``count``: the Workload's PodSet topology request and count, whose index
+    labels give the ranks. Pending pods the ungater has released already keep their
+    domain; pods it has no room for are left out (Kueue leaves them gated)."""
+    pods = [p for p in pods if not p.terminal]
     slots = rank_to_domain(psa)
     out: dict[str, tuple[str, ...]] = {}
     placed: dict[str, tuple[str, ...]] = {}
@@ -53,7 +96,17 @@ def assign(psa: k.PodSetAssignment, pods: Sequence[Pod],
             placed[pod.key] = where
             if not pod.node_name:
                 out[pod.key] = where
-    ranked = by_rank(pods)
+    if request is not None:
+        by_index = read_ranks(pods, request, count if count is not None else len(slots))
+        ranked = None
+        if by_index is not None and all(r < len(slots) and placed.get(p.key, slots[r])
+                                        == slots[r] for r, p in by_index.items()):
+            for rank, pod in by_index.items():
+                if pod.key not in placed:
+                    out[pod.key] = slots[rank]
+            return out
+    else:
+        ranked = by_rank(pods)
     if ranked is not None and len(ranked) <= len(slots) and all(
             placed.get(p.key, slots[r]) == slots[r] for r, p in enumerate(ranked)):
         for rank, pod in enumerate(ranked):
