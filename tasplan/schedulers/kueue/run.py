@@ -87,7 +87,7 @@ class KueueRun:
         state = self.state
         group, pods = unit.group, unit.pods
         wl = k.workload_for(group, pods, state.snapshot.kueue.workloads, self.owners)
-        if wl is not None and wl.holds_capacity:
+        if wl is not None and wl.quota_reserved and not wl.finished:
             return self._admitted(group, pods, wl)
         running = [p for p in pods if p.node_name and not p.terminal]
         # A Workload without a quota reservation whose pods run was evicted: Kueue stops

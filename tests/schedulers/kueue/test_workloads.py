@@ -461,3 +461,15 @@ def test_a_job_names_its_prebuilt_workload(tmp_path) -> None:
     (g,) = doc["groups"]
     assert g["workload"]["workloadObject"] == "ml/made-before"
     assert sorted(nodes_of(g).values()) == ["n3", "n3", "n4", "n4"]
+
+
+def test_a_workload_admitted_by_quota_alone_is_left_to_kube_scheduler(tmp_path) -> None:
+    """Quota reserved, no admission detail (no topology assignment): Kueue admitted it
+    without TAS; its running pods are not 'evicted', nothing is placed by Kueue."""
+    pods = [job_pod(0, "n3", workload="job-train-1"), job_pod(1)]
+    doc = check(tmp_path, [job(parallelism=2), workload(owner="train", count=2,
+                                                         reserved=True)], pods)
+    (g,) = doc["groups"]
+    assert "kueue-evicted" not in notes(g)
+    assert g["message"].startswith("Kueue admitted it (Workload ml/job-train-1) by quota "
+                                   "alone")
