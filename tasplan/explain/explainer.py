@@ -8,7 +8,7 @@ planner moves on; every what-if re-plans that one group only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from tasplan.explain.case import Case, with_pods
@@ -43,6 +43,7 @@ from tasplan.schedulers.kube.scheduler import KubeRun, KubeScheduler, Stage
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.planner import plan, target_for
 from tasplan.schedulers.registry import in_tree_schedulers
+from tasplan.schedulers.volcano import VOLCANO
 from tasplan.target import COMPOSITE_POD_GROUP, Target
 
 # The order suggestions are reported in.
@@ -81,6 +82,25 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
             found = explain_workload(group, record, snapshot)
             if found is not None:
                 explanations[group.group.key] = found
+    for i, group in enumerate(result.groups):
+        if group.scheduler == VOLCANO and group.planned and group.pending \
+                and not group.schedulable and not group.error:
+            from tasplan.explain.volcano import explain_job  # Volcano's groups only
+
+            keep = frozenset(g.group.key for g in result.groups[:i + 1])
+
+            def replan(changed: ClusterSnapshot, key: str = group.group.key,
+                       keep: frozenset = keep) -> GroupResult:
+                earlier = replace(changed, groups=tuple(
+                    replace(g, planned=g.planned and g.key in keep) for g in changed.groups))
+                again = plan(earlier, profile, registry, scheduler_config=scheduler_config,
+                             target=target, preempt=preempt, scheduler=scheduler,
+                             schedulers=in_tree_schedulers(None, kueue),
+                             pdb_allowance=pdb_allowance)
+                return next(g for g in again.groups if g.group.key == key)
+
+            explanations[group.group.key] = explain_job(group, snapshot, result.groups[:i],
+                                                        replan)
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt, scheduler=scheduler, pdb_allowance=pdb_allowance)

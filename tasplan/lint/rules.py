@@ -180,11 +180,13 @@ RULES: tuple[Rule, ...] = (
     Rule("TP253", "vcjob-invalid", _E,
          "A Volcano Job that Volcano's job webhook rejects: no task, a task minAvailable "
          "above its replicas, a duplicated task name, a job minAvailable above the total "
-         "replicas.",
+         "replicas, a job or pod name (<job>-<task>-<index>) that is not a qualified name "
+         "of at most 63 characters.",
          "Fix the field the message names; `kubectl apply` would be refused."),
     Rule("TP254", "network-topology-both-tiers", _E,
          "A networkTopology sets both highestTierAllowed and highestTierName; Volcano's job "
-         "webhook rejects it (a PodGroup's is resolved by tier number first).",
+         "and PodGroup webhooks reject it (on a job, a partition, a PodGroup or one of its "
+         "sub-group policies).",
          "Keep one of highestTierAllowed or highestTierName."),
     Rule("TP255", "vcjob-partition-invalid", _E,
          "A vcjob task's partitionPolicy that Volcano's job webhook rejects: totalPartitions "

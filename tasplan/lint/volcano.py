@@ -67,9 +67,21 @@ def validate(m: Manifest) -> list[Violation]:
     elif m.api_version == VCJOB_VERSION:
         found.extend(_vcjob(m))
     elif m.api_version == PODGROUP_VERSION:
-        found.extend(_topology(m, _map(_map(m.obj.get("spec")).get("networkTopology")),
-                               ("spec", "networkTopology")))
+        found.extend(_podgroup(m))
     return [v for _, v in found]
+
+
+def _podgroup(m: Manifest) -> Iterator[Found]:
+    """validate_podgroup.go ``validateNetworkTopology``: the PodGroup's, then the first
+    sub-group policy's that sets both (upstream stops at one)."""
+    spec = _map(m.obj.get("spec"))
+    yield from _topology(m, _map(spec.get("networkTopology")), ("spec", "networkTopology"))
+    for i, policy in enumerate(_list(spec.get("subGroupPolicy"))):
+        nt = _map(_map(policy).get("networkTopology"))
+        if nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
+            yield m, Violation("TP254", ("spec", "subGroupPolicy", i, "networkTopology"),
+                               f"in subGroupPolicy '{_map(policy).get('name')}': {BOTH_TIERS}")
+            return
 
 
 def _topology(m: Manifest, nt: dict, path: tuple) -> Iterator[Found]:
@@ -122,6 +134,8 @@ def _vcjob(m: Manifest) -> Iterator[Found]:
             yield m, Violation("TP253", (*path, "name"), f"duplicated task name {tname}")
         seen.add(tname)
         yield from _partition(m, task, path, tname, name, replicas, minimum)
+        yield from _pod_name(m, name, tname or f"default{i}", i, path)
+    yield from _qualified(m, ("metadata", "name"), name, "create job with name")
     job_min = _int(spec.get("minAvailable"))
     if job_min is not None and total < job_min:
         yield m, Violation("TP253", ("spec", "minAvailable"),
@@ -151,3 +165,34 @@ def _partition(m: Manifest, task: dict, path: tuple, tname: str, name: str, repl
         yield m, Violation("TP255", (*path, "minAvailable"),
                            f"'MinAvailable' is not equal to MinPartitions*PartitionSize {where}")
     yield from _topology(m, _map(pp.get("networkTopology")), (*ppath, "networkTopology"))
+
+
+# k8s.io/apimachinery/pkg/util/validation IsQualifiedName (a name without a prefix)
+_QUALIFIED = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_QUALIFIED_MESSAGE = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+_QUALIFIED_MAX = 63
+
+
+def _qualified(m: Manifest, path: tuple, value: str, what: str) -> Iterator[Found]:
+    """admit_job.go ``validateJobName`` / ``validateK8sPodNameLength``."""
+    errs = []
+    if not value:
+        errs.append("name part must be non-empty")
+    elif len(value) > _QUALIFIED_MAX:
+        errs.append(f"name part must be no more than {_QUALIFIED_MAX} characters")
+    if not _QUALIFIED.fullmatch(value):
+        errs.append(_QUALIFIED_MESSAGE)
+    if errs:
+        yield m, Violation("TP253", path, f"{what} {value} validate failed [{' '.join(errs)}]")
+
+
+def _pod_name(m: Manifest, job: str, task: str, index: int, path: tuple) -> Iterator[Found]:
+    """The pod name the webhook checks for each task: ``<job>-<task>-<task index>``
+    (``jobhelpers.MakePodName`` with the task's index; the controller's pods end in the
+    replica index, so a long name fails there too)."""
+    if job:
+        yield from _qualified(m, (*path, "name"), f"{job}-{task}-{index}",
+                              "create pod with name")

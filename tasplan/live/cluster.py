@@ -19,6 +19,7 @@ from tasplan.live.discovery import (
     resource_api,
     scheduling_api,
     server_version,
+    volcano_api,
 )
 from tasplan.live.errors import ClusterError, Forbidden
 from tasplan.live.lister import ListProgress, NotServed, Reader
@@ -82,6 +83,11 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             lists.append((f"/apis/{version}{where}/{resource}", KUEUE_RESOURCES[resource],
                           version, f"{resource}.kueue.x-k8s.io{said}", prune))
             optional.add(lists[-1][3])
+    for version, resource, kind, namespaced in volcano_api(reader):  # --scheduler volcano
+        where, said = (scope, within) if namespaced else ("", "")
+        lists.append((f"/apis/{version}{where}/{resource}", kind, version,
+                      f"{resource}.{version.split('/')[0]}{said}", prune))
+        optional.add(lists[-1][3])
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -93,9 +99,7 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             except Forbidden:
                 if resource not in optional:
                     raise
-                what = ("Kueue's objects are planned without it (--scheduler kueue)"
-                        if "kueue.x-k8s.io" in resource else
-                        "DRA devices and claims are planned without it")
+                what = _without(resource)
                 warnings.append(f"RBAC does not allow listing {resource}: {what} (see "
                                 "samples/rbac)")
             except NotServed:
@@ -104,8 +108,7 @@ def read_cluster(connection: Connection, *, namespace: str = "",
                                        " the server does not serve it, and tasplan cannot "
                                        "plan without it (is this a Kubernetes API "
                                        "server?)") from None
-                what = ("Kueue's objects are planned without it" if "kueue.x-k8s.io"
-                        in resource else "DRA devices and claims are planned without it")
+                what = _without(resource)
                 warnings.append(f"the server does not serve {resource} (404): {what}")
         origin = Origin(
             taken_at=taken_at, duration_seconds=round(time.monotonic() - started, 3),
@@ -115,3 +118,12 @@ def read_cluster(connection: Connection, *, namespace: str = "",
         document = encode(objects, origin)
     warning = api.warning()
     return document, ([warning] if warning else []) + warnings
+
+
+def _without(resource: str) -> str:
+    """What a plan lacks when an optional list cannot be read."""
+    if "kueue.x-k8s.io" in resource:
+        return "Kueue's objects are planned without it (--scheduler kueue)"
+    if "volcano.sh" in resource:
+        return "Volcano's objects are planned without it (--scheduler volcano)"
+    return "DRA devices and claims are planned without it"

@@ -105,3 +105,17 @@ def server_version(reader: Reader) -> str:
         return ""
     value = version.get("gitVersion") if isinstance(version, dict) else None
     return value if isinstance(value, str) else ""
+
+
+# Volcano's objects (--scheduler volcano): (apiVersion, resource, kind, namespaced). vcjobs
+# are read for the pods their controller has not created yet (it waits for the PodGroup to
+# leave Pending).
+VOLCANO_RESOURCES = (("topology.volcano.sh/v1alpha1", "hypernodes", "HyperNode", False),
+                     ("scheduling.volcano.sh/v1beta1", "podgroups", "PodGroup", True),
+                     ("batch.volcano.sh/v1alpha1", "jobs", "Job", True))
+
+
+def volcano_api(reader: Reader) -> tuple[tuple[str, str, str, bool], ...]:
+    """The Volcano resources the server serves (none on a cluster without Volcano)."""
+    return tuple(entry for entry in VOLCANO_RESOURCES
+                 if _served(reader, entry[0], (entry[1],)))

@@ -224,6 +224,21 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     return by_kind, ignored, positions
 
 
+def _table_annotations(table: dict, pods: list[Pod]) -> dict[tuple[str, str], dict]:
+    """The annotations of a snapshot table's pods that name their group by one (Volcano's
+    group-name), keyed like ``pod_annotations``: the table keeps them in the shared
+    metadata, rows in pod order (``decode_pod_table`` checked its shape)."""
+    columns = table["pods"]
+    named = {i: m["annotations"] for i, m in enumerate(columns["metadata"])
+             if isinstance(m.get("annotations"), dict)
+             and pod_groups.named_group(m.get("labels") or {}, m["annotations"]) is not None}
+    if not named:
+        return {}
+    return {(pod.namespace, pod.name): named[mi]
+            for pod, mi in zip(pods, columns["meta"], strict=True)
+            if mi in named and pod.group is None}
+
+
 def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
             warnings: list[str]) -> dict:
     out: dict = {}
@@ -313,6 +328,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
             decoded = decode_pod_table(d.source, table, order, priorities)
+            pod_annotations.update(_table_annotations(table, decoded))
 
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],

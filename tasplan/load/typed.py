@@ -47,6 +47,7 @@ from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
 from tasplan.model.taints import EFFECTS, Taint
+from tasplan.model.volcano import VOLCANO_GROUP_ANNOTATIONS
 from tasplan.snapshot import format as snapshot_format
 
 _NULL = Raw(b"null")
@@ -59,11 +60,14 @@ class _OwnerRef(Struct):
 
 
 class _Annotations(Struct):
-    """Only the annotations ``core_v1.owner_kind`` and Kueue read; the others are
-    skipped."""
+    """Only the annotations ``core_v1.owner_kind`` and Kueue read, and Volcano's group
+    reference (its pods take the dict path, which hands the annotation to the pod
+    grouping); the others are skipped."""
 
     mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
     kueue_workload: Any = msgspec.field(default=None, name=KUEUE_WORKLOAD_ANNOTATION)
+    volcano_group: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[0])
+    volcano_group_legacy: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[1])
 
 
 class _Meta(Struct):
@@ -417,6 +421,10 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
         raise _Fallback  # bound pods with pod affinity: decoded in full
     if _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
+    notes = meta.annotations
+    if notes is not None and (notes.volcano_group is not None
+                              or notes.volcano_group_legacy is not None):
+        raise _Fallback  # a Volcano job's pod: grouped by its annotation (load.pod_groups)
     start = status.startTime
     if start is not None and not timestamp.valid(start):
         raise _Fallback  # the dict path refuses it, with the field

@@ -45,6 +45,7 @@ from tasplan.model.volcano import (
     VolcanoInputs,
     VolcanoPodGroup,
 )
+from tasplan.untrusted import quote
 
 KINDS = {
     (HYPERNODE_VERSION, "HyperNode"): "HyperNode",
@@ -353,4 +354,38 @@ def load_volcano(by_kind: Mapping[str, list], positions: Mapping[Source, int],
         if d.source.workload:
             volcano = decode_vcjob(d.source, d.obj)[1]
             podgroups[volcano.key] = volcano
+    waiting = [name for d in by_kind["VolcanoJob"] if not d.source.workload
+               for name in [_waiting(d.obj, podgroups)] if name]
+    if waiting:
+        shown = ", ".join(waiting[:5]) + (f" and {len(waiting) - 5} more"
+                                          if len(waiting) > 5 else "")
+        warnings.append(f"{len(waiting)} vcjob(s) of the cluster wait for Volcano's enqueue "
+                        f"action ({shown}): their PodGroup is Pending, so their pods do not "
+                        "exist yet and are not planned; give a vcjob's manifest as a workload "
+                        "input to plan it")
     return VolcanoInputs({h.name: h for h in hypernodes.values()}, podgroups)
+
+
+def _waiting(obj: Mapping[str, Any], podgroups: Mapping[str, VolcanoPodGroup]) -> str:
+    """``ns/name`` of a cluster vcjob whose PodGroup (``<name>-<uid>``, job_controller_util.go
+    ``createOrUpdatePodGroup``) is Pending or not created yet, the job itself Pending: its
+    controller creates the pods only once the PodGroup leaves Pending (``syncJob``). ""
+    otherwise, or when the object lacks what this needs (cluster objects are read as the
+    server holds them)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return ""
+    name, uid = meta.get("name"), meta.get("uid")
+    namespace = meta.get("namespace") or "default"
+    if not all(isinstance(v, str) and v for v in (name, uid, namespace)):
+        return ""
+    status = obj.get("status")
+    state = status.get("state") if isinstance(status, dict) else None
+    phase = state.get("phase") if isinstance(state, dict) else None
+    if phase not in (None, "", "Pending"):  # running, finished or being torn down
+        return ""
+    group = podgroups.get(f"{namespace}/{name}-{uid}")
+    if (group is not None and group.phase not in ("", "Pending")) \
+            or f"{namespace}/{name}" in podgroups:  # given as a workload: planned
+        return ""
+    return quote(f"{namespace}/{name}")

@@ -67,7 +67,10 @@ _N = {KUBE_SCHEDULER: Status.NOTED}
 _KUEUE = "--scheduler kueue (Kueue TAS)"
 _Q = {"kueue": Status.PLANNED}
 _KAI = "--scheduler kai (coming to tasplan)"
-_VOLCANO = "--scheduler volcano (coming to tasplan)"
+_VOLCANO = "--scheduler volcano"
+_V_PLANNED = {"volcano": Status.PLANNED}
+_V_NOT_MADE = "nothing in tasplan yet (the {}'s Volcano PodGroup is not made; write a " \
+    "scheduling.volcano.sh PodGroup)"
 _GANG = "--gang {count} --topology-key {value}"
 _KUEUE_PREFIX = "kueue.x-k8s.io/"
 _KAI_PREFIX = "kai.scheduler/"
@@ -204,28 +207,36 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "(the PodGroup's minMember is KAI's to read)"),
     # --- Volcano
     SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano PodGroup the pod belongs to", _N,
-                  why="the pods are one group <ns>/<name>: a gang of the pods present "
-                  "(the PodGroup's minMember is Volcano's to read)"),
+                  "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},
+                  honoured_by=_VOLCANO,
+                  why="the pods are one group <ns>/<name>; --scheduler volcano plans it as "
+                  "the scheduling.volcano.sh PodGroup of that name (a job of the pods present "
+                  "without one)"),
     SchedulingKey("scheduling.volcano.sh/group-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano PodGroup the pod belongs to", _N,
-                  why="as scheduling.k8s.io/group-name"),
+                  "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},
+                  honoured_by=_VOLCANO, why="as scheduling.k8s.io/group-name"),
     SchedulingKey("scheduling.volcano.sh/queue-name", Where.ANNOTATION, "Volcano",
-                  "the Volcano queue", {}, honoured_by=_VOLCANO),
+                  "the Volcano queue", {"volcano": Status.NOTED}, honoured_by=_VOLCANO,
+                  why="--scheduler volcano plans as if the queue had room (note "
+                  "volcano-offline)"),
     SchedulingKey("volcano.sh/queue-name", Where.LABEL, "Volcano",
-                  "the Volcano queue (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "the Volcano queue (KubeRay)", {"volcano": Status.NOTED},
+                  honoured_by=_VOLCANO, why="as scheduling.volcano.sh/queue-name"),
     SchedulingKey("volcano.sh/network-topology-mode", Where.LABEL, "Volcano",
-                  "Volcano network-topology mode (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "Volcano network-topology mode (KubeRay)", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     SchedulingKey("volcano.sh/network-topology-highest-tier-allowed", Where.LABEL, "Volcano",
-                  "the highest HyperNode tier (KubeRay)", {}, honoured_by=_VOLCANO),
+                  "the highest HyperNode tier (KubeRay)", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     SchedulingKey("spec.networkTopology", Where.FIELD, "Volcano",
                   "the HyperNode tier the job must fit in", {"volcano": Status.PLANNED},
                   honoured_by="--scheduler volcano",
                   kinds=("batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup"),
                   why="Volcano's HyperNode tier walk (hard; soft bounded by the root)"),
-    SchedulingKey("*tasks.networkTopology", Where.FIELD, "Volcano",
-                  "a task's HyperNode tier", {}, honoured_by=_VOLCANO,
-                  kinds=("batch.volcano.sh/Job",)),
+    SchedulingKey("*tasks.partitionPolicy.networkTopology", Where.FIELD, "Volcano",
+                  "the HyperNode tier of each partition of a task", _V_PLANNED,
+                  honoured_by=_VOLCANO, kinds=("batch.volcano.sh/Job",),
+                  why="a sub-group policy of the vcjob's PodGroup, walked per partition"),
     # --- scheduler-plugins coscheduling
     SchedulingKey("scheduling.x-k8s.io/pod-group", Where.LABEL, "scheduler-plugins",
                   "the coscheduling PodGroup the pod belongs to", _N,
@@ -237,13 +248,14 @@ KEYS: tuple[SchedulingKey, ...] = (
                   kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
                   why="a gang of minAvailable, as the operator's gang scheduler gets it"),
     SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
-                  "the gang scheduler's queue", {}, honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  "the gang scheduler's queue", {}, honoured_by=_V_NOT_MADE.format("operator"),
+                  kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.priorityClass", Where.FIELD, "Kubeflow",
                   "the PodGroup's priority class (the pods keep their own)", {},
-                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  honoured_by=_V_NOT_MADE.format("operator"), kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.minResources", Where.FIELD, "Kubeflow",
                   "resources the gang scheduler reserves before starting", {},
-                  honoured_by=_VOLCANO, kinds=_KUBEFLOW),
+                  honoured_by=_V_NOT_MADE.format("operator"), kinds=_KUBEFLOW),
     SchedulingKey("spec.runPolicy.schedulingPolicy.scheduleTimeoutSeconds", Where.FIELD,
                   "Kubeflow", "how long the gang may wait", {},
                   honoured_by="nothing in tasplan (an offline plan does not wait)",
@@ -265,7 +277,7 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="a gang of all pods, as the Trainer writes the PodGroup"),
     SchedulingKey("spec.podGroupPolicy.volcano.networkTopology", Where.FIELD,
                   "Kubeflow Trainer", "the Volcano HyperNode tier of the TrainJob", {},
-                  honoured_by=_VOLCANO,
+                  honoured_by=_V_NOT_MADE.format("Trainer"),
                   kinds=("trainer.kubeflow.org/TrainingRuntime",
                          "trainer.kubeflow.org/ClusterTrainingRuntime")),
     # --- KubeRay
@@ -274,7 +286,8 @@ KEYS: tuple[SchedulingKey, ...] = (
                   why="one gang of the head and all workers, as KubeRay's "
                   "kubernetes-was-v1alpha2 batch scheduler writes it"),
     SchedulingKey("ray.io/priority-class-name", Where.LABEL, "KubeRay",
-                  "the Volcano PodGroup's priority class", {}, honoured_by=_VOLCANO),
+                  "the Volcano PodGroup's priority class", {},
+                  honoured_by=_V_NOT_MADE.format("RayCluster")),
     # --- Grove
     SchedulingKey("*topologyConstraint.packDomain", Where.FIELD, "Grove",
                   "pack each replica into one domain of this level", {},

@@ -18,9 +18,10 @@ MEMBER_NODE = "Node"
 MEMBER_HYPERNODE = "HyperNode"
 HARD = "hard"
 SOFT = "soft"
-# The annotation a pod names its Volcano PodGroup with, and the one Volcano once recorded the
-# job's HyperNode in (written, no longer read, by the newest scheduler).
-GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+# The annotations a pod names its Volcano PodGroup with (the first is what Volcano's
+# controllers write), and the one Volcano once recorded the job's HyperNode in (written, no
+# longer read, by the newest scheduler).
+VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
 ALLOCATED_HYPERNODE_ANNOTATION = "volcano.sh/job-allocated-hypernode"
 TASK_SPEC_KEY = "volcano.sh/task-spec"
 PARTITION_ID_KEY = "volcano.sh/partition-id"

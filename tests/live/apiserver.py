@@ -23,6 +23,9 @@ import yaml
 TOKEN = "tasplan-test-token-9f8e7d6c5b4a"  # what the server accepts
 
 CORE = {"nodes": "Node", "pods": "Pod"}
+VOLCANO = (("topology.volcano.sh", "v1alpha1", "hypernodes", False),
+           ("scheduling.volcano.sh", "v1beta1", "podgroups", True),
+           ("batch.volcano.sh", "v1alpha1", "jobs", True))
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Cluster:
     resource_versions: tuple[str, ...] = ()
     # kueue.x-k8s.io versions served (Kueue installed); none by default
     kueue_versions: tuple[str, ...] = ()
+    # Volcano installed: its three API groups served (HyperNodes, PodGroups, vcjobs)
+    volcano: bool = False
     version: str = "v1.37.0"
     token: str | None = TOKEN
     forbidden: set[str] = field(default_factory=set)  # collection paths answered 403
@@ -139,6 +144,12 @@ class _Handler(BaseHTTPRequestHandler):
                                        "localqueues", "workloads"),
                                                   "verbs": ["get", "list", "watch"]}
                                                  for n in names]})
+        for group, version, resource, namespaced in VOLCANO if c.volcano else ():
+            if path == f"/apis/{group}/{version}":
+                return self._json({"kind": "APIResourceList",
+                                   "groupVersion": f"{group}/{version}",
+                                   "resources": [{"name": resource, "namespaced": namespaced,
+                                                  "verbs": ["get", "list", "watch"]}]})
         collection, namespace = _collection(path)
         if collection is None or not self._served(collection):
             return self._status(404, "NotFound", "the server could not find the requested "
@@ -164,6 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
             return collection.split("/")[3] in c.resource_versions
         if collection.startswith("/apis/kueue.x-k8s.io/"):
             return collection.split("/")[3] in c.kueue_versions
+        if "volcano.sh/" in collection:
+            return c.volcano
         if collection.startswith("/apis/scheduling.k8s.io/"):
             version, resource = collection.split("/")[3:5]
             if version not in c.scheduling_versions:

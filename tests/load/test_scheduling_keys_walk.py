@@ -238,8 +238,10 @@ PROBES: dict[str, Callable[[str], Probe]] = {
         ["metadata", "labels", "volcano.sh/network-topology-highest-tier-allowed"], "1")),
     "spec.networkTopology": on(vcjob, at(["spec", "networkTopology"],
                                          {"mode": "hard", "highestTierAllowed": 1})),
-    "*tasks.networkTopology": on(vcjob, lambda docs: docs[0]["spec"]["tasks"][0].__setitem__(
-        "networkTopology", {"mode": "hard", "highestTierAllowed": 1})),
+    "*tasks.partitionPolicy.networkTopology": on(
+        vcjob, lambda docs: docs[0]["spec"]["tasks"][0].__setitem__("partitionPolicy", {
+            "totalPartitions": 1, "partitionSize": 2,
+            "networkTopology": {"mode": "hard", "highestTierAllowed": 1}})),
     "scheduling.x-k8s.io/pod-group": on_pods("labels", "cpg"),
     "spec.runPolicy.schedulingPolicy.minAvailable": on(pytorch, at(
         ["spec", "runPolicy", "schedulingPolicy", "minAvailable"], 1)),

@@ -112,6 +112,11 @@ class VolcanoRun:
                              "nodes of equal score")
             notes.append(Note("random-ties", "; ".join(words) + ": Volcano picks by Go map "
                               "order or at random, tasplan the first by name"))
+        if spec.phase == "Pending":
+            notes.append(Note("volcano-pending", "the PodGroup is Pending: Volcano's allocate "
+                              "action skips it until the enqueue action admits it (queue "
+                              "capacity and overcommit, not known offline); planned as if "
+                              "admitted"))
         if spec.allocated_hypernode:
             notes.append(Note("volcano-allocated-hypernode",
                               f"{ALLOCATED_HYPERNODE_ANNOTATION}={spec.allocated_hypernode} is "

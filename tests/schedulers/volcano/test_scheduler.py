@@ -80,3 +80,107 @@ def test_auto_gives_pods_asking_for_volcano_to_volcano() -> None:
     (g,) = plan(snapshot(nodes, pods, [group])).groups
     assert g.scheduler == "volcano" and g.schedulable and g.selected == "cluster"
     assert any(n.code == "scheduler-auto" and "schedulerName" in n.message for n in g.notes)
+
+
+PENDING_PG = """
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: ml}
+spec: {minMember: 1}
+status: {phase: PHASE}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  schedulerName: volcano
+  schedulingGroup: {podGroupName: pg}
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_a_pending_podgroup_is_planned_as_if_admitted_and_says_so(tmp_path: Path) -> None:
+    """Volcano's allocate action skips a PodGroup still Pending when the enqueue action is
+    configured (allocate.go buildAllocateContext, volcano
+    ed72c7c815a9fd547a787134676f73d42e9d049c): tasplan plans it, with a note."""
+    notes = {}
+    for phase in ("Pending", "Inqueue"):
+        path = tmp_path / f"{phase}.yaml"
+        path.write_text(PENDING_PG.replace("PHASE", phase))
+        (g,) = plan(load_inputs([path], [SAMPLES / "cluster"])).groups
+        assert g.scheduler == "volcano" and g.schedulable
+        notes[phase] = {n.code for n in g.notes}
+    assert "volcano-pending" in notes["Pending"] and "volcano-pending" not in notes["Inqueue"]
+
+
+def test_a_vcjob_given_as_a_workload_is_not_called_waiting(tmp_path: Path) -> None:
+    """The cluster holds the vcjob, Pending (no pods yet); the same vcjob as a workload input
+    is planned, so the warning about waiting vcjobs leaves it out."""
+    import yaml
+
+    job = yaml.safe_load((SAMPLES / "volcano" / "train-vcjob.yaml").read_text())
+    job["metadata"]["uid"] = "u-1"
+    job["status"] = {"state": {"phase": "Pending"}}
+    other = yaml.safe_load(yaml.safe_dump(job))
+    other["metadata"].update(name="other", uid="u-2")
+    cluster = tmp_path / "vcjobs.yaml"
+    cluster.write_text(yaml.safe_dump_all([job, other]))
+    snapshot = load_inputs([SAMPLES / "volcano" / "train-vcjob.yaml"],
+                           [SAMPLES / "cluster", cluster])
+    (warning,) = [w for w in snapshot.warnings if "vcjob" in w]
+    assert "1 vcjob(s)" in warning and "'ml/other'" in warning and "llm-train" not in warning
+
+
+RUNNING_JOB = [
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+     "metadata": {"name": "serve-pg", "namespace": "ml"},
+     "spec": {"minMember": 3, "networkTopology": {"mode": "hard", "highestTierAllowed": 2}},
+     "status": {"phase": "Running"}},
+    *({"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": f"serve-{i}", "namespace": "ml",
+                    "annotations": {key: "serve-pg"}},
+       "spec": {**({"nodeName": "gpu-a2-0", "priority": 0} if i == 0 else {}),
+                "schedulerName": "volcano",
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+                "containers": [{"name": "c", "resources": {"requests": {
+                    "cpu": "1", "nvidia.com/gpu": "8" if i else "1"}}}]},
+       "status": {"phase": "Running" if i == 0 else "Pending"}}
+      for i, key in enumerate(("scheduling.k8s.io/group-name",
+                               "scheduling.volcano.sh/group-name",
+                               "scheduling.k8s.io/group-name")))]
+
+
+def test_a_running_job_in_the_cluster_joins_its_podgroup_on_every_reader(
+        tmp_path: Path, monkeypatch) -> None:
+    """Pods name their Volcano PodGroup by annotation; whichever reader decodes a cluster
+    dump (dict JSON, the typed reader of large dumps, a tasplan snapshot), the running pod
+    is the job's and bounds it to its block (volcano
+    ed72c7c815a9fd547a787134676f73d42e9d049c recoverAllocatedHyperNode): the two pending
+    pods go to block-a, where rack-a2's running pod is."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+    from tasplan.explain.selection import select
+    from tasplan.load import documents
+
+    dump = tmp_path / "running.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": RUNNING_JOB}))
+    snap = tmp_path / "snap.json"
+    assert CliRunner().invoke(app, ["snapshot", "-c", str(SAMPLES / "cluster"), "-c",
+                                    str(SAMPLES / "volcano" / "hypernodes.yaml"), "-c",
+                                    str(dump), "-f", str(snap), "-q"]).exit_code == 0
+    sample_cluster = [SAMPLES / "cluster", SAMPLES / "volcano" / "hypernodes.yaml"]
+    for name, clusters, strict in (("dict", [*sample_cluster, dump], None),
+                                   ("typed", [*sample_cluster, dump], 0),
+                                   ("snapshot", [snap], None)):
+        with monkeypatch.context() as m:
+            if strict is not None:
+                m.setattr(documents, "STRICT_TYPED_BYTES", strict)
+            loaded = load_inputs([], clusters)
+        members = sorted(p.name for p in loaded.pods if p.group == "ml/serve-pg")
+        assert members == ["serve-0", "serve-1", "serve-2"], name
+        (g,) = plan(select(loaded, ["ml/serve-pg"], unschedulable=False)).groups
+        assert g.schedulable and g.scheduled == 1 and g.scheduler == "volcano", name
+        assert g.selected.startswith("rack-a"), (name, g.selected)
