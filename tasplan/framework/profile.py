@@ -32,8 +32,7 @@ class Profile:
     ``unmodelled`` lists enabled upstream plugins that tasplan does not run (volumes, DRA,
     ImageLocality, ...), in configuration order, so reports can say what was left out.
     ``percentage_of_nodes_to_score`` is the profile's value, else the global one; 0 means
-    upstream's adaptive default. tasplan always evaluates every node. Likewise
-    ``percentage_of_placements_to_score`` (recorded only: tasplan evaluates every placement)."""
+    upstream's adaptive default. tasplan always evaluates every node."""
 
     scheduler_name: str
     filter: tuple[str, ...]
@@ -44,7 +43,6 @@ class Profile:
     plugin_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     unmodelled: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int = 0
-    percentage_of_placements_to_score: int = 0
     # The PodGroupPostFilter plugins (upstream: DefaultPreemption, workload-aware
     # preemption), which the planner's preemption stands for.
     pod_group_post_filter: tuple[str, ...] = ()

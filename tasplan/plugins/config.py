@@ -33,10 +33,16 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 TOP_LEVEL_FIELDS = ("apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
                     "enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
-                    "percentageOfPlacementsToScore", "podInitialBackoffSeconds",
-                    "podMaxBackoffSeconds", "profiles", "extenders", "delayCacheUntilActive")
-PROFILE_FIELDS = ("schedulerName", "percentageOfNodesToScore",
-                  "percentageOfPlacementsToScore", "plugins", "pluginConfig")
+                    "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles", "extenders",
+                    "delayCacheUntilActive")
+PROFILE_FIELDS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
+# Fields proposed upstream but in no release's configuration API (kube-scheduler's strict
+# decoding refuses them as unknown): why, for the error.
+UNRELEASED_FIELDS = {
+    "percentageOfPlacementsToScore": "proposed for KEP-5732 beta (kubernetes#139859, not "
+    "merged): no kube-scheduler release 1.35-1.38 has it, and kube-scheduler refuses a "
+    "configuration that sets it",
+}
 MAX_INT32 = 2**31 - 1
 
 
@@ -66,16 +72,22 @@ class _Decoder:
             raise self.f.error(prefix + key, f"{value} not in valid range [0-100]")
         return value
 
+    def strict(self, value: object, at: str, known: tuple[str, ...]) -> Mapping[str, Any]:
+        if isinstance(value, Mapping):
+            for key, why in UNRELEASED_FIELDS.items():
+                if key in value:
+                    raise self.f.error(f"{at}.{key}" if at else key, f"unknown field ({why})")
+        return self.f.strict(value, at, known)
+
     def decode(self) -> SchedulerConfig:
         f = self.f
-        obj = self.f.strict(f.obj, "", TOP_LEVEL_FIELDS)
+        obj = self.strict(f.obj, "", TOP_LEVEL_FIELDS)
         if obj.get("apiVersion") != API_VERSION:
             raise f.expected("apiVersion", API_VERSION, obj.get("apiVersion"))
         if obj.get("kind") != KIND:
             raise f.expected("kind", KIND, obj.get("kind"))
         self._check_scheduler_tuning(obj)
         nodes_pct = self.percentage(obj, "percentageOfNodesToScore") or 0
-        placements_pct = self.percentage(obj, "percentageOfPlacementsToScore") or 0
         extenders = f.sequence(obj.get("extenders"), "extenders")
         if extenders:
             self.warnings.append(
@@ -88,7 +100,7 @@ class _Decoder:
         queue_sort = None
         for i, raw in enumerate(raw_profiles):
             at = f"profiles[{i}]"
-            prof = self.f.strict(raw, at, PROFILE_FIELDS)
+            prof = self.strict(raw, at, PROFILE_FIELDS)
             if prof.get("schedulerName") is None and len(raw_profiles) == 1:
                 name = DEFAULT_SCHEDULER
             else:
@@ -104,14 +116,10 @@ class _Decoder:
             queue_sort = sort
             args = self._plugin_config(prof.get("pluginConfig"), f"{at}.pluginConfig")
             own_nodes_pct = self.percentage(prof, "percentageOfNodesToScore", f"{at}.")
-            own_placements_pct = self.percentage(prof, "percentageOfPlacementsToScore",
-                                                 f"{at}.")
             try:
                 profiles[name] = resolve_profile(
                     name, plugins, args, self.registry,
-                    percentage_of_nodes_to_score=_first(own_nodes_pct, nodes_pct),
-                    percentage_of_placements_to_score=_first(own_placements_pct,
-                                                             placements_pct))
+                    percentage_of_nodes_to_score=_first(own_nodes_pct, nodes_pct))
             except ProfileError as exc:
                 raise f.error(f"{at}.{exc.field}" if exc.field else at, exc.detail) from None
             total = sum(ref.weight or 1 for ref in profiles[name].score) * MAX_NODE_SCORE

@@ -126,7 +126,6 @@ def resolve_profile(
     registry: Registry | None = None,
     *,
     percentage_of_nodes_to_score: int = 0,
-    percentage_of_placements_to_score: int = 0,
 ) -> Profile:
     """A configured profile's ``plugins`` (config key -> PluginSet) merged into the defaults.
     Errors are ProfileErrors whose field is relative to the profile
@@ -170,7 +169,6 @@ def resolve_profile(
         unmodelled=tuple(resolver.unmodelled),
         pod_group_post_filter=tuple(name for name, _ in points[POD_GROUP_POST_FILTER]),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-        percentage_of_placements_to_score=percentage_of_placements_to_score,
     )
 
 

@@ -77,7 +77,6 @@ profiles:
 - schedulerName: default-scheduler
 - schedulerName: packer
   percentageOfNodesToScore: 70
-  percentageOfPlacementsToScore: 20
   pluginConfig:
   - name: NodeResourcesFit
     args:
@@ -88,8 +87,6 @@ profiles:
     default, packer = config.profiles.values()
     assert default.percentage_of_nodes_to_score == 40
     assert packer.percentage_of_nodes_to_score == 70
-    assert (default.percentage_of_placements_to_score,
-            packer.percentage_of_placements_to_score) == (0, 20)
     assert packer.scheduler_name == "packer"
     assert packer.plugin_args[n.NODE_RESOURCES_FIT] == {
         "scoringStrategy": {"type": "MostAllocated"}}
@@ -202,6 +199,22 @@ ERRORS = [
                  id="max backoff below initial backoff"),
     pytest.param("profile: []\n", "profile", "profile:", "unknown field",
                  id="unknown top-level field (strict decoding)"),
+    # KEP-5732 beta's placement sampling: proposed in kubernetes#139859, in no release's
+    # KubeSchedulerConfiguration (config/v1 types.go of 1.35-1.38 and main lack it), so
+    # kube-scheduler's strict decoding refuses it; tasplan says why (issue 24).
+    pytest.param("percentageOfPlacementsToScore: 20\n", "percentageOfPlacementsToScore",
+                 "percentageOfPlacementsToScore", "unknown field (proposed for KEP-5732 beta "
+                 "(kubernetes#139859, not merged)", id="percentageOfPlacementsToScore"),
+    pytest.param("profiles:\n- percentageOfPlacementsToScore: 20\n",
+                 "profiles[0].percentageOfPlacementsToScore", "percentageOfPlacementsToScore",
+                 "no kube-scheduler release 1.35-1.38 has it",
+                 id="profile percentageOfPlacementsToScore"),
+    # PlacementBinPacking (noderesources/placement_bin_packing.go @128a49b7) was a prototype
+    # never registered: placement scoring is NodeResourcesFit's (PR kubernetes#136652).
+    pytest.param("profiles:\n- plugins:\n    placementScore:\n      enabled:\n"
+                 "      - name: PlacementBinPacking\n",
+                 "profiles[0].plugins.placementScore.enabled[0].name", "PlacementBinPacking",
+                 "PlacementBinPacking", id="PlacementBinPacking is no plugin"),
 ]
 
 
