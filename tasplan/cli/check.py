@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
               all_placements: bool = False, session: Session | None = None,
-              width: int | None = None, html: str | None = None) -> int:
+              width: int | None = None, html: str | None = None, compare: bool = False
+              ) -> int:
     if not workloads:
         raise UsageError("give at least one workload file or directory")
     if html is not None:  # before any work: a bad target costs no load
@@ -48,13 +49,28 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         from tasplan.cli.pictures import write_plan_html
 
         write_plan_html(html, result, snapshot, applied, all_placements)
+    comparisons: tuple = ()
+    if compare:
+        from tasplan.schedulers.compare import compare as compare_schedulers
+
+        with session.status("comparing schedulers…"):
+            comparisons = compare_schedulers(
+                snapshot, result, lambda snap, **kw: plan_groups(
+                    snap, scheduler_config=loaded.config, preempt=plan.preempt,
+                    schedulers=plan.schedulers(), **kw),
+                plan.target, plan.schedulers())
     if output in ("json", "yaml"):
         from tasplan.report.document import plan_document
         from tasplan.report.serialize import to_json, to_yaml
 
         document = plan_document(result, what_if=applied, skipped=snapshot.skipped)
+        if compare:
+            from tasplan.report.compare import comparisons_document
+
+            document["comparisons"] = comparisons_document(comparisons)
         write_stdout(to_json(document) if output == "json" else to_yaml(document))
     else:
+        from tasplan.report.compare import render_comparisons
         from tasplan.report.table import render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
 
@@ -62,7 +78,8 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
             result, wide=output == "wide", all_assignments=all_placements, width=target),
-            *skipped_lines(snapshot.skipped, nothing)], stdout_width(width)))
+            *skipped_lines(snapshot.skipped, nothing), *render_comparisons(comparisons, target)],
+            stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return exit_status(result, snapshot, nothing)
 

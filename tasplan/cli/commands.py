@@ -96,6 +96,9 @@ def check(
     all_placements: Annotated[bool, Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
     html: HtmlOpt = None,
+    compare: Annotated[bool, Option(
+        "--compare", help="Also plan each group under every scheduler its intent translates "
+        "to (kube-scheduler, Kueue, KAI, Volcano), side by side; JSON: comparisons.")] = False,
     *,
     jobs: JobOptions,
     width: WidthOpt = None,
@@ -114,7 +117,7 @@ def check(
 
     session = Session(live, what_if, plan, jobs)
     return run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements,
-                                         session, width, html), traceback=traceback)
+                                         session, width, html, compare), traceback=traceback)
 
 
 def lint(

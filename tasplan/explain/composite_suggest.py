@@ -7,7 +7,8 @@ that one change (the planner's verdict on the root, without preemption):
   kube-scheduler's own choice (workload-aware preemption for the tree, run with the tree's
   pods allowed to preempt when the inputs say Never or preemption is off), then removed from
   the inputs and the tree re-planned. No suggestion when preemption finds nothing or the
-  tree does not fit with its victims gone;
+  tree does not fit with its victims gone. Then, when fewer pods in one of the root's
+  closest domains do it, those (``_fewer_evictions``);
 - ``addNodes``: the fewest copies of a node of the root's closest domains (tried in order)
   that make the tree fit: the largest count tried first (so a domain no count helps costs
   one re-plan), then bisection, each count a re-plan.
@@ -20,12 +21,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from tasplan.explain.counterfactuals.eviction import (
+    SYSTEM_CRITICAL_CLASSES,
+    SYSTEM_CRITICAL_PRIORITY,
+)
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.node import Node
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.result import PlanResult
 from tasplan.plan.tree_result import CompositeResult
 from tasplan.preemption.evaluator import NO_VICTIMS, NOT_ENOUGH
+from tasplan.preemption.victims import Hierarchy
 from tasplan.whatif.apply import apply_edits
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import Edit
@@ -34,6 +40,8 @@ from tasplan.whatif.edits import Edit
 Replan = Callable[..., PlanResult]
 DOMAINS_TRIED = 3
 MAX_NODES = 256
+# Re-plans spent looking for fewer evictions than upstream's preemption takes.
+EVICT_REPLANS = 24
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,9 @@ def suggestions(snapshot: ClusterSnapshot, root: CompositeResult, replan: Replan
     evict = _evictions(snapshot, root, replan, fits)
     if evict is not None:
         yield evict
+        fewer = _fewer_evictions(snapshot, root, len(evict.details["victims"]), fits)
+        if fewer is not None:
+            yield fewer
     added = _add_nodes(snapshot, root, fits)
     if added is not None:
         yield added
@@ -129,6 +140,79 @@ def _evictions(snapshot: ClusterSnapshot, root: CompositeResult, replan: Replan,
         f"evict {len(names)} lower-priority pod(s): {shown}", result, "evict",
         {"victims": [{"pod": v.pod, "node": v.node, "priority": v.priority, "group": v.group}
                      for v in found.victims], "pdbViolations": violated})
+
+
+def _fewer_evictions(snapshot: ClusterSnapshot, root: CompositeResult, evicts: int,
+                     fits: Callable[[ClusterSnapshot], CompositeResult | None]
+                     ) -> TreeSuggestion | None:
+    """Fewer than the ``evicts`` pods upstream's preemption takes (it clears every
+    lower-priority pod, plans once and reprieves: it keeps the best-scored domain, not the
+    cheapest), in the root's closest domains: the shortest prefix of the domain's
+    lower-priority pods (lowest priority first, then the largest) that lets the tree fit,
+    then every pod of it that can be spared; each check a re-plan of every input (at most
+    ``EVICT_REPLANS`` in all)."""
+    if evicts < 2:
+        return None
+    cpg = root.composite
+    key, priority = cpg.topology_key, cpg.priority or 0
+    mine = tree_leaves(snapshot, cpg.key)
+    hierarchy = Hierarchy(snapshot.group_index, snapshot.composites)
+    domains: list[str | None] = [p.name for p in sorted(
+        root.placements, key=lambda p: (-p.scheduled, p.name))][:DOMAINS_TRIED] if key else [None]
+    labels = {n.name: n.labels for n in snapshot.nodes}
+    budget = [EVICT_REPLANS]
+    best: tuple[list, CompositeResult, list[str], str | None] | None = None
+
+    def works(pods: Sequence) -> tuple[CompositeResult, list[str]] | None:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        draft = Draft.of(snapshot)
+        keys = {p.key for p in pods}
+        violated = draft.evict([p for p in draft.bound_pods() if p.key in keys])
+        result = fits(draft.snapshot())
+        return None if result is None else (result, violated)
+
+    for domain in domains:
+        pool = sorted((p for p in snapshot.pods if p.node_name and not p.terminal
+                       and p.group not in mine and hierarchy.priority(p) < priority
+                       and p.priority < SYSTEM_CRITICAL_PRIORITY
+                       and p.priority_class_name not in SYSTEM_CRITICAL_CLASSES
+                       and (domain is None or labels.get(p.node_name, {}).get(key) == domain)),
+                      key=lambda p: (hierarchy.priority(p), -sum(p.requests.values()), p.key))
+        limit = evicts - 1 if best is None else len(best[0]) - 1
+        found = works(pool) if pool and limit >= 1 else None
+        if found is None:
+            continue
+        low, high = 0, len(pool)
+        while high - low > 1:  # the shortest prefix that fits
+            mid = (low + high) // 2
+            if (shorter := works(pool[:mid])) is not None:
+                high, found = mid, shorter
+            else:
+                low = mid
+        victims = list(pool[:high])
+        for pod in reversed(pool[:high]):  # spare what can be spared
+            if len(victims) == 1:
+                break
+            rest = [v for v in victims if v is not pod]
+            if (spared := works(rest)) is not None:
+                victims, found = rest, spared
+        if len(victims) <= limit:
+            best = (victims, *found, domain)
+    if best is None:
+        return None
+    victims, result, violated, domain = best
+    names = [p.key for p in victims]
+    where = f" in {domain!r}" if domain is not None else ""
+    return TreeSuggestion(
+        f"evict {len(names)} lower-priority pod(s){where}: {', '.join(names[:4])}"
+        + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        + f" (by hand: fewer than the {evicts} kube-scheduler's own preemption evicts)",
+        result, "evict",
+        {"victims": [{"pod": p.key, "node": p.node_name, "priority": hierarchy.priority(p),
+                      "group": p.group} for p in victims],
+         "pdbViolations": violated, "upstreamEvicts": evicts})
 
 
 def _add_nodes(snapshot: ClusterSnapshot, root: CompositeResult,

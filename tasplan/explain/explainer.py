@@ -22,6 +22,7 @@ from tasplan.explain.counterfactuals import (
     topology_key,
 )
 from tasplan.explain.domains import analyse_domains
+from tasplan.explain.kai import explainer as kai_explainer
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -38,6 +39,7 @@ from tasplan.plan.state import PlanState
 from tasplan.preemption.budgets import STATUS, disruption_budgets
 from tasplan.preemption.victims import Hierarchy
 from tasplan.schedulers.interface import AUTO
+from tasplan.schedulers.kai.scheduler import KAI, KaiScheduler
 from tasplan.schedulers.kube.admission import group_priority
 from tasplan.schedulers.kube.scheduler import KubeRun, KubeScheduler, Stage
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
@@ -70,10 +72,11 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
                      all_assignments)
     kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
     kueue = kueue or KueueScheduler()
+    schedulers = {**in_tree_schedulers(kube, kueue),
+                  KAI: KaiScheduler(explain=kai_explainer(explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, target=target, preempt=preempt,
-                  scheduler=scheduler, schedulers=in_tree_schedulers(kube, kueue),
-                  pdb_allowance=pdb_allowance)
+                  scheduler=scheduler, schedulers=schedulers, pdb_allowance=pdb_allowance)
     for group in result.groups:
         record = kueue.records.get(group.group.key)
         if group.scheduler == kueue.name and record is not None and not group.schedulable:

@@ -102,7 +102,8 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
                                  groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
                                  dra=snapshot.dra.unallocated(),
-                                 kueue=_unadmitted(snapshot.kueue)),
+                                 kueue=_unadmitted(snapshot.kueue),
+                                 kai=snapshot.kai),
                  scheduler="kueue" if kueue else "auto").groups[0]
     if not alone.schedulable and not alone.error:
         return [(owner, Violation("TP302", ("metadata", "name"), (

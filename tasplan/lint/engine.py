@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasplan.errors import InputError
-from tasplan.lint import dra, expansion, kueue, schema, semantic, volcano
+from tasplan.lint import dra, expansion, kai, kueue, schema, semantic, volcano
 from tasplan.lint.reader import Manifest, parse, read_bytes
 from tasplan.lint.report import Finding, LintReport, Resource, Violation, format_path
 from tasplan.lint.rules import Severity, rule
@@ -100,6 +100,9 @@ class _Run:
         if dra.is_dra(m):
             self.checked.add(id(m))
             return dra.validate(m)
+        if kai.is_kai(m):
+            self.checked.add(id(m))
+            return kai.validate(m)
         if volcano.is_volcano(m):
             self.checked.add(id(m))
             return [*volcano.validate(m), *kueue.check(m)]
@@ -148,6 +151,8 @@ class _Run:
             self.violations[id(m)].append(v)
         known = None if cluster_docs is None else dra.known_in(d.obj for d in cluster_docs)
         for m, v in dra.check(checked, self.options.namespace, known):
+            self.violations[id(m)].append(v)
+        for m, v in kai.check(checked, self.options.namespace):
             self.violations[id(m)].append(v)
 
     def cluster(self, docs: list) -> None:

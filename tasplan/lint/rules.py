@@ -166,6 +166,47 @@ RULES: tuple[Rule, ...] = (
          "topologyName without nodeLabels; a Workload PodSet's slice size missing, "
          "forbidden or not above 0.",
          "Fix the field the message names."),
+    Rule("TP240", "kai-webhook-rejects", _E,
+         "A KAI PodGroup or Topology that KAI's admission webhook rejects on create "
+         "(duplicate or cyclic subgroups, a missing parent, minMember and minSubGroup "
+         "together or on the wrong subgroups, duplicate or colliding level aliases).",
+         "Fix the field the message names; `kubectl apply` fails with the same message."),
+    Rule("TP241", "kai-webhook-warns", _W,
+         "A KAI PodGroup the webhook admits with a warning: minSubGroup above the number "
+         "of child subgroups, so the gang can never be complete.",
+         "Lower minSubGroup or add subgroups."),
+    Rule("TP242", "kai-unknown-topology", _W,
+         "A KAI topology constraint names a Topology (kai.scheduler/v1alpha1) that is not in "
+         "the inputs: KAI never places the job without it.",
+         "Fine if it exists in the cluster (lint --cluster checks); else create it or fix "
+         "the name."),
+    Rule("TP243", "kai-unknown-level", _E,
+         "A KAI required or preferred topology level (a node label or a level alias) that "
+         "the named Topology does not have: KAI never places the job.",
+         "Use one of the Topology's spec.levels[].nodeLabel values or their aliases."),
+    Rule("TP244", "kai-no-level", _E,
+         "A KAI topology constraint names a topology but neither a required nor a preferred "
+         "level: KAI never places the job.",
+         "Add requiredTopologyLevel or preferredTopologyLevel, or drop the constraint."),
+    Rule("TP245", "kai-preferred-above-required", _E,
+         "A KAI preferred topology level above the required one: KAI never places the job.",
+         "The preferred level must be the required one or below it (e.g. required zone, "
+         "preferred rack)."),
+    Rule("TP246", "kai-ignored-constraint", _W,
+         "A KAI topology constraint with levels but no topology: KAI ignores it.",
+         "Add `topology: <Topology name>` to the constraint."),
+    Rule("TP247", "kai-subgroup-coarser", _E,
+         "A KAI subgroup required to stay in a level coarser than its parent's: KAI counts "
+         "free capacity only inside the parent's domain, so the subgroup never fits.",
+         "Require the subgroup at its parent's level or below it."),
+    Rule("TP248", "kai-unknown-subgroup", _E,
+         "A pod names a subgroup (kai.scheduler/subgroup-name) its KAI PodGroup does not "
+         "define, or none when the PodGroup has subgroups: KAI never schedules it.",
+         "Label the pod with one of the PodGroup's spec.subGroups[].name."),
+    Rule("TP249", "kai-scheduler-name", _W,
+         "A pod joins a KAI PodGroup (pod-group-name) but does not ask for schedulerName "
+         "kai-scheduler: KAI leaves it to another scheduler.",
+         "Set spec.schedulerName: kai-scheduler."),
     Rule("TP250", "hypernode-without-members", _E,
          "A Volcano HyperNode lists no members; Volcano's HyperNode webhook rejects it.",
          "List its nodes or child HyperNodes under spec.members."),

@@ -15,6 +15,7 @@ from tasplan.live.discovery import (
     DRA_RESOURCES,
     KUEUE_NAMESPACED,
     KUEUE_RESOURCES,
+    kai_api,
     kueue_api,
     resource_api,
     scheduling_api,
@@ -83,6 +84,12 @@ def read_cluster(connection: Connection, *, namespace: str = "",
             lists.append((f"/apis/{version}{where}/{resource}", KUEUE_RESOURCES[resource],
                           version, f"{resource}.kueue.x-k8s.io{said}", prune))
             optional.add(lists[-1][3])
+    for version, resource, kind, namespaced in kai_api(reader):  # KAI (--scheduler kai)
+        where, said = (scope, within) if namespaced else ("", "")
+        group = version.split("/")[0]
+        lists.append((f"/apis/{version}{where}/{resource}", kind, version,
+                      f"{resource}.{group}{said}", prune))
+        optional.add(lists[-1][3])
     for version, resource, kind, namespaced in volcano_api(reader):  # --scheduler volcano
         where, said = (scope, within) if namespaced else ("", "")
         lists.append((f"/apis/{version}{where}/{resource}", kind, version,
@@ -126,4 +133,6 @@ def _without(resource: str) -> str:
         return "Kueue's objects are planned without it (--scheduler kueue)"
     if "volcano.sh" in resource:
         return "Volcano's objects are planned without it (--scheduler volcano)"
+    if "kai.scheduler" in resource or "scheduling.run.ai" in resource:
+        return "KAI's Topologies and PodGroups are planned without it (--scheduler kai)"
     return "DRA devices and claims are planned without it"

@@ -107,6 +107,16 @@ def server_version(reader: Reader) -> str:
     return value if isinstance(value, str) else ""
 
 
+# KAI-Scheduler's objects (--scheduler kai): (apiVersion, resource, kind, namespaced).
+KAI_RESOURCES = (("kai.scheduler/v1alpha1", "topologies", "Topology", False),
+                 ("scheduling.run.ai/v2alpha2", "podgroups", "PodGroup", True))
+
+
+def kai_api(reader: Reader) -> tuple[tuple[str, str, str, bool], ...]:
+    """The KAI resources the server serves (none on a cluster without KAI)."""
+    return tuple(entry for entry in KAI_RESOURCES
+                 if _served(reader, entry[0], (entry[1],)))
+
 # Volcano's objects (--scheduler volcano): (apiVersion, resource, kind, namespaced). vcjobs
 # are read for the pods their controller has not created yet (it waits for the PodGroup to
 # leave Pending).

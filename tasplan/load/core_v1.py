@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
+from tasplan.load.kai import annotated_group
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
 from tasplan.model import timestamp
 from tasplan.model.node import Node
@@ -180,7 +181,7 @@ def decode_pod(
         priority = f.int32(priority, f"{spec_path}.priority")
 
     if group is None:
-        group = _group_ref(f, namespace, spec, spec_path)
+        group = _group_ref(f, namespace, spec, spec_path) or annotated_group(f, namespace, meta)
     ports = host_ports(f, spec, spec_path)
     uid = meta.get("uid") or ""
     if type(uid) is not str:

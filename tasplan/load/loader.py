@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -31,6 +31,7 @@ from tasplan.load import (
     trainjob,
 )
 from tasplan.load import dra as dra_decode
+from tasplan.load import kai as kai_decode
 from tasplan.load import kueue as kueue_decode
 from tasplan.load import volcano as volcano_decode
 from tasplan.load.batch import JobOverrides, decode_job
@@ -57,7 +58,11 @@ from tasplan.load.yaml_loader import locate
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
 from tasplan.model.dra import DraInputs
-from tasplan.model.group import PodGroup
+from tasplan.model.group import PodGroup, Policy
+from tasplan.model.kai import POD_GROUP_ANNOTATION, KaiInputs
+from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
+from tasplan.model.kai import SCHEDULER_NAME as KAI_SCHEDULER
+from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API
 from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
 from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
@@ -92,6 +97,8 @@ _KINDS = {
     (apps.API_VERSION, "Deployment"): "Deployment",
     **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
     **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
+    (KAI_TOPOLOGY_API, "Topology"): "KaiTopology",
+    (KAI_POD_GROUP_API, "PodGroup"): "KaiPodGroup",
     **{(kubeflow.API_VERSION, k): k for k in kubeflow.KINDS},
     (mpijob.API_VERSION, "MPIJob"): MPIJOB_V2,
     **{(v, k): k for v in trainjob.VERSIONS for k in ("TrainJob", *trainjob.RUNTIME_KINDS)},
@@ -208,7 +215,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         if used is not None:
             by_kind[used].append(doc)
             if used in ("Workload", "PodGroup", "VolcanoPodGroup", COMPOSITE_KIND,
-                        _KUEUE_WORKLOAD) \
+                        "KaiPodGroup", _KUEUE_WORKLOAD) \
                     or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
@@ -342,7 +349,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
             meta = d.obj.get("metadata")
             notes = meta.get("annotations") if isinstance(meta, dict) else None
-            if isinstance(notes, dict) and decoded[0].group is None \
+            # (a KAI pod-group-name already gave the pod its group: kept for _kai_groups)
+            if isinstance(notes, dict) \
                     and pod_groups.named_group(decoded[0].labels, notes) is not None:
                 pod_annotations[(decoded[0].namespace, decoded[0].name)] = notes
 
@@ -385,6 +393,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     for pg in pod_group_defs.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
     volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
+    kai = _kai_inputs(by_kind, warnings)
+    groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
+                              pod_annotations))
     groups.extend(pod_groups.group_pods(
         pods, pod_annotations, {(p.namespace, p.name): positions.get(p.source, 0)
                                 for p in pods.values() if p.group is None},
@@ -442,19 +453,22 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         server_version=_server_version(by_kind["Pod"]),
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
-        intents=_intents(by_kind, producers, made),
+        intents=_intents(by_kind, producers, made, pods),
         skipped=_skipped(by_kind[""], unplannable, pods.values()),
         volcano=volcano,
         kueue=kueue,
+        kai=kai,
     )
 
 
 def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
-             made: dict[int, tuple[tuple[str, ...], list]]) -> tuple[Intent, ...]:
+             made: dict[int, tuple[tuple[str, ...], list]],
+             pods: dict[tuple[str, str], Pod]) -> tuple[Intent, ...]:
     """The recognised scheduling keys of the workload inputs' objects: those tasplan reads,
     and skipped ones (their kinds' fields only). A key of a pod-producing object (or of an
     object it is nested in, an AppWrapper) applies to its groups and counts the pods of the
-    template it sits on (for the --gang hint); a TrainJob's runtime's keys apply to it."""
+    template it sits on (for the --gang hint); a TrainJob's runtime's keys apply to it; a
+    Pod's keys to the group it joined (a KAI PodGroup by its pod-group-name)."""
     by_root: dict[Source, list[Producer]] = {}
     for producer in producers:
         by_root.setdefault(producer.source._replace(nested=""), []).append(producer)
@@ -468,6 +482,9 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
             f = ObjectFields(d.source, d.obj)
             mine = by_root.get(d.source, [])
             groups = tuple(dict.fromkeys(g for p in mine for g in made[id(p)][0]))
+            pod = pods.get(_pod_key(d.obj)) if kind == "Pod" and not groups else None
+            if pod is not None and pod.group:
+                groups = (pod.group,)
             sets = [(_join(p.source.nested, ps.template_path), ps)
                     for p in mine for ps in made[id(p)][1] if ps.template_path]
             total = sum(ps.count for p in mine for ps in made[id(p)][1])
@@ -512,6 +529,12 @@ def _skipped(ignored: list[Document], unplannable: list[tuple[Document, Unplanna
 
 def _join(prefix: str, path: str) -> str:
     return f"{prefix}.{path}" if prefix else path
+
+
+def _pod_key(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (meta.get("namespace") or "default", meta.get("name") or "")
 
 
 def _kind_id(obj: dict) -> str:
@@ -629,6 +652,59 @@ def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> Ku
         topologies=decoded("Topology"), flavors=decoded("ResourceFlavor"),
         cluster_queues=decoded("ClusterQueue"), local_queues=decoded("LocalQueue", True),
         cohorts=decoded("Cohort"), workloads=decoded("Workload", True))
+
+
+def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiInputs:
+    """KAI's Topologies and PodGroups, and what their admission webhooks would say."""
+    problems: dict[tuple[str, str], tuple] = {}
+    topologies = {}
+    for key, (topology, found) in _unique("Topology (kai.scheduler)", [
+            ((t.name,), (t, p), d.source) for d in by_kind["KaiTopology"]
+            for t, p in [kai_decode.decode_topology(d.source, d.obj)]], warnings).items():
+        topologies[key[0]] = topology
+        if found:
+            problems[("Topology", key[0])] = tuple(found)
+    groups = {}
+    for _key, (group, found) in _unique("PodGroup (scheduling.run.ai)", [
+            ((g.namespace, g.name), (g, p), d.source) for d in by_kind["KaiPodGroup"]
+            for g, p in [kai_decode.decode_pod_group(d.source, d.obj)]], warnings).items():
+        groups[group.key] = group
+        if found:
+            problems[("PodGroup", group.key)] = tuple(found)
+    return KaiInputs(topologies, groups, problems)
+
+
+def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
+                after: int, annotations: Mapping[tuple[str, str], dict]) -> list[PodGroup]:
+    """One group per KAI PodGroup the pods name (``pod-group-name``): from the
+    ``scheduling.run.ai`` PodGroup when the inputs hold it (in its input position), else,
+    for pods asking for kai-scheduler, the one KAI's pod grouper made (minMember 1, after
+    the groups the inputs define, in pod order). Pods of other names leave the annotation to
+    the label/annotation pod groups (``pod_groups``): their group is unset here."""
+    members: dict[str, list[Pod]] = {}
+    for pod in pods.values():
+        if pod.group is not None and pod.group not in known and pod.group.count("/") == 1:
+            members.setdefault(pod.group, []).append(pod)
+    out = []
+    for key, group_pods in members.items():
+        spec = kai.pod_groups.get(key)
+        namespace = key.split("/", 1)[0]
+        if spec is not None:
+            minimum = 1 if spec.min_member is None else spec.min_member
+            out.append(PodGroup(key, namespace, Policy.GANG if minimum > 1 else Policy.BASIC,
+                                max(minimum, 1), None, "PodGroup", KAI_POD_GROUP_API,
+                                spec.source, positions[spec.source]))
+        elif all(p.scheduler_name == KAI_SCHEDULER for p in group_pods if not p.node_name):
+            first = min(group_pods, key=lambda p: p.order)
+            out.append(PodGroup(key, namespace, Policy.BASIC, 1, None, "PodGroup",
+                                KAI_POD_GROUP_API, first.source, after + first.order))
+        else:
+            for pod in group_pods:
+                pkey = (pod.namespace, pod.name)
+                if (annotations.get(pkey) or {}).get(POD_GROUP_ANNOTATION) == \
+                        key.split("/", 1)[1]:
+                    pods[pkey] = replace(pod, group=None)
+    return out
 
 
 def _server_version(pod_docs: list[Document]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
 from tasplan.load.fields import ObjectFields
 from tasplan.model import timestamp
+from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.pod import Pod
 from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod
@@ -60,17 +61,21 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
     # Per distinct metadata: namespace, labels (checked once), and a small id for the key.
     shared: dict[int, tuple[str, dict, int, str, str]] = {}
     namespaces: dict[str, int] = {}
+    annotated: set[int] = set()
     for i, meta in enumerate(metas):
         meta = f.mapping(meta, f"{TABLE}.metadata[{i}]")
         ns = f.string(meta.get("namespace"), f"{TABLE}.metadata[{i}].namespace") or "default"
         labels = f.string_map(meta.get("labels"), f"{TABLE}.metadata[{i}].labels")
         shared[i] = (ns, labels, namespaces.setdefault(ns, len(namespaces)), owner_kind(meta),
                      kueue_workload(meta))
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict) and POD_GROUP_ANNOTATION in annotations:
+            annotated.add(i)  # the pod's KAI group is in its metadata, not its spec
 
     # One Source for the rows that decode like an earlier one: a row's own Source is made
     # only where an error can arise (a row decoded in full), and warnings name the pod.
     shared_source = Source(source.path, source.document, None, source.workload, TABLE)
-    decoded: dict[int, Pod] = {}
+    decoded: dict[int | tuple, Pod] = {}
     n_specs = len(table["specs"])
     stride = 2 * (n_specs + 1)
     pods: list[Pod] = []
@@ -87,7 +92,8 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
                     or type(mi) is not int or type(si) is not int or not 0 <= si < n_specs):
                 raise TypeError
             ns, labels, ns_id, owner, workload = shared[mi]
-            key = ns_id * stride + 2 * si + (node != "")
+            key = ns_id * stride + 2 * si + (node != "") if mi not in annotated \
+                else (mi, si, node != "")
             t = decoded.get(key)
             if t is None:
                 t = decoded[key] = decode_pod(_row_source(source, k), _row(f, table, k), 0,

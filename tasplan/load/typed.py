@@ -41,6 +41,7 @@ from tasplan.load.document import Document
 from tasplan.load.nesting import may_nest_deeper
 from tasplan.load.strict import long_int, risky_escape
 from tasplan.model import timestamp
+from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
@@ -60,12 +61,13 @@ class _OwnerRef(Struct):
 
 
 class _Annotations(Struct):
-    """Only the annotations ``core_v1.owner_kind`` and Kueue read, and Volcano's group
-    reference (its pods take the dict path, which hands the annotation to the pod
-    grouping); the others are skipped."""
+    """Only the annotations ``core_v1.owner_kind``, Kueue and KAI's group reference read,
+    and Volcano's group reference (its pods take the dict path, which hands the annotation
+    to the pod grouping); the others are skipped."""
 
     mirror: Any = msgspec.field(default=None, name=MIRROR_ANNOTATION)
     kueue_workload: Any = msgspec.field(default=None, name=KUEUE_WORKLOAD_ANNOTATION)
+    pod_group: Any = msgspec.field(default=None, name=POD_GROUP_ANNOTATION)
     volcano_group: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[0])
     volcano_group_legacy: Any = msgspec.field(default=None, name=VOLCANO_GROUP_ANNOTATIONS[1])
 
@@ -432,7 +434,7 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
     requests, non_zero, host_ports = _resources(spec, cache)
     return Pod(
         namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
-        source, order, meta.labels or _EMPTY, _group(namespace, spec),
+        source, order, meta.labels or _EMPTY, _group(namespace, spec, meta),
         spec.priorityClassName or "", host_ports=host_ports,
         deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
         kueue_workload=_kueue_workload(meta), uid=meta.uid or "",
@@ -456,7 +458,7 @@ def _owner_kind(meta: _Meta) -> str:
     return ""
 
 
-def _group(namespace: str, spec: _Spec) -> str | None:
+def _group(namespace: str, spec: _Spec, meta: _Meta) -> str | None:
     sg = spec.schedulingGroup
     if sg is not None:
         if not sg.podGroupName:
@@ -470,6 +472,11 @@ def _group(namespace: str, spec: _Spec) -> str | None:
         if wr.podGroupReplicaKey:
             parts.append(wr.podGroupReplicaKey)
         return "/".join(parts)
+    kai = meta.annotations.pod_group if meta.annotations is not None else None
+    if kai is not None:
+        if type(kai) is not str or not kai:
+            raise _Fallback  # the dict path names the field
+        return f"{namespace}/{kai}"
     return None
 
 

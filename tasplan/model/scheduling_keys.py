@@ -66,7 +66,10 @@ _K = {KUBE_SCHEDULER: Status.PLANNED}
 _N = {KUBE_SCHEDULER: Status.NOTED}
 _KUEUE = "--scheduler kueue (Kueue TAS)"
 _Q = {"kueue": Status.PLANNED}
-_KAI = "--scheduler kai (coming to tasplan)"
+_KAI = "--scheduler kai"
+KAI = "kai"
+_KAI_PLANNED = {KAI: Status.PLANNED}
+_KAI_NOTED = {KAI: Status.NOTED}
 _VOLCANO = "--scheduler volcano"
 _V_PLANNED = {"volcano": Status.PLANNED}
 _V_NOT_MADE = "nothing in tasplan yet (the {}'s Volcano PodGroup is not made; write a " \
@@ -74,6 +77,8 @@ _V_NOT_MADE = "nothing in tasplan yet (the {}'s Volcano PodGroup is not made; wr
 _GANG = "--gang {count} --topology-key {value}"
 _KUEUE_PREFIX = "kueue.x-k8s.io/"
 _KAI_PREFIX = "kai.scheduler/"
+_SEGMENTS = "nothing in tasplan yet (KAI's segments are not modelled; write the subgroups " \
+    "in a scheduling.run.ai PodGroup)"
 _KUBEFLOW = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/MPIJob",
              "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob")
 
@@ -98,12 +103,13 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the JobSet's workload-aware gang", _K, kinds=("jobset.x-k8s.io/JobSet",),
                   why="a gang of the JobSet or of each replicated Job, as JobSet writes it"),
     SchedulingKey("*schedulerName", Where.FIELD, "Kubernetes",
-                  "the pods ask for another scheduler", {"volcano": Status.PLANNED},
+                  "the pods ask for another scheduler",
+                  {"volcano": Status.PLANNED, KAI: Status.PLANNED},
                   consequence="kube-scheduler leaves the pods to it: their group is not "
                   "planned",
                   honoured_by="that scheduler: --scheduler volcano (auto for schedulerName "
-                  "volcano), --scheduler kai (coming to tasplan), or --scheduler-config with "
-                  "a profile of that name",
+                  "volcano), --scheduler kai (auto for kai-scheduler), or --scheduler-config "
+                  "with a profile of that name",
                   when=_other_scheduler),
     # --- JobSet and LeaderWorkerSet exclusive placement
     SchedulingKey("alpha.jobset.sigs.k8s.io/exclusive-topology", Where.ANNOTATION, "JobSet",
@@ -175,36 +181,47 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "a serving pod group (pods are replaced, not finished)", {},
                   honoured_by="nothing in tasplan yet"),
     # --- KAI
-    SchedulingKey(f"{_KAI_PREFIX}queue", Where.LABEL, "KAI", "the KAI queue", {},
-                  honoured_by=_KAI),
-    SchedulingKey(f"{_KAI_PREFIX}node-pool", Where.LABEL, "KAI", "the KAI node pool", {},
-                  honoured_by=_KAI),
+    SchedulingKey(f"{_KAI_PREFIX}queue", Where.LABEL, "KAI", "the KAI queue", _KAI_NOTED,
+                  honoured_by=_KAI, why="--scheduler kai plans as if the queue had room "
+                  "(note kai-offline)"),
+    SchedulingKey(f"{_KAI_PREFIX}node-pool", Where.LABEL, "KAI", "the KAI node pool",
+                  _KAI_NOTED, honoured_by=_KAI, why="--scheduler kai plans on every node "
+                  "(notes kai-offline, kai-node-pool)"),
     SchedulingKey(f"{_KAI_PREFIX}topology", Where.ANNOTATION, "KAI",
-                  "the KAI Topology the constraints refer to", {}, honoured_by=_KAI),
+                  "the KAI Topology the constraints refer to", _KAI_PLANNED,
+                  honoured_by=_KAI, why="--scheduler kai: the PodGroup KAI's pod grouper "
+                  "makes when none is in the inputs"),
     SchedulingKey(f"{_KAI_PREFIX}topology-required-placement", Where.ANNOTATION, "KAI",
-                  "the workload must fit in one domain of this level", {},
-                  honoured_by=_KAI, workaround=_GANG),
+                  "the workload must fit in one domain of this level", _KAI_PLANNED,
+                  honoured_by=_KAI, workaround=_GANG, why="as kai.scheduler/topology"),
     SchedulingKey(f"{_KAI_PREFIX}topology-preferred-placement", Where.ANNOTATION, "KAI",
-                  "the workload prefers one domain of this level", {},
-                  honoured_by=_KAI, workaround=_GANG),
+                  "the workload prefers one domain of this level", _KAI_PLANNED,
+                  honoured_by=_KAI, workaround=_GANG, why="as kai.scheduler/topology"),
     SchedulingKey(f"{_KAI_PREFIX}segment-size", Where.ANNOTATION, "KAI",
-                  "the size of a topology segment", {}, honoured_by=_KAI),
+                  "the size of a topology segment", {}, honoured_by=_SEGMENTS),
     SchedulingKey(f"{_KAI_PREFIX}segment-topology-required-placement", Where.ANNOTATION, "KAI",
-                  "each segment in one domain of this level", {}, honoured_by=_KAI),
+                  "each segment in one domain of this level", {}, honoured_by=_SEGMENTS),
     SchedulingKey(f"{_KAI_PREFIX}segment-topology-preferred-placement", Where.ANNOTATION,
                   "KAI", "each segment preferably in one domain of this level", {},
-                  honoured_by=_KAI),
+                  honoured_by=_SEGMENTS),
     SchedulingKey(f"{_KAI_PREFIX}subgroup-name", Where.LABEL, "KAI",
-                  "the KAI subgroup a pod belongs to", {}, honoured_by=_KAI),
+                  "the KAI subgroup a pod belongs to", _KAI_PLANNED, honoured_by=_KAI,
+                  why="--scheduler kai: the pod set of the PodGroup's subgroup"),
     SchedulingKey(f"{_KAI_PREFIX}batch-min-member", Where.ANNOTATION, "KAI",
-                  "the gang size KAI's pod grouper sets", {}, honoured_by=_KAI,
-                  workaround="--gang {value}"),
+                  "the gang size KAI's pod grouper sets", _KAI_PLANNED, honoured_by=_KAI,
+                  workaround="--gang {value}", why="--scheduler kai: a Job's minMember "
+                  "when no PodGroup is in the inputs"),
     SchedulingKey(f"{_KAI_PREFIX}preemptibility", Where.LABEL, "KAI",
-                  "whether KAI may preempt the workload", {}, honoured_by=_KAI),
+                  "whether KAI may preempt the workload", _KAI_NOTED, honoured_by=_KAI,
+                  why="--scheduler kai plans no preemption (note kai-offline)"),
+    SchedulingKey(f"{_KAI_PREFIX}task-priority", Where.LABEL, "KAI",
+                  "the order KAI allocates a job's pods in", _KAI_PLANNED,
+                  honoured_by=_KAI, why="--scheduler kai: higher first"),
     SchedulingKey("pod-group-name", Where.ANNOTATION, "KAI",
-                  "the KAI PodGroup the pod belongs to", _N,
-                  why="the pods are one group <ns>/<name>: a gang of the pods present "
-                  "(the PodGroup's minMember is KAI's to read)"),
+                  "the KAI PodGroup the pod belongs to", {**_N, KAI: Status.PLANNED},
+                  honoured_by=_KAI,
+                  why="the pods are one group <ns>/<name>; --scheduler kai plans it as the "
+                  "scheduling.run.ai PodGroup of that name (minMember 1 without one)"),
     # --- Volcano
     SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
                   "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},

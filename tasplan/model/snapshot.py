@@ -10,6 +10,7 @@ from functools import cached_property
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.dra import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
+from tasplan.model.kai import NO_KAI, KaiInputs
 from tasplan.model.kueue import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
@@ -121,6 +122,8 @@ class ClusterSnapshot:
     volcano: VolcanoInputs = NO_VOLCANO
     # Kueue's Topologies, ResourceFlavors, queues and Workloads (--scheduler kueue).
     kueue: KueueInputs = NO_KUEUE
+    # KAI's Topologies and scheduling.run.ai PodGroups (--scheduler kai).
+    kai: KaiInputs = NO_KAI
 
     def __post_init__(self) -> None:
         if self.usage is None:

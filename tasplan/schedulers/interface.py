@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # types only: `tasplan.cli.definition` reads AUTO without the
     from tasplan.model.group import PodGroup
     from tasplan.model.pod import Pod
     from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.intent import Intent
     from tasplan.plan.result import GroupResult
     from tasplan.plan.state import PlanState
     from tasplan.plan.tree_result import CompositeResult
@@ -84,4 +85,23 @@ class Scheduler(Protocol):
         """This scheduler's part of one run: ``groups`` are the planned groups given to it,
         in input order, possibly none (with none, return a run of no units without
         importing the algorithm: import it here, not at the scheduler's module level)."""
+        ...
+
+
+class Comparing(Protocol):
+    """What a scheduler adds to take part in ``check --compare`` (optional: the comparison
+    asks every registered scheduler that has both methods; ``tasplan.plan.intent``)."""
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """The group's placement intent read in this scheduler's dialect (only asked of the
+        scheduler that planned the group)."""
+        ...
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """The snapshot with every intent written in this scheduler's dialect (its objects,
+        labels, annotations, the pods' schedulerName), and why each group it cannot say is
+        left out (group key -> reason; those groups no longer planned). Intents read in its
+        own dialect stay as they are."""
         ...

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from tasplan.errors import UsageError
 from tasplan.schedulers.interface import AUTO, Scheduler
+from tasplan.schedulers.kai.scheduler import KaiScheduler
 from tasplan.schedulers.kube.scheduler import KUBE_SCHEDULER, KubeScheduler
 from tasplan.schedulers.kueue.scheduler import KueueScheduler
 from tasplan.schedulers.volcano.scheduler import VolcanoScheduler
@@ -20,7 +21,7 @@ def in_tree_schedulers(kube: KubeScheduler | None = None,
     instance to use, e.g. with explain's hook; ``kueue``: Kueue's, for a release and its
     gates)."""
     schedulers: list[Scheduler] = [kube or KubeScheduler(), kueue or KueueScheduler(),
-                                  VolcanoScheduler()]
+                                   KaiScheduler(), VolcanoScheduler()]
     return {s.name: s for s in schedulers}
 
 

@@ -19,11 +19,12 @@ reads of that object, plus the identity fields reports name:
   ResourceSlice, ResourceClaimTemplate, DeviceTaintRule: everything but the noisy metadata.
 - ResourceClaim: spec and ``status.allocation``. Pods keep ``status.resourceClaimStatuses``.
 Annotations are dropped: no in-tree plugin reads them. The exceptions: a mirror pod's
-``kubernetes.io/config.mirror`` (drain what-ifs leave mirror pods in place, as kubectl does)
-and Kueue's ``kueue.x-k8s.io/workload`` (the admitted Workload a pod runs for), Volcano's
+``kubernetes.io/config.mirror`` (drain what-ifs leave mirror pods in place, as kubectl does),
+Kueue's ``kueue.x-k8s.io/workload`` (the admitted Workload a pod runs for), KAI's
+``pod-group-name`` (the KAI PodGroup a pod belongs to), Volcano's
 ``scheduling.k8s.io/group-name`` / ``scheduling.volcano.sh/group-name`` (a pod's PodGroup)
-and ``volcano.sh/job-allocated-hypernode`` (on a PodGroup). A Node keeps
-its Ready condition (Kueue's TAS counts only Ready nodes); Kueue's objects are kept whole.
+and ``volcano.sh/job-allocated-hypernode`` (on a PodGroup). A Node keeps its Ready condition
+(Kueue's TAS counts only Ready nodes); Kueue's objects are kept whole.
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tasplan.model.kai import POD_GROUP_ANNOTATION
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION
 from tasplan.model.volcano import ALLOCATED_HYPERNODE_ANNOTATION, VOLCANO_GROUP_ANNOTATIONS
 
 # Volcano: the PodGroup a pod belongs to, and the HyperNode a PodGroup was allocated in.
-_KEPT_ANNOTATIONS = (MIRROR_ANNOTATION, KUEUE_WORKLOAD_ANNOTATION, *VOLCANO_GROUP_ANNOTATIONS,
-                     ALLOCATED_HYPERNODE_ANNOTATION)
+_KEPT_ANNOTATIONS = (MIRROR_ANNOTATION, KUEUE_WORKLOAD_ANNOTATION, POD_GROUP_ANNOTATION,
+                     *VOLCANO_GROUP_ANNOTATIONS, ALLOCATED_HYPERNODE_ANNOTATION)
 
 _META = ("name", "namespace", "labels", "ownerReferences", "deletionTimestamp", "uid")
 _NODE_META = ("name", "labels")

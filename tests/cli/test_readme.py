@@ -1,6 +1,7 @@
 """The README's tour cannot drift: every ```text block that starts with ``$ tasplan ...`` is
 run (stdout not a terminal, as in a CI log or a file) and must print exactly what the README
-shows; a command that ends in ``| head -N`` must print exactly those first N lines. After an
+shows; a command that ends in ``| head -N`` (``| tail -N``) must print exactly those first
+(last) N lines. After an
 intended change of output, rewrite the blocks with::
 
     TASPLAN_UPDATE_GOLDEN=1 .venv/bin/pytest tests/cli/test_readme.py
@@ -25,6 +26,7 @@ README = REPO / "README.md"
 UPDATE = os.environ.get("TASPLAN_UPDATE_GOLDEN") == "1"
 BLOCK = re.compile(r"^```text\n\$ (tasplan [^\n]*)\n(.*?)^```$", re.M | re.S)
 HEAD = re.compile(r"^(.*?) \| head -(\d+)$")
+TAIL = re.compile(r"^(.*?) \| tail -(\d+)$")
 
 
 def _blocks() -> list[tuple[str, str]]:
@@ -37,6 +39,11 @@ def _run(command: str) -> str:
         lines = _run(head.group(1)).splitlines(keepends=True)
         assert len(lines) > int(head.group(2)), (command, "prints no more than it shows")
         return "".join(lines[: int(head.group(2))])
+    tail = TAIL.match(command)
+    if tail:
+        lines = _run(tail.group(1)).splitlines(keepends=True)
+        assert len(lines) > int(tail.group(2)), (command, "prints no more than it shows")
+        return "".join(lines[-int(tail.group(2)):])
     args = shlex.split(command)[1:]
     cwd = os.getcwd()
     os.chdir(REPO)  # the README's paths are relative to the repository root

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tasplan.explain.composite import explanation_document, level_summary
 from tasplan.explain.explainer import explain
 from tasplan.schedulers.planner import plan
 from tasplan.whatif.apply import apply_edits
 from tasplan.whatif.draft import Draft
 from tasplan.whatif.edits import Edit
-from tests.builders import make_node, make_pod
+from tests.builders import make_node, make_pod, release
 from tests.composite.helpers import cluster, composite, leaf, tree_snapshot
 
 
@@ -115,6 +117,51 @@ def test_eviction_suggestion_is_upstreams_preemption_when_it_runs() -> None:
     root = next(c for c in result.plan.composites if c.composite.parent is None)
     (evict,) = [s for s in tree.suggestions if s.kind == "evict"]
     assert [v["pod"] for v in evict.details["victims"]] == [v.pod for v in root.preemption.victims]
+
+
+def _costly_tree():
+    """Block b1: n1, n2 (2 cpu, a 2-cpu pod of priority 10 each); block b2: m1 (4 cpu, a
+    3-cpu pod of priority 10), m2 (4 cpu, a 2-cpu pod of priority 1000). A root with a block
+    constraint over one leaf of two 2-cpu pods, priority 100."""
+    nodes = [make_node(name, cpu, labels={"block": block})
+             for name, cpu, block in (("n1", 2, "b1"), ("n2", 2, "b1"), ("m1", 4, "b2"),
+                                      ("m2", 4, "b2"))]
+    lows = [make_pod(name, cpu, node=node, priority=priority)
+            for name, cpu, node, priority in (("low1", 2, "n1", 10), ("low2", 2, "n2", 10),
+                                              ("low3", 3, "m1", 10), ("keep", 2, "m2", 1000))]
+    group, pods = leaf("a", "job", key=None, min_count=2, pods=2, cpu=2, priority=100)
+    return tree_snapshot(nodes, [composite("job", min_groups=1, key="block", priority=100)],
+                         [(group, pods)], lows)
+
+
+@pytest.mark.parametrize("version", ["1.37", "1.38"])
+def test_fewer_evictions_next_to_the_trees_preemption(version: str) -> None:
+    """The tree's workload-aware preemption (podgrouppreemption.go @00f22436: clear every
+    lower-priority pod, plan once, reprieve) keeps b1, fuller once cleared, and evicts
+    low1 and low2; evicting low3 alone lets the tree fit in b2, verified by re-planning
+    every input. Both are shown, upstream's first."""
+    snap = _costly_tree()
+    result = explain(snap, target=release(snap, version))
+    root = result.plan.composites[0]
+    assert [v.pod for v in root.preemption.victims] == ["default/low1", "default/low2"]
+    upstream, by_hand = [s for s in result.trees["default/job"].suggestions
+                         if s.kind == "evict"]
+    assert [v["pod"] for v in upstream.details["victims"]] == ["default/low1", "default/low2"]
+    assert [v["pod"] for v in by_hand.details["victims"]] == ["default/low3"]
+    assert (by_hand.result.selected, by_hand.details["upstreamEvicts"]) == ("b2", 2)
+    assert by_hand.change == ("evict 1 lower-priority pod(s) in 'b2': default/low3 (by hand: "
+                              "fewer than the 2 kube-scheduler's own preemption evicts)")
+    draft = Draft.of(snap)
+    draft.evict([p for p in draft.bound_pods() if p.key == "default/low3"])
+    again = plan(draft.snapshot(), preempt=False, target=release(snap, version))
+    assert again.composites[0].schedulable and again.composites[0].selected == "b2"
+
+
+def test_no_second_tree_eviction_when_preemption_takes_the_fewest() -> None:
+    """``_gpu_cluster``: upstream's two victims are the fewest (one 8-GPU pod per node of
+    r5): one eviction suggestion."""
+    tree = explain(_gpu_cluster(low_priority=10)).trees["default/llm"]
+    assert len([s for s in tree.suggestions if s.kind == "evict"]) == 1
 
 
 def test_no_eviction_when_evicting_cannot_help() -> None:

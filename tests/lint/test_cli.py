@@ -65,7 +65,7 @@ def test_empty_stdin_is_a_usage_error() -> None:
 
 
 def test_summary_goes_to_stdout_for_text_and_stderr_otherwise() -> None:
-    line = "7 file(s), 18 resource(s) checked, 1 skipped (Service 1): 0 error(s), 0 warning(s)\n"
+    line = "8 file(s), 21 resource(s) checked, 1 skipped (Service 1): 0 error(s), 0 warning(s)\n"
     assert run(GOOD, "--summary").stdout == line
     result = run(GOOD, "--summary", "-o", "github")
     assert (result.stdout, result.stderr) == ("", line)
@@ -79,7 +79,7 @@ def test_with_cluster_exit_1_on_never_fits() -> None:
 
 def test_directory_and_its_file_are_linted_once() -> None:
     result = run(GOOD, f"{GOOD}/job.json", "--summary")
-    assert result.stdout.startswith("7 file(s)")
+    assert result.stdout.startswith("8 file(s)")
 
 
 def test_kube_version_accepts_only_what_that_release_serves() -> None:

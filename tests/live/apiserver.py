@@ -36,6 +36,9 @@ class Request:
     headers: dict[str, str]
 
 
+KAI = (("kai.scheduler/v1alpha1", "topologies"), ("scheduling.run.ai/v2alpha2", "podgroups"))
+
+
 @dataclass
 class Cluster:
     """What the fake server serves. ``objects`` maps a collection path (``/api/v1/nodes``)
@@ -46,6 +49,9 @@ class Cluster:
     workload_resources: tuple[str, ...] = ("workloads", "podgroups")
     # resource.k8s.io versions served (DRA); none by default
     resource_versions: tuple[str, ...] = ()
+    # KAI-Scheduler's kai.scheduler/v1alpha1 topologies and scheduling.run.ai/v2alpha2
+    # podgroups served
+    kai: bool = False
     # kueue.x-k8s.io versions served (Kueue installed); none by default
     kueue_versions: tuple[str, ...] = ()
     # Volcano installed: its three API groups served (HyperNodes, PodGroups, vcjobs)
@@ -134,6 +140,12 @@ class _Handler(BaseHTTPRequestHandler):
                                    "resources": [{"name": n, "namespaced": "claim" in n,
                                                   "verbs": ["get", "list", "watch"]}
                                                  for n in names]})
+        for version, resource in KAI:
+            if c.kai and path == f"/apis/{version}":
+                return self._json({"kind": "APIResourceList", "groupVersion": version,
+                                   "resources": [{"name": resource,
+                                                  "namespaced": resource == "podgroups",
+                                                  "verbs": ["get", "list", "watch"]}]})
         for v in c.kueue_versions:
             if path == f"/apis/kueue.x-k8s.io/{v}":
                 names = ["topologies", "resourceflavors", "clusterqueues", "cohorts",
@@ -171,6 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _served(self, collection: str) -> bool:
         c = self.cluster
+        if any(collection.startswith(f"/apis/{v}/") for v, _ in KAI):
+            return c.kai
         if collection.startswith("/apis/resource.k8s.io/"):
             return collection.split("/")[3] in c.resource_versions
         if collection.startswith("/apis/kueue.x-k8s.io/"):

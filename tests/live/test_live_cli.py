@@ -467,6 +467,45 @@ def test_capacity_and_what_if_live_equal_files_and_snapshot(kubeconfig: Path,
         json.loads(invoke("check", TRAIN, "-c", out, *edits).stdout)
 
 
+KAI_OBJECTS = [
+    {"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": "dc"},
+     "spec": {"levels": [{"nodeLabel": "topology.example.com/block", "alias": "block"},
+                         {"nodeLabel": "topology.example.com/rack", "alias": "rack"}]}},
+    {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+     "metadata": {"name": "train", "namespace": "ml"},
+     "spec": {"minMember": 4, "topologyConstraint": {"topology": "dc",
+                                                      "requiredTopologyLevel": "rack"}}},
+]
+
+
+def test_kai_objects_are_listed_when_served(kubeconfig: Path, cluster: Cluster,
+                                            tmp_path: Path) -> None:
+    """KAI's Topologies and PodGroups come with the cluster when the server serves them
+    (RBAC sample grants them) and are kept in the snapshot; a forbidden list is a
+    warning."""
+    cluster.kai = True
+    cluster.add(*KAI_OBJECTS)
+    snapshot = tmp_path / "s.json"
+    assert invoke("snapshot", "-o", snapshot, "--live").exit_code == 0
+    from tasplan.load.loader import load_inputs
+
+    loaded = load_inputs([], [snapshot])
+    assert list(loaded.kai.topologies) == ["dc"] and list(loaded.kai.pod_groups) == ["ml/train"]
+    role = next(yaml.safe_load_all((REPO / "samples/rbac/tasplan-reader.yaml").read_text()))
+    granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"]
+               for r in rule["resources"]}
+    listed = {(r.path.split("/")[2], r.path.rsplit("/", 1)[-1]) for r in cluster.requests
+              if "limit" in r.query and r.path.startswith(("/apis/kai.scheduler",
+                                                           "/apis/scheduling.run.ai"))}
+    assert listed == {("kai.scheduler", "topologies"), ("scheduling.run.ai", "podgroups")}
+    assert listed <= granted
+    cluster.forbidden = {"/apis/scheduling.run.ai/v2alpha2/podgroups"}
+    result = invoke("snapshot", "-o", tmp_path / "t.json", "--live")
+    assert result.exit_code == 0
+    assert ("RBAC does not allow listing podgroups.scheduling.run.ai: KAI's Topologies and "
+            "PodGroups are planned without it") in result.stderr
+
+
 # ---------------------------------------------------------------------------------- Kueue
 
 KUEUE_SAMPLES = REPO / "samples" / "kueue"

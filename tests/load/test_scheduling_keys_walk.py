@@ -225,6 +225,7 @@ PROBES: dict[str, Callable[[str], Probe]] = {
     "kai.scheduler/segment-topology-preferred-placement": on_job(
         "annotations", "object", "kubernetes.io/hostname"),
     "kai.scheduler/subgroup-name": on_job("labels", "template", "workers"),
+    "kai.scheduler/task-priority": on_job("labels", "template", "5"),
     "kai.scheduler/batch-min-member": on_job("annotations", "object", "2"),
     "kai.scheduler/preemptibility": on_job("labels", "object", "non-preemptible"),
     "pod-group-name": on_pods("annotations", "kai-pg"),

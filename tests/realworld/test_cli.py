@@ -64,6 +64,8 @@ def test_generate_name_warning_goes_to_stderr_in_table_mode() -> None:
 
 
 def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
+    """KAI's scheduling.run.ai PodGroup (--scheduler kai) and Volcano's objects are read;
+    the others are skipped."""
     result = invoke("check", FIXTURES / "foreign.yaml", "-c", CLUSTER, "-o", "json")
     # Volcano's PodGroup (no pods: "Not enough valid tasks") and vcjob are planned by volcano
     assert result.exit_code == 1, result.output
@@ -72,13 +74,11 @@ def test_other_schedulers_kinds_are_skipped_with_one_warning_per_kind() -> None:
             if g["name"].startswith("ml/vc-")} == {"ml/vc-pg": "volcano", "ml/vc-job": "volcano"}
     assert [(k["kind"], k["apiVersion"], k["count"], k["checked"])
             for k in report["skipped"]] == [
-        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 2, True),
-        ("PodGroup", "scheduling.run.ai/v2alpha2", 1, True)]
+        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 2, True)]
     warnings = report["warnings"]
     skipped = [w for w in warnings if w.startswith("skipped")]
     assert [re.match(r"skipped (\d+) (\w+) object\(s\) of apiVersion (\S+):", w).groups()
             for w in skipped] == [
-        ("1", "PodGroup", "scheduling.run.ai/v2alpha2"),
         ("2", "PodGroup", "scheduling.x-k8s.io/v1alpha1"),
     ]
     assert all("--scheduler" in w or "coscheduling" in w for w in skipped)

@@ -53,6 +53,9 @@ def errors(v: Draft202012Validator, doc: object) -> list[str]:
      "--cordon", "gpu-a2-0"),
     ("explain", REPO / "samples" / "explain" / "urgent.yaml", "-c", CLUSTER, "-o", "json"),
     ("check", REPO / "samples" / "composite" / "train-2level.yaml", "-c", CLUSTER, "-o", "json"),
+    ("check", REPO / "samples" / "workloads", "-c", CLUSTER, "-o", "json", "--compare"),
+    ("check", REPO / "samples" / "kueue", "-c", CLUSTER, "-o", "json", "--compare"),
+    ("check", REPO / "samples" / "kai", "-c", CLUSTER, "-o", "json", "--compare"),
     ("explain", "unschedulable", "-c", CLUSTER, "-c", REPO / "samples" / "workloads",
      "-o", "json"),
 ])

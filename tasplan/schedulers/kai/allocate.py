@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement
+from tasplan.model.kai import DEFAULT_SUBGROUP, GPU
 from tasplan.model.pod import Pod
 from tasplan.schedulers.kai.fit import Fit, cpu_only_node, gpu_task
 from tasplan.schedulers.kai.jobs import (
@@ -40,7 +41,6 @@ from tasplan.schedulers.kai.jobs import (
     ordered,
     tasks_to_allocate,
 )
-from tasplan.schedulers.kai.model import DEFAULT_SUBGROUP, GPU
 from tasplan.schedulers.kai.tree import DomainError, Subset, TopologyTree, idle, subset_nodes
 
 BINPACK_MAX = 9
@@ -152,7 +152,7 @@ class Allocator:
         self.statement = statement
         self.all_nodes = [info.index for info in infos]
         self._scores: dict[str, dict[int, float]] = {}
-        self._log: list[tuple[PodSet, Pod]] = []
+        self._log: list[tuple[PodSet, Pod, NodeInfo]] = []  # this job's assumptions
         self._counts: dict[int, Counter] = {}
         self._outcome: Outcome | None = None
         self._step: Step | None = None
@@ -178,70 +178,76 @@ class Allocator:
             if not step.ok:
                 self._rollback(checkpoint, mark)
                 break
-            step.assigned = [(pod, self._node_of(ps, pod)) for ps, pod in self._log[mark:]]
+            step.assigned = [(pod, info) for _, pod, info in self._log[mark:]]
         return out
-
-    def _node_of(self, podset: PodSet, pod: Pod) -> NodeInfo:
-        return self.infos[self._index[podset.active[id(pod)]]]
-
-    @property
-    def _index(self) -> dict[str, int]:
-        index = getattr(self, "_by_name", None)
-        if index is None:
-            index = self._by_name = {info.name: info.index for info in self.infos}
-        return index
 
     def _rollback(self, checkpoint: int, mark: int) -> None:
         self.statement.rollback(checkpoint)
-        for podset, pod in self._log[mark:]:
+        self.fit.rolled_back()
+        for podset, pod, _ in self._log[mark:]:
             del podset.active[id(pod)]
         del self._log[mark:]
 
     def _assume(self, podset: PodSet, pod: Pod, info: NodeInfo) -> None:
         self.statement.assume(pod, info)
         podset.active[id(pod)] = info.name
-        self._log.append((podset, pod))
+        self._log.append((podset, pod, info))
 
     # -- subgroups -------------------------------------------------------------------------
 
     def _subgroup_set(self, job: Job, sgs: SubGroupSet, nodes: Sequence[int],
                       tasks: list[Pod]) -> bool:
-        if not tasks:
-            return True
-        podsets = [ps for ps in sgs.descendant_podsets() if any(_in(t, ps) for t in tasks)]
-        for node_set, attempt in self._node_sets(job, sgs, podsets, tasks, nodes):
-            checkpoint, mark = self.statement.checkpoint(), len(self._log)
-            if self._members(job, sgs, node_set, tasks):
-                _done(attempt, True, len(self._log) - mark)
-                return True
-            _done(attempt, False, len(self._log) - mark)
-            self._rollback(checkpoint, mark)
-        return False
+        """Upstream ``allocateSubGroupSet``."""
+        owners = {id(job.owner[id(t)]) for t in tasks}
+        podsets = [ps for ps in sgs.descendant_podsets() if id(ps) in owners]
+        return self._first_set(job, sgs, podsets, tasks, nodes,
+                               lambda node_set: self._members(job, sgs, node_set, tasks))
 
     def _members(self, job: Job, sgs: SubGroupSet, nodes: Sequence[int],
                  tasks: list[Pod]) -> bool:
+        """Upstream ``allocateMembersOnNodes``."""
         for member in ordered(sgs.members):
             if isinstance(member, PodSet):
-                ok = self._podset(job, member, nodes, [t for t in tasks if _in(t, member)])
+                ok = self._podset(job, member, nodes,
+                                  [t for t in tasks if job.owner[id(t)] is member])
             else:
-                inner = list(member.descendant_podsets())
+                inner = {id(ps) for ps in member.descendant_podsets()}
                 ok = self._subgroup_set(job, member, nodes,
-                                        [t for t in tasks if any(_in(t, ps) for ps in inner)])
+                                        [t for t in tasks if id(job.owner[id(t)]) in inner])
             if not ok:
                 return False
         return True
 
     def _podset(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod]) -> bool:
+        """Upstream ``allocatePodSet``."""
+        return self._first_set(job, podset, [podset], tasks, nodes,
+                               lambda node_set: self._tasks_on(job, podset, node_set, tasks))
+
+    def _first_set(self, job: Job, member: SubGroupSet | PodSet, podsets: list[PodSet],
+                   tasks: list[Pod], nodes: Sequence[int],
+                   place: Callable[[Sequence[int]], bool]) -> bool:
+        """Try the member's node sets in order; keep the first where ``place`` succeeds,
+        roll every other back."""
         if not tasks:
             return True
-        for node_set, attempt in self._node_sets(job, podset, [podset], tasks, nodes):
+        for node_set, attempt in self._node_sets(job, member, podsets, tasks, nodes):
             checkpoint, mark = self.statement.checkpoint(), len(self._log)
-            if self._tasks_on(job, podset, node_set, tasks, attempt):
-                _done(attempt, True, len(self._log) - mark)
+            errors = len(self._outcome.errors)
+            ok = place(node_set)
+            self._done(attempt, ok, len(self._log) - mark, errors)
+            if ok:
                 return True
-            _done(attempt, False, len(self._log) - mark)
             self._rollback(checkpoint, mark)
         return False
+
+    def _done(self, attempt: Try | None, ok: bool, placed: int, errors: int) -> None:
+        """Record a node set's outcome: pods placed in it, and the last error it caused."""
+        if attempt is None:
+            return
+        attempt.ok, attempt.placed = ok, placed
+        new = self._outcome.errors[errors:]
+        if not ok and new:
+            attempt.reason = new[-1].detailed
 
     def _node_sets(self, job: Job, member: SubGroupSet | PodSet, podsets: list[PodSet],
                    tasks: list[Pod], nodes: Sequence[int]):
@@ -288,9 +294,10 @@ class Allocator:
             member = member.parent
         return None
 
-    def _tasks_on(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod],
-                  attempt: Try | None) -> bool:
+    def _tasks_on(self, job: Job, podset: PodSet, nodes: Sequence[int], tasks: list[Pod]
+                  ) -> bool:
         scores = self._relevant_scores(podset)
+        self.fit.focus(nodes)
         orders: dict[tuple, _Order] = {}
         exact = any(t.nominated_node_name for t in tasks)
         for index, task in enumerate(tasks):
@@ -301,16 +308,14 @@ class Allocator:
             counts = self._counts.setdefault(id(task), Counter())
             chosen = order.first_fit(task, counts)
             if chosen is None:
-                reason = self._task_failed(job, podset, task, index)
-                if attempt is not None:
-                    attempt.reason = reason
+                self._task_failed(job, podset, task, index)
                 return False
             self._assume(podset, task, self.infos[chosen])
             for other in orders.values():
                 other.moved(chosen)
         return True
 
-    def _task_failed(self, job: Job, podset: PodSet, task: Pod, placed: int) -> str:
+    def _task_failed(self, job: Job, podset: PodSet, task: Pod, placed: int) -> None:
         """Upstream ``handleFailedTaskAllocation``."""
         counts = self._counts.get(id(task))
         text = fit_errors_text(counts if counts else None)
@@ -327,16 +332,6 @@ class Allocator:
                        "gang scheduling. Additional pods cannot be scheduled in this "
                        f"sub-group due to: {text}")
         self._outcome.errors.append(simple_error(message))
-        return message
-
-
-def _in(pod: Pod, podset: PodSet) -> bool:
-    return any(p is pod for p in podset.pods)
-
-
-def _done(attempt: Try | None, ok: bool, placed: int) -> None:
-    if attempt is not None:
-        attempt.ok, attempt.placed = ok, placed
 
 
 class _Order:

@@ -12,11 +12,12 @@ alone is what the algorithm's own tests use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.kai import GPU, MIG_PREFIX
 from tasplan.model.pod import Pod
-from tasplan.schedulers.kai.model import GPU, MIG_PREFIX
 from tasplan.schedulers.kai.tree import idle
 
 UNSCHEDULABLE = "node is unschedulable"
@@ -33,6 +34,14 @@ class Fit(Protocol):
     def monotone(self, pod: Pod) -> bool:
         """True when a node that rejects ``pod`` keeps rejecting it while pods are only
         added (no required pod affinity): the allocation then skips it afterwards."""
+        ...
+
+    def rolled_back(self) -> None:
+        """The Statement went back to an earlier checkpoint."""
+        ...
+
+    def focus(self, nodes: Sequence[int]) -> None:
+        """The nodes (indexes) the next checks are about, until the next ``focus``."""
         ...
 
 
@@ -105,3 +114,9 @@ class ResourceFit:
 
     def monotone(self, pod: Pod) -> bool:
         return True
+
+    def rolled_back(self) -> None:
+        pass
+
+    def focus(self, nodes: Sequence[int]) -> None:
+        pass

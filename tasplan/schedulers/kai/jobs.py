@@ -24,8 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.limits import INT64_MAX, INT64_MIN
-from tasplan.model.pod import Pod
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
     DEFAULT_SUBGROUP,
     SUBGROUP_LABEL,
     TASK_PRIORITY_LABEL,
@@ -33,6 +32,7 @@ from tasplan.schedulers.kai.model import (
     KaiPodGroup,
     KaiTopology,
 )
+from tasplan.model.pod import Pod
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
 
@@ -107,10 +107,21 @@ class Job:
     podsets: dict[str, PodSet]
     # Pods whose subgroup the PodGroup does not define: KAI never schedules them.
     invalid: list[Pod] = field(default_factory=list)
+    # id(pod) -> its pod set.
+    owner: dict[int, PodSet] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         return self.group.key
+
+
+def fewest_pods(member: SubGroupSet | PodSet) -> int:
+    """The fewest pods that satisfy a member: its minMember, or for a set of subgroups the
+    cheapest ``minSubGroup`` of its members (all of them without one)."""
+    if isinstance(member, PodSet):
+        return member.min_available
+    counts = sorted(fewest_pods(m) for m in member.members)
+    return sum(counts[:member.minimum])
 
 
 def schedulable(pod: Pod) -> bool:
@@ -175,14 +186,16 @@ def build_job(group: KaiPodGroup, pods: Iterable[Pod],
         podsets[DEFAULT_SUBGROUP] = PodSet(DEFAULT_SUBGROUP, minimum, None, root)
         root.podsets.append(podsets[DEFAULT_SUBGROUP])
     job = Job(group, root, podsets)
+    routed = dict(group.pod_subgroups)
     for pod in pods:
-        name = pod.labels.get(SUBGROUP_LABEL) or DEFAULT_SUBGROUP
+        name = routed.get(pod.name) or pod.labels.get(SUBGROUP_LABEL) or DEFAULT_SUBGROUP
         podset = podsets.get(name)
         if podset is None:
             if not pod.terminal:
                 job.invalid.append(pod)
             continue
         podset.pods.append(pod)
+        job.owner[id(pod)] = podset
         if running(pod):
             podset.active[id(pod)] = pod.node_name
     return job

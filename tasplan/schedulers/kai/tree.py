@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.framework.node_info import NodeInfo
+from tasplan.model.kai import GPU, ROOT, Constraint, KaiTopology
 from tasplan.model.pod import Pod
-from tasplan.schedulers.kai.model import GPU, ROOT, Constraint, KaiTopology
 
 NOT_SET = -1
 NOT_IN_DOMAIN_RATIO = 1000.0
@@ -115,6 +115,7 @@ class Subset:
     log: str = ""  # an upstream error that is only logged: the group cannot be placed
     lca: Domain | None = None
     lca_below_required: bool = False
+    # Domains at the candidate levels below the lowest common domain that cannot hold it.
     rejected: list[tuple[Domain, DomainError]] = field(default_factory=list)
 
 
@@ -442,7 +443,8 @@ def subset_nodes(tree: TopologyTree, infos: Sequence[NodeInfo], constraint: Cons
                 allowed.update(id(d) for d in _subtree(domain))
     fitting: set[int] = set()
     top: list[DomainError] = []
-    for position, level in enumerate(levels):
+    below = {id(d) for d in _subtree(lca)}
+    for rank, level in enumerate(levels):
         for domain in tree.by_level[level].values():
             if allowed is not None and id(domain) not in allowed:
                 continue
@@ -450,15 +452,19 @@ def subset_nodes(tree: TopologyTree, infos: Sequence[NodeInfo], constraint: Cons
             if error is None:
                 fitting.add(id(domain))
                 continue
-            out.rejected.append((domain, error))
-            if position == len(levels) - 1:
+            if id(domain) in below:  # others hold nothing in KAI's accounting
+                out.rejected.append((domain, error))
+            if rank == len(levels) - 1:
                 top.append(error)
+    order = reverse_level_order(tree.root)
+    position = {id(d): i for i, d in enumerate(order)}
+    out.rejected.sort(key=lambda item: position[id(item[0])])
     if not fitting:
         out.errors = top
         out.messages.append(no_match(tree, constraint, job, shown_subgroup))
         return out
     valid_set = set(valid)
-    for domain in reverse_level_order(tree.root):
+    for domain in order:
         if id(domain) in fitting:
             out.candidates.append((domain, [i for i in domain.nodes if i in valid_set]))
     return out

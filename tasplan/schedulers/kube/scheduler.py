@@ -20,17 +20,17 @@ from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.admission import Admission
 from tasplan.plan.fidelity import ClusterFacts, group_notes
 from tasplan.plan.group_cycle import schedule_group
+from tasplan.plan.intent import Intent
 from tasplan.plan.notes import NoteCode
 from tasplan.plan.result import GroupResult
 from tasplan.plan.state import PlanState
 from tasplan.plan.tree_cycle import TreeOutcome
 from tasplan.schedulers.interface import UnitResult
 from tasplan.schedulers.kube.admission import admit, group_priority, scheduler_name
+from tasplan.schedulers.kube.intent import KUBE_SCHEDULER, read_intent, translate
 from tasplan.schedulers.kube.preemption import PostFilter, drop_nominations
 from tasplan.schedulers.kube.trees import TreeUnit, composite_gate_note, plan_unit, units_of
 from tasplan.target import COMPOSITE_POD_GROUP
-
-KUBE_SCHEDULER = "kube-scheduler"
 
 
 class Stage(Enum):
@@ -195,6 +195,16 @@ class KubeScheduler:
               ) -> str | None:
         """Never claims: it plans whatever no other scheduler claims."""
         return None
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the group's intent in kube-scheduler's dialect."""
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a KEP-5732 PodGroup (or why not)."""
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KubeRun:
         trees = self._composite_pod_groups

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tasplan.model.group import PodGroup
     from tasplan.model.pod import Pod
     from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.intent import Intent
     from tasplan.plan.state import PlanState
     from tasplan.schedulers.interface import UnitResult
     from tasplan.schedulers.kueue.admission import Admission
@@ -52,6 +53,20 @@ class KueueScheduler:
             self._owners = (kueue, k.owner_index(kueue.workloads))
         wl = k.workload_for(group, pods, kueue.workloads, self._owners[1])
         return asks_for_kueue(group, pods, kueue, wl)
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the workload's intent in Kueue's dialect."""
+        from tasplan.schedulers.kueue.intent import read_intent
+
+        return read_intent(group, pods, snapshot, self.gates)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a Kueue workload (or why not)."""
+        from tasplan.schedulers.kueue.intent import translate
+
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> KueueRun | _NoUnits:
         self.records = {}

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tasplan.model.group import PodGroup
     from tasplan.model.pod import Pod
     from tasplan.model.snapshot import ClusterSnapshot
+    from tasplan.plan.intent import Intent
     from tasplan.plan.state import PlanState
     from tasplan.schedulers.interface import UnitResult
     from tasplan.schedulers.volcano.run import VolcanoRun
@@ -37,6 +38,20 @@ class VolcanoScheduler:
         if pods and all(p.scheduler_name == VOLCANO for p in pods):
             return 'its pods ask for schedulerName "volcano"'
         return None
+
+    def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
+               ) -> Intent:
+        """``check --compare``: the job's intent in Volcano's dialect."""
+        from tasplan.schedulers.volcano.intent import read_intent
+
+        return read_intent(group, pods, snapshot)
+
+    def translate(self, snapshot: ClusterSnapshot, intents: Sequence[Intent]
+                  ) -> tuple[ClusterSnapshot, dict[str, str]]:
+        """``check --compare``: every group as a Volcano PodGroup (or why not)."""
+        from tasplan.schedulers.volcano.intent import translate
+
+        return translate(snapshot, intents)
 
     def start(self, state: PlanState, groups: Sequence[PodGroup]) -> VolcanoRun | _NoJobs:
         if not groups:

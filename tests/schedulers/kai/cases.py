@@ -13,13 +13,7 @@ from dataclasses import dataclass, field
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement
-from tasplan.model.node import Node
-from tasplan.model.pod import Pod
-from tasplan.model.source import Source
-from tasplan.schedulers.kai.allocate import Allocator, Outcome
-from tasplan.schedulers.kai.fit import ResourceFit
-from tasplan.schedulers.kai.jobs import build_job
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
     GPU,
     SUBGROUP_LABEL,
     Constraint,
@@ -28,6 +22,12 @@ from tasplan.schedulers.kai.model import (
     SubGroup,
     TopologyLevel,
 )
+from tasplan.model.node import Node
+from tasplan.model.pod import Pod
+from tasplan.model.source import Source
+from tasplan.schedulers.kai.allocate import Allocator, Outcome
+from tasplan.schedulers.kai.fit import ResourceFit
+from tasplan.schedulers.kai.jobs import build_job
 from tasplan.schedulers.kai.tree import TopologyTree
 
 SRC = Source("kai.yaml", workload=True)

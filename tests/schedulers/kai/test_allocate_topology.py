@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasplan.schedulers.kai.model import Constraint, SubGroup
+from tasplan.model.kai import Constraint, SubGroup
 from tests.schedulers.kai.cases import AFFINITY_KEY, Case, even_nodes, run, sub
 
 T = "cluster-topology"

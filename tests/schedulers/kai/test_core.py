@@ -9,11 +9,7 @@ from hypothesis import strategies as st
 
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement
-from tasplan.schedulers.kai import allocate as allocate_module
-from tasplan.schedulers.kai.allocate import Allocator, fit_errors_text
-from tasplan.schedulers.kai.fit import ResourceFit
-from tasplan.schedulers.kai.jobs import build_job, task_order, tasks_to_allocate
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
     GPU,
     SUBGROUP_LABEL,
     TASK_PRIORITY_LABEL,
@@ -22,6 +18,10 @@ from tasplan.schedulers.kai.model import (
     KaiTopology,
     TopologyLevel,
 )
+from tasplan.schedulers.kai import allocate as allocate_module
+from tasplan.schedulers.kai.allocate import Allocator, fit_errors_text
+from tasplan.schedulers.kai.fit import ResourceFit
+from tasplan.schedulers.kai.jobs import build_job, task_order, tasks_to_allocate
 from tasplan.schedulers.kai.tree import TopologyTree, _g3, insufficient, subset_nodes
 from tests.schedulers.kai.cases import SRC, Case, _node, _pod, run, sub
 

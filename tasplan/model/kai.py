@@ -11,7 +11,7 @@ a PodGroup through the ``pod-group-name`` annotation and a subgroup through the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tasplan.model.source import Source
 
@@ -105,6 +105,9 @@ class KaiPodGroup:
     api_version: str = POD_GROUP_API
     preemptibility: str = ""
     synthesised: bool = False
+    # The pod grouper's subgroup of each pod (pod name, subgroup), which KAI's pod controller
+    # writes into the pods' kai.scheduler/subgroup-name label.
+    pod_subgroups: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -117,3 +120,29 @@ class KaiPodGroup:
                 for i, sg in enumerate(self.subgroups)
                 if sg.constraint is not None and sg.constraint.active]
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A rule KAI's admission webhook enforces, broken. ``hard``: the webhook rejects the
+    object on create; else it admits it with a warning."""
+
+    field: str
+    message: str
+    hard: bool = True
+
+
+@dataclass(frozen=True)
+class KaiInputs:
+    """KAI's objects in the input: Topologies by name, PodGroups by ``<ns>/<name>``, and the
+    webhook rules each PodGroup or Topology breaks (by kind and key)."""
+
+    topologies: Mapping[str, KaiTopology] = field(default_factory=dict)
+    pod_groups: Mapping[str, KaiPodGroup] = field(default_factory=dict)
+    problems: Mapping[tuple[str, str], tuple[Problem, ...]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.topologies or self.pod_groups)
+
+
+NO_KAI = KaiInputs()

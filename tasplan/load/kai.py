@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
-from tasplan.model.source import Source
-from tasplan.schedulers.kai.model import (
+from tasplan.model.kai import (
+    POD_GROUP_ANNOTATION,
     POD_GROUP_API,
     Constraint,
     KaiPodGroup,
     KaiTopology,
+    Problem,
     SubGroup,
     TopologyLevel,
 )
+from tasplan.model.source import Source
 
 MAX_LEVELS = 16
 MAX_LABEL = 316
@@ -33,16 +34,6 @@ _LABEL = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 PREEMPTIBILITY = ("preemptible", "non-preemptible")
 HOSTNAME = "kubernetes.io/hostname"
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A rule the admission webhook enforces. ``hard``: the webhook rejects the object on
-    create; else it admits it with a warning."""
-
-    field: str
-    message: str
-    hard: bool = True
 
 
 def _meta(f: ObjectFields, obj: Mapping[str, Any], *, namespaced: bool) -> tuple[str, str]:
@@ -233,3 +224,21 @@ def _has_cycle(subgroups: tuple[SubGroup, ...]) -> bool:
             seen.add(at)
             at = parent.get(at)
     return False
+
+
+def annotated_group(f: ObjectFields, namespace: str, meta: Mapping[str, Any]) -> str | None:
+    """The group key ``<ns>/<name>`` of a pod that names a KAI PodGroup in its
+    ``pod-group-name`` annotation (KAI's pod grouper writes it), else None."""
+    annotations = meta.get("annotations")
+    if not annotations:
+        return None
+    if type(annotations) is not dict:
+        annotations = f.mapping(annotations, "metadata.annotations")
+    value = annotations.get(POD_GROUP_ANNOTATION)
+    if value is None:
+        return None
+    if type(value) is not str or not value:
+        raise f.expected(f"metadata.annotations.{POD_GROUP_ANNOTATION}", "a PodGroup name",
+                         value)
+    return f"{namespace}/{value}"
+

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from tasplan.errors import InputError
+from tasplan.load.kai import decode_pod_group, decode_topology, validate_pod_group
+from tasplan.model.kai import Constraint, KaiPodGroup, SubGroup
 from tasplan.model.source import Source
-from tasplan.schedulers.kai.decode import decode_pod_group, decode_topology, validate_pod_group
-from tasplan.schedulers.kai.model import Constraint, KaiPodGroup, SubGroup
 
 SRC = Source("pg.yaml", workload=True)
 
