@@ -12,6 +12,10 @@ rendered too.
 Reported, best of ``--repeat``, as wall and CPU time: (a) ``lint()`` in-process (parse,
 validate, semantic), (b) the same plus rendering every format, (c) the CLI end-to-end in
 a fresh process (``tasplan lint DIR -o json``), interpreter start-up and imports included.
+
+``--big N``: instead, one YAML stream of N small Pods (about 300 bytes each: 200,000 make
+the issue's 60 MB file) whose last Pod has an invalid name, linted end to end by the CLI;
+reports MB/s and checks that the one finding is at the last Pod's line.
 """
 
 from __future__ import annotations
@@ -170,6 +174,54 @@ def write_corpus(directory: Path, manifests: int) -> int:
     return written
 
 
+BIG_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: ml
+  labels:
+    app.kubernetes.io/name: worker-{g}
+    app.kubernetes.io/part-of: training
+spec:
+  containers:
+  - name: trainer
+    image: registry.example.com/ml/trainer:1.4.{g}
+    resources:
+      requests:
+        cpu: "1"
+        memory: 1Gi
+"""
+
+
+def write_big(path: Path, pods: int) -> int:
+    """One stream of ``pods`` Pods, the last named ``Bad`` (TP103); returns its line."""
+    parts = [BIG_POD.format(name=f"p-{i:06d}", g=i % 100) for i in range(pods - 1)]
+    text = "".join(parts)
+    path.write_text(text + BIG_POD.format(name="Bad", g=0))
+    return text.count("\n") + 5
+
+
+def big(pods: int, repeat: int) -> None:
+    import json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.yaml"
+        line = write_big(path, pods)
+        size = path.stat().st_size
+        command = [sys.executable, "-m", "tasplan", "lint", str(path), "-o", "json"]
+        out = subprocess.run(command, capture_output=True, check=False).stdout
+        findings = [(f["rule"], f["line"]) for f in json.loads(out)["findings"]]
+        assert findings == [("TP103", line)], findings
+        wall, cpu = best(repeat, lambda: subprocess.run(command, capture_output=True,
+                                                        check=False))
+    print(f"{pods} Pods in one YAML stream, {size / 1e6:.1f} MB; finding at line {line}")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"CLI end-to-end (-o json): {wall:.2f} s wall / {cpu:.2f} s CPU, "
+          f"{size / 1e6 / cpu:.1f} MB/s of CPU")
+
+
 def best(repeat: int, fn) -> tuple[float, float]:
     """Best wall time and best CPU time (this process and its children) of ``repeat``
     runs. The machine is shared: CPU time shows the work when others load the cores."""
@@ -193,7 +245,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifests", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--big", type=int, metavar="PODS",
+                        help="time one large YAML stream of PODS Pods instead")
     args = parser.parse_args()
+    if args.big:
+        big(args.big, args.repeat)
+        return
 
     from tasplan.lint import lint
     from tasplan.lint.formats import RENDERERS

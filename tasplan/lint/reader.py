@@ -36,7 +36,8 @@ from tasplan.load.yaml_loader import AliasBomb, FastLoader, GuardedLoader, needs
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
-DEFAULT_YAML_LIMIT = 4 * 2**20  # ~5 s of composing with positions on the reference machine
+DEFAULT_YAML_LIMIT = 64 * 2**20
+DEFAULT_COMPOSE_LIMIT = 4 * 2**20  # ~5 s of composing with positions on the reference machine
 _SNIFF = 8192
 _RESOLVED: dict[tuple, str] = {}
 
@@ -66,15 +67,21 @@ class ParseProblem:
 
 @dataclass(slots=True)
 class ManifestFile:
-    """One input file. ``nodes`` holds each document's root node; for JSON it is composed
-    on first use (None when even that fails: findings then have no position)."""
+    """One input file. ``nodes`` holds each document's root node; for JSON and for YAML
+    that rapidyaml read, it is composed on first use (None when even that fails: findings
+    then have no position). ``spans``: where each document is in ``text`` (YAML that
+    rapidyaml read), so that only the document a finding is in gets composed."""
 
     label: str
     text: str
     nodes: list[yaml.Node | None] | None = None
     composed: bool = False
+    spans: list[tuple[int, int]] | None = None
+    lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
 
     def node(self, document: int) -> yaml.Node | None:
+        if self.spans is not None:
+            return self._document(document)
         if not self.composed:
             self.composed = True
             try:
@@ -83,6 +90,25 @@ class ManifestFile:
                 self.nodes = None
         if self.nodes is None or document >= len(self.nodes):
             return None
+        return self.nodes[document]
+
+    def line_offset(self, document: int) -> int:
+        """Lines before the text the document's node was composed from."""
+        return self.lines.get(document, 0) if self.lines is not None else 0
+
+    def _document(self, document: int) -> yaml.Node | None:
+        assert self.spans is not None
+        if self.nodes is None:
+            self.nodes, self.lines = [None] * len(self.spans), {}
+        if document >= len(self.spans):
+            return None
+        if document not in self.lines:
+            start, end = self.spans[document]
+            self.lines[document] = self.text.count("\n", 0, start)
+            try:
+                self.nodes[document] = yaml.compose(self.text[start:end], Loader=FastLoader)
+            except (yaml.YAMLError, RecursionError):
+                self.nodes[document] = None
         return self.nodes[document]
 
 
@@ -128,12 +154,13 @@ class Manifest:
         if node is None:
             return None, None
         key_node = None
+        offset = self.file.line_offset(self.document)
         for part in path:
             child = _child(node, part)
             if child is None:
-                return _mark(key_node or node)
+                return _mark(key_node or node, offset)
             key_node, node = child
-        return _mark(key_node if key and key_node is not None else node)
+        return _mark(key_node if key and key_node is not None else node, offset)
 
 
 def _child(node: yaml.Node, part: str | int) -> tuple[yaml.Node | None, yaml.Node] | None:
@@ -147,15 +174,23 @@ def _child(node: yaml.Node, part: str | int) -> tuple[yaml.Node | None, yaml.Nod
     return None
 
 
-def _mark(node: yaml.Node) -> Mark:
-    return node.start_mark.line + 1, node.start_mark.column + 1
+def _mark(node: yaml.Node, line_offset: int = 0) -> Mark:
+    return node.start_mark.line + 1 + line_offset, node.start_mark.column + 1
 
 
 def yaml_limit() -> int:
-    """Largest YAML file lint reads: composing with a position for every node runs at about
-    1 MiB/s, so a 60 MB dump would take a minute or more; refusing says so at once."""
+    """Largest YAML file lint reads (``TASPLAN_LINT_MAX_YAML_BYTES`` sets it)."""
     raw = os.environ.get(YAML_LIMIT_ENV)
     return int(raw) if raw and raw.isdigit() else DEFAULT_YAML_LIMIT
+
+
+def compose_limit() -> int:
+    """Largest YAML file lint reads through libyaml, composing a position for every node
+    (about 1 MiB/s: a 60 MB file would take a minute or more; refusing says so at once).
+    Files rapidyaml reads exactly go up to ``yaml_limit``: their positions are composed
+    only for the documents that have findings. ``TASPLAN_LINT_MAX_YAML_BYTES`` sets both."""
+    raw = os.environ.get(YAML_LIMIT_ENV)
+    return int(raw) if raw and raw.isdigit() else DEFAULT_COMPOSE_LIMIT
 
 
 def read_bytes(path: Path) -> bytes:
@@ -210,9 +245,8 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     if not label.lower().endswith(".json") and len(data) > yaml_limit():
         return [], ParseProblem(
             f"YAML file of {len(data) / 2**20:.1f} MiB is over lint's limit of "
-            f"{yaml_limit() / 2**20:.1f} MiB: lint keeps the position of every YAML field and "
-            f"reads about 1 MiB/s, so a larger file would take minutes (split it, lint it as "
-            f"JSON, or set {YAML_LIMIT_ENV} to raise the limit)")
+            f"{yaml_limit() / 2**20:.1f} MiB (split it, lint it as JSON, or set "
+            f"{YAML_LIMIT_ENV} to raise the limit)")
     problem = encoding_problem(data)
     if problem:
         return [], ParseProblem(problem, 1, 1)
@@ -243,11 +277,19 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         except StrictError as exc:
             return [], ParseProblem(str(exc), exc.line)
         return _objects(file, roots), None
-    from tasplan.load.yaml_fast import documents
+    from tasplan.load.yaml_fast import documents, spans
 
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one
+        file.spans = spans(text)
         return _objects(file, fast), None
+    if len(data) > compose_limit():
+        return [], ParseProblem(
+            f"YAML file of {len(data) / 2**20:.1f} MiB is over lint's limit of "
+            f"{compose_limit() / 2**20:.1f} MiB for YAML that rapidyaml cannot read exactly "
+            "(anchors, tags, YAML 1.1 words such as yes/on as plain values, ...): libyaml "
+            "keeps the position of every field and reads about 1 MiB/s, so it would take "
+            f"minutes (split it, lint it as JSON, or set {YAML_LIMIT_ENV} to raise the limit)")
     file.composed = True
     file.nodes = []
     roots: list[Any] = []

@@ -29,23 +29,28 @@ def _shown(value: object) -> str:
 def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
     """Objects with ``generateName`` and no ``name`` get ``<generateName><counter>``,
     counted per kind, namespace and prefix in input order; the warning says so."""
+    # Typed documents (``Document.model``: Nodes and bound Pods of large dumps) always
+    # have a name; only the others are looked at, and all of them only when one needs it.
+    unnamed = [i for i, d in enumerate(docs) if d.model is None and _generated(d.obj)]
+    if not unnamed:
+        return docs, []
     counters: Counter = Counter()
     named: list[str] = []
-    out = docs
+    out = list(docs)
     # A counter value whose name an object already has is skipped: a real Job j-00000 and
     # a generateName j- Job are two objects, not one defined twice.
     taken = set()
     for d in docs:
+        if d.model is not None:
+            taken.add((d.obj["kind"], str(getattr(d.model, "namespace", None)), d.model.name))
+            continue
         meta = d.obj.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("name"), str):
             taken.add((str(d.obj.get("kind")), str(meta.get("namespace")), meta["name"]))
-    for i, doc in enumerate(docs):
-        meta = doc.obj.get("metadata")
-        if not isinstance(meta, dict) or meta.get("name"):
-            continue
-        prefix = meta.get("generateName")
-        if not isinstance(prefix, str) or not prefix:
-            continue
+    for i in unnamed:
+        doc = docs[i]
+        meta = doc.obj["metadata"]
+        prefix = meta["generateName"]
         key = (str(doc.obj.get("kind")), str(meta.get("namespace")), prefix)
         name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
         counters[key] += 1
@@ -53,16 +58,21 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
             name = f"{prefix}{counters[key]:0{_SUFFIX_WIDTH}d}"
             counters[key] += 1
         taken.add((key[0], key[1], name))
-        if out is docs:
-            out = list(docs)
         out[i] = Document(doc.source, {**doc.obj, "metadata": {**meta, "name": name}})
         named.append(f"{_shown(doc.obj.get('kind'))} {_shown(name)}")
-    if not named:
-        return docs, []
     shown = ", ".join(named[:_SHOWN]) + (f" and {len(named) - _SHOWN} more"
                                          if len(named) > _SHOWN else "")
     return out, [f"{len(named)} object(s) have only metadata.generateName; tasplan names them "
                  f"<generateName> plus a 5-digit counter, the same on every run: {shown}"]
+
+
+def _generated(obj: dict) -> bool:
+    """Whether the object has no name but a ``generateName`` to make one from."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name"):
+        return False
+    prefix = meta.get("generateName")
+    return isinstance(prefix, str) and bool(prefix)
 
 
 # Another scheduler's gang kinds: what plans them, or how their pods are planned.
@@ -77,6 +87,33 @@ _OTHER_GANGS = {
     ("scheduling.x-k8s.io", "PodGroup"): "a coscheduling PodGroup: pods that name it "
     "(scheduling.x-k8s.io/pod-group) are planned as one gang of its minMember",
 }
+# Kinds that make pods which tasplan does not expand: what they make and how to plan it.
+# Asked about and not answered, they make the run "could not check" (exit 4).
+_NOT_EXPANDED = {
+    ("batch", "CronJob"): "it makes one Job per schedule: plan spec.jobTemplate as a Job",
+    ("ray.io", "RayCronJob"): "it makes one RayJob per schedule: plan spec.jobTemplate as a "
+    "RayJob",
+    ("sparkoperator.k8s.io", "SparkApplication"): "the Spark operator starts the driver, "
+    "then the executors (no gang): plan spec.executor as a Job of spec.executor.instances "
+    "pods",
+    ("disaggregatedset.x-k8s.io", "DisaggregatedSet"): "it makes one LeaderWorkerSet per "
+    "role (not expanded by tasplan yet): plan each role's spec as a LeaderWorkerSet",
+    ("argoproj.io", "Workflow"): "Argo runs its steps' pods one after another (no gang): "
+    "plan a step's template as a Pod or Job",
+    ("tekton.dev", "PipelineRun"): "Tekton runs its tasks' pods one after another (no gang): "
+    "plan a task's pod as a Pod",
+    ("batch.volcano.sh", "JobFlow"): "it runs Volcano JobTemplates in order: plan each as a "
+    "Volcano Job",
+    ("agents.x-k8s.io", "Sandbox"): "one pod from spec.podTemplate: plan it as a Pod",
+}
+
+
+def makes_pods(api_version: str, kind: str) -> bool:
+    """A kind whose pods tasplan does not expand (``kind_hint`` says how to plan them)."""
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    return (group, kind) in _NOT_EXPANDED
+
+
 _GENERIC = ("another scheduler's gang: to see how its pods would fare as a kube-scheduler "
             "gang, plan its pod template as a Job, or the pods themselves, with --gang "
             "MINCOUNT --topology-key KEY")
@@ -85,7 +122,7 @@ _GENERIC = ("another scheduler's gang: to see how its pods would fare as a kube-
 def kind_hint(api_version: str, kind: str) -> str:
     """What would plan objects of a kind tasplan does not read ("" when nothing)."""
     group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-    hint = _OTHER_GANGS.get((group, kind))
+    hint = _OTHER_GANGS.get((group, kind)) or _NOT_EXPANDED.get((group, kind))
     if hint is None and kind in ("PodGroup", "Job"):
         hint = _GENERIC
     return hint or ""

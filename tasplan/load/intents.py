@@ -5,6 +5,7 @@ fields of its kind."""
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +20,8 @@ def find_intents(obj: Mapping[str, Any], what: str, kind_id: str, *,
     templates at any depth; not with ``fields_only``), and the registered fields of its
     kind. A bounded walk: at most ``limit`` nodes."""
     found: list[Intent] = []
+    fields = [(key, match) for key, match in _FIELDS
+              if kind_id in key.kinds or not (key.kinds or fields_only)]
     stack: list[tuple[Any, str, str]] = [(obj, "", "")]  # node, path, path without indexes
     seen = 0
     while stack and seen < limit:
@@ -43,9 +46,8 @@ def find_intents(obj: Mapping[str, Any], what: str, kind_id: str, *,
                     continue
                 child, child_bare = (f"{path}.{k}" if path else k,
                                      f"{bare}.{k}" if bare else k)
-                for key in FIELDS:
-                    if (kind_id in key.kinds or not (key.kinds or fields_only)) \
-                            and fnmatch.fnmatchcase(child_bare, key.key) \
+                for key, match in fields:
+                    if match(child_bare) is not None \
                             and (key.when is None or key.when(v if isinstance(v, str) else "")):
                         found.append(Intent(key, what, child, _shown(v)))
                 if isinstance(v, dict | list):
@@ -56,6 +58,10 @@ def find_intents(obj: Mapping[str, Any], what: str, kind_id: str, *,
                     stack.append((v, f"{path}[{i}]", bare))
     found.sort(key=lambda i: i.path)
     return found
+
+
+# Each registered field with its pattern compiled as ``fnmatch.fnmatchcase`` compiles it.
+_FIELDS = [(key, re.compile(fnmatch.translate(key.key)).match) for key in FIELDS]
 
 
 def _shown(value: object) -> str:

@@ -47,8 +47,9 @@ from tasplan.load.core_v1 import (
 from tasplan.load.document import Document
 from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
-from tasplan.load.inputs import generated_names, kind_hint, skipped_kinds
+from tasplan.load.inputs import generated_names, kind_hint, makes_pods, skipped_kinds
 from tasplan.load.intents import find_intents
+from tasplan.load.namespace import with_namespace
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, Unplannable, expand, merge_expansions
@@ -168,9 +169,11 @@ def load_inputs(
     jobs: JobOverrides | None = None,
     progress: Progress | None = None,
     cluster_documents: Iterable[Document] = (),
+    namespace: str | None = None,
 ) -> ClusterSnapshot:
     """``cluster_documents`` are cluster objects already in memory (a live cluster read);
-    they come before the ``clusters`` files and go through the same decoding."""
+    they come before the ``clusters`` files and go through the same decoding.
+    ``namespace``: of the workload objects that set none (``-n``, as kubectl apply)."""
     with gc_paused():
         docs: list[Document] = list(cluster_documents)
         notes: list[str] = []
@@ -180,7 +183,9 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     before = len(docs)
-                    docs.extend(read_documents(file, workload=role, typed=True))
+                    found = read_documents(file, workload=role, typed=not (role and namespace))
+                    docs.extend(with_namespace(found, namespace) if role and namespace
+                                else found)
                     if role and len(docs) == before:
                         notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
                                      "only comments)")
@@ -208,8 +213,12 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     by_kind[""] = []
     ignored: Counter = Counter()
     positions: dict = {}
+    typed_pods, typed_nodes = by_kind["Pod"], by_kind["Node"]
     for position, doc in enumerate(docs):
         obj = doc.obj
+        if doc.model is not None:  # the typed reader's Nodes and bound Pods
+            (typed_pods if obj["kind"] == "Pod" else typed_nodes).append(doc)
+            continue
         api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
@@ -259,6 +268,20 @@ def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
         out[key] = value
         where[key] = source
     return out
+
+
+def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) -> None:
+    """Two pods of one name among the cluster inputs, or among the workload inputs, are
+    refused as the API server would; a workload pod replaces a cluster pod of its name
+    (the what-if), with a warning."""
+    key = (pod.namespace, pod.name)
+    other = pods.get(key)
+    if other is not None:
+        if other.source.workload == pod.source.workload:
+            raise _defined_twice("Pod", pod.key, pod.source, other.source)
+        warnings.append(f"Pod {pod.key} is defined more than once; using the one from "
+                        f"{pod.source} over {other.source}")
+    pods[key] = pod
 
 
 def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
@@ -332,6 +355,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     owners: dict[tuple[str, str], ControllerRef | None] = {}
     pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
     for d in by_kind["Pod"]:
+        pod = d.model
+        if pod is not None:
+            # A bound pod decoded by the typed reader with its order in the file; renumbered
+            # only when other pods came before (a later file, live documents, a reassembly).
+            if pod.order != order:
+                pod = replace(pod, order=order)
+            order += 1
+            _put_pod(pods, pod, warnings)
+            continue
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
             decoded = decode_pod_table(d.source, table, order, priorities)
@@ -340,11 +372,6 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
                                                                        pod.order - base))
-        elif d.model is not None:
-            # Decoded by the typed reader with its order in the file; renumbered only when
-            # other pods came before (a later file, live documents, a reassembly).
-            pod = d.model
-            decoded = [pod if pod.order == order else replace(pod, order=order)]
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
             meta = d.obj.get("metadata")
@@ -358,18 +385,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
                 return ObjectFields(source, obj)
         order += len(decoded)
         for pod in decoded:
-            key = (pod.namespace, pod.name)
-            # Two pods of one name among the cluster inputs, or among the workload inputs,
-            # are refused as the API server would; a workload pod replaces a cluster pod of
-            # its name (the what-if), with a warning.
-            if key in pods and pods[key].source.workload == pod.source.workload:
-                raise _defined_twice("Pod", pod.key, pod.source, pods[key].source)
-            if key in pods:
-                warnings.append(f"Pod {pod.key} is defined more than once; using the one "
-                                f"from {pod.source} over {pods[key].source}")
-            pods[key] = pod
+            _put_pod(pods, pod, warnings)
             if has_selectors and not pod.node_name:
-                owners[key] = controller_ref(owner_fields(pod))
+                owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []
     joined: dict[str, list] = {}
@@ -381,7 +399,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         before = order
         own, order, extra = expand(producer, pods, index, priorities, order,
                                    _position(positions, producer.source),
-                                   owners if has_selectors else None, synthesised)
+                                   owners if has_selectors else None, synthesised,
+                                   pod_annotations)
         synthesised += order - before
         groups.extend(own)
         for key, expansion in extra.items():
@@ -454,7 +473,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         composites=tuple(composites),
         dra=_dra_inputs(by_kind, warnings),
         intents=_intents(by_kind, producers, made, pods),
-        skipped=_skipped(by_kind[""], unplannable, pods.values()),
+        skipped=_skipped(by_kind[""], unplannable, pods.values(), _unused_runtimes(
+            by_kind, producers)),
         volcano=volcano,
         kueue=kueue,
         kai=kai,
@@ -485,6 +505,8 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
             pod = pods.get(_pod_key(d.obj)) if kind == "Pod" and not groups else None
             if pod is not None and pod.group:
                 groups = (pod.group,)
+            if kind == "KaiPodGroup":  # its fields apply to the group of its name
+                groups = (f.name if "/" in f.name else f"default/{f.name}",)
             sets = [(_join(p.source.nested, ps.template_path), ps)
                     for p in mine for ps in made[id(p)][1] if ps.template_path]
             total = sum(ps.count for p in mine for ps in made[id(p)][1])
@@ -501,17 +523,33 @@ def _intents(by_kind: dict[str, list[Document]], producers: list[Producer],
     return tuple(found)
 
 
+def _unused_runtimes(by_kind: dict[str, list[Document]], producers: list[Producer]
+                     ) -> list[Document]:
+    """The workload inputs' training runtimes that no TrainJob of the inputs uses."""
+    used = {id(d) for p in producers for d in p.related}
+    return [d for kind in trainjob.RUNTIME_KINDS for d in by_kind[kind]
+            if d.source.workload and id(d) not in used]
+
+
 def _skipped(ignored: list[Document], unplannable: list[tuple[Document, Unplannable]],
-             pods: Iterable[Pod]) -> tuple[Skipped, ...]:
+             pods: Iterable[Pod], runtimes: Iterable[Document] = ()) -> tuple[Skipped, ...]:
     """What the workload inputs hold that is not planned: kinds tasplan does not read,
-    objects it cannot expand from these inputs, pending pods in no group."""
+    objects it cannot expand from these inputs, pending pods in no group, training
+    runtimes no TrainJob uses (a runtime makes no pods of its own)."""
     by: dict[tuple, list[str]] = {}
+    for d in runtimes:
+        f = ObjectFields(d.source, d.obj)
+        by.setdefault((d.obj["apiVersion"], f.kind, "a runtime: planned with the TrainJobs "
+                       "that use it, and no TrainJob in the inputs does",
+                       "pass a TrainJob whose spec.runtimeRef names it", True),
+                      []).append(f.name)
     for d in ignored:
         f = ObjectFields(d.source, d.obj)
         # Another scheduler's job (a Volcano job) was asked about and not answered.
         other_job = f.kind == "Job" and bool(kind_hint(d.obj["apiVersion"], f.kind))
+        unchecked = other_job or makes_pods(d.obj["apiVersion"], f.kind)
         by.setdefault((d.obj["apiVersion"], f.kind, "tasplan does not read this kind",
-                       kind_hint(d.obj["apiVersion"], f.kind), not other_job),
+                       kind_hint(d.obj["apiVersion"], f.kind), not unchecked),
                       []).append(f.name)
     for d, exc in unplannable:
         f = ObjectFields(d.source, d.obj)
@@ -710,7 +748,7 @@ def _kai_groups(pods: dict, kai: KaiInputs, known: set[str], positions: dict,
 def _server_version(pod_docs: list[Document]) -> str:
     """The API server version a tasplan snapshot (or a live read) recorded, "" if none."""
     for d in pod_docs:
-        if snapshot_format.is_snapshot(d.obj):
+        if d.model is None and snapshot_format.is_snapshot(d.obj):
             meta = d.obj.get("metadata")
             version = meta.get("serverVersion") if isinstance(meta, dict) else None
             if isinstance(version, str) and version:

@@ -25,17 +25,14 @@ from typing import Any
 
 from tasplan.errors import InputError
 from tasplan.load.documents import locate
+from tasplan.load.group_names import named_group
 from tasplan.load.producers import Overrides
 from tasplan.model.group import Expansion, PodGroup, PodSet, Policy, pairs
 from tasplan.model.pod import Pod
 from tasplan.model.source import Source
 from tasplan.untrusted import quote
 
-KUEUE_GROUP = "kueue.x-k8s.io/pod-group-name"
 KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
-COSCHEDULING = "scheduling.x-k8s.io/pod-group"
-VOLCANO = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
-KAI = "pod-group-name"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
 BARE = "pods"  # the group of bare pods (per namespace) with --gang / --topology-key
 
@@ -49,21 +46,6 @@ class _Found:
     total: int | None = None
     position: int = 0
     source: Source | None = None
-
-
-def named_group(labels: Mapping[str, str], annotations: Mapping[str, Any]
-                ) -> tuple[str, str, str] | None:
-    """(owner, key, group name) a pod names by label or annotation, if any."""
-    if isinstance(labels.get(KUEUE_GROUP), str):
-        return "Kueue", KUEUE_GROUP, labels[KUEUE_GROUP]
-    if isinstance(labels.get(COSCHEDULING), str):
-        return "scheduler-plugins", COSCHEDULING, labels[COSCHEDULING]
-    for key in VOLCANO:
-        if isinstance(annotations.get(key), str):
-            return "Volcano", key, annotations[key]
-    if isinstance(annotations.get(KAI), str):
-        return "KAI", KAI, annotations[KAI]
-    return None
 
 
 def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str, str], Any],
@@ -104,12 +86,15 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
         size, note = _size(g, ns, name, len(live), overrides, coscheduling)
         for p in g.pods:
             pods[(p.namespace, p.name)] = replace(p, group=gkey)
+        # Pods synthesised from a template that names the group are recorded by their
+        # object's expansion (merged in by the loader).
+        own = [p for p in live if not p.synthesised]
         out.append(PodGroup(
             key=gkey, namespace=ns, policy=Policy.GANG, min_count=max(size, 1),
             topology_key=overrides.topology_key, kind="Pod", api_version="v1",
             source=g.source, order=g.position, notes=(note,),
-            expansions=(Expansion("Pod", gkey, 0, len(live), "v1",
-                                  pod_sets=_pod_sets(live, g)),)))
+            expansions=(Expansion("Pod", gkey, 0, len(own), "v1",
+                                  pod_sets=_pod_sets(own, g)),) if own else ()))
     return out
 
 
@@ -148,10 +133,11 @@ def _total(pod: Pod, value: object) -> int:
 
 
 def _pod_sets(pods: Iterable[Pod], g: _Found) -> tuple[PodSet, ...]:
+    keep = {p.key for p in pods}
     roles: dict[tuple, list[Pod]] = {}
     notes: dict[tuple, Mapping[str, str]] = {}
     for pod, meta in zip(g.pods, g.annotations, strict=True):
-        if pod.terminal:
+        if pod.key not in keep:
             continue
         role = pod.signature()
         roles.setdefault(role, []).append(pod)

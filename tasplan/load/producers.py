@@ -27,6 +27,7 @@ from typing import Any
 from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.load.core_v1 import PriorityResolver, _group_ref, decode_pod
 from tasplan.load.fields import ObjectFields
+from tasplan.load.group_names import named_group
 from tasplan.load.scheduling import GroupSpec
 from tasplan.model.group import Expansion, PodGroup, PodSet, Policy, pairs
 from tasplan.model.pod import DEFAULT_SCHEDULER, Pod
@@ -112,6 +113,9 @@ class Producer:
     takes_topology_key: bool = False
     # Other input objects whose scheduling keys apply to this one (a TrainJob's runtime).
     related: tuple[Any, ...] = ()
+    # The PodGroup the controller itself writes (a TrainJob's coscheduling or Volcano
+    # PodGroup): pods naming it by label or annotation stay in the object's own group.
+    pod_group: str | None = None
 
     @property
     def key(self) -> str:
@@ -197,6 +201,15 @@ def template_group(owner: ObjectFields, namespace: str, batch: PodBatch) -> str 
                       batch.spec_path or f"{batch.template_path}.spec")
 
 
+def label_group(namespace: str, batch: PodBatch) -> tuple[str, str] | None:
+    """(owner, ``<ns>/<name>``) of the group a template's pods name by another scheduler's
+    label or annotation (a Job whose pods carry KAI's ``pod-group-name``), if any."""
+    meta = batch.template.get("metadata") or {}
+    named = named_group({**(meta.get("labels") or {}), **batch.labels},
+                        {**(meta.get("annotations") or {}), **batch.annotations})
+    return None if named is None else (named[0], f"{namespace}/{named[2]}")
+
+
 def synthesise(template: Mapping[str, Any], namespace: str, name: str,
                 labels: Mapping[str, str]) -> dict[str, Any]:
     meta = template.get("metadata") or {}
@@ -252,7 +265,8 @@ class PodIndex:
 
 def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex,
            priorities: PriorityResolver, order: int, position: int,
-           owners: dict | None = None, total: int = 0
+           owners: dict | None = None, total: int = 0,
+           labelled: dict | None = None
            ) -> tuple[list[PodGroup], int, dict[str, Expansion]]:
     """Add the pods ``producer``'s controllers would still create to ``pods`` (existing
     ones of its own groups join them). Returns its own groups, the next pod order, and
@@ -260,7 +274,9 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
     pods synthesised for earlier objects, which count towards the shared limit.
 
     ``owners`` (pod key -> controller) is filled for synthesised pods when default
-    topology spreading needs it."""
+    topology spreading needs it. Pods whose template names another scheduler's group by
+    label or annotation go where pods of that name in the inputs would (KAI's groups, or the
+    label/annotation pod groups); ``labelled`` gets their annotations."""
     ns = producer.namespace
     owner = ObjectFields(producer.source, producer.obj)
     counts: dict[str, list[int]] = {}  # group key -> [synthesised, existing]
@@ -268,9 +284,16 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
     own: dict[str, None] = {}
     for batch in producer.batches:
         named = template_group(owner, ns, batch)
-        joins = named is not None
         own_key = f"{ns}/{batch.group}"
-        group = named or own_key
+        label_named = None if named else label_group(ns, batch)
+        by_label = label_named[1] if label_named else None
+        if by_label == f"{ns}/{producer.pod_group}":
+            by_label = None
+        # KAI's pod-group-name gives a pod its group at decoding (the loader's KAI groups
+        # take it); the other labels leave it to the label/annotation pod groups.
+        joins = named is not None or by_label is not None
+        group = named or by_label or own_key
+        pod_group = group if not by_label or label_named[0] == "KAI" else None
         if not joins:
             own.setdefault(own_key)
         if not batch.selectors:
@@ -309,14 +332,17 @@ def expand(producer: Producer, pods: dict[tuple[str, str], Pod], index: PodIndex
             if (ns, name) in pods:
                 continue
             pod = decode_pod(producer.source, synthesise(template, ns, name, labels), order,
-                             priorities, group=group, spec_path=spec_path,
-                             synthesised=True, owner=fields)
+                             priorities, group=pod_group,
+                             spec_path=spec_path, synthesised=True, owner=fields)
             order += 1
             synthesised += 1
             pkey = (ns, pod.name)
             pods[pkey] = pod
             index.add(pkey, pod)
             acc.pods.append(pod.name)
+            if by_label and labelled is not None:
+                labelled[pkey] = {**((template.get("metadata") or {}).get("annotations")
+                                     or {}), **batch.annotations}
             if owners is not None and batch.controller is not None:
                 owners[pkey] = batch.controller
         entry = counts.setdefault(group, [0, 0])

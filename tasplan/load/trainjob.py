@@ -198,7 +198,8 @@ def decode_trainjob(source: Source, obj: Mapping[str, Any], overrides: Overrides
     return replace(made, kind="TrainJob", api_version=obj["apiVersion"], source=source,
                    obj=obj, default=default, explicit=explicit, specs=specs, notes=notes,
                    batches=tuple(replace(b, owner=owner) for b in made.batches),
-                   related=(doc,), takes_topology_key=True)
+                   related=(doc,), takes_topology_key=True,
+                   pod_group=name if coscheduling or volcano else None)
 
 
 def _join(prefix: str, path: str) -> str:

@@ -18,7 +18,9 @@ for, exactly as before. A file that is not a JSON ``List`` or snapshot, or that 
 JSON, is read by the dict path whole, so errors keep their file, line and field.
 
 Large kubectl dumps are read through a memory map a few megabytes of items at a time
-(``read_json_stream``); everything else whole (``read_json_cluster``). Strictness
+(``read_json_stream``); everything else whole (``read_json_cluster``): a List's items in
+one pass into the typed schemas, and item by item (each from its own bytes) when that pass
+meets anything unusual. Strictness
 (load/strict.py): a piece with an escape that can produce NUL or a lone surrogate sends the
 file to the dict path, which refuses those. Duplicate keys are looked for by the dict path,
 which reads all JSON up to ``documents.STRICT_TYPED_BYTES``; not in larger typed reads.
@@ -156,7 +158,17 @@ class _File(Struct):
     pods: Raw = _NULL
 
 
+class _TypedFile(Struct):
+    """The same top level with its items decoded in the one pass (a List's usual case)."""
+
+    apiVersion: Any = None
+    kind: Any = None
+    items: list[_Item] | UnsetType | None = UNSET
+    pods: Raw = _NULL
+
+
 _FILE = msgspec.json.Decoder(_File)
+_TYPED_FILE = msgspec.json.Decoder(_TypedFile)
 _ITEM = msgspec.json.Decoder(_Item)
 _ITEMS = msgspec.json.Decoder(list[_Item])
 _RAWS = msgspec.json.Decoder(list[Raw])
@@ -188,6 +200,9 @@ def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Docume
     snapshot, invalid JSON or UTF-8): that path then reports any error exactly."""
     if (not data.isascii() and not _valid_utf8(data)) or risky_escape(data):
         return None
+    docs = _typed_list(label, data, workload)
+    if docs is not _UNDECIDED:
+        return docs
     try:
         top = _FILE.decode(data)
     except msgspec.DecodeError:
@@ -204,16 +219,45 @@ def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Docume
             if raw is not _NULL:
                 snapshot[key] = _loads(raw)
         reader.docs.append(Document(Source(label, 0, None, workload), snapshot))
-        return reader.docs
+        return reader.docs if reader.done() else None
     if not (isinstance(kind, str) and kind.endswith("List")) or items is UNSET:
         return None
     if items is None:
         return []
     reader = _Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
                      top.apiVersion)
-    if not all(reader.raw(k, raw) for k, raw in enumerate(items)):
+    if not all(reader.raw(k, raw) for k, raw in enumerate(items)) or not reader.done():
         return None
     return reader.docs
+
+
+_UNDECIDED: Any = object()
+
+
+def _typed_list(label: str, data: bytes, workload: bool) -> Any:
+    """A kubectl List decoded in one pass into the typed schemas (no item decoded twice):
+    its documents, or None for the dict path; ``_UNDECIDED`` when anything is unusual (a
+    snapshot, an item of another shape, a field of an unexpected type anywhere), and
+    ``read_json_cluster`` then reads the file item by item."""
+    try:
+        top = _TYPED_FILE.decode(data)
+    except msgspec.DecodeError:
+        return _UNDECIDED
+    kind, items = top.kind, top.items
+    if (not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list)
+            or top.pods is not _NULL
+            or snapshot_format.is_snapshot({"kind": kind, "apiVersion": top.apiVersion})):
+        return _UNDECIDED
+    reader = _Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
+                     top.apiVersion)
+    raws = None
+    for k, item in enumerate(items):
+        if not reader.typed(k, item):
+            if raws is None:
+                raws = _FILE.decode(data).items
+            if not reader.as_dict(k, raws[k]):
+                return None
+    return reader.docs if reader.done() else None
 
 
 CHUNK_BYTES = 1 << 23
@@ -283,7 +327,7 @@ def _stream(label: str, mm: mmap.mmap, workload: bool, chunk_bytes: int) -> list
         if done > dropped:
             mm.madvise(mmap.MADV_DONTNEED, dropped, done - dropped)
             dropped = done
-    return reader.docs
+    return reader.docs if reader.done() else None
 
 
 def _valid_utf8(data: bytes, chunk: int = 1 << 24) -> bool:
@@ -299,7 +343,8 @@ def _valid_utf8(data: bytes, chunk: int = 1 << 24) -> bool:
 
 
 class _Reader:
-    """List items -> Documents, with what they share: the requests cache, the pod order."""
+    """List items -> Documents, with what they share: the requests cache, the pod order, the
+    pods' start times (checked together at the end: ``done``)."""
 
     def __init__(self, label: str, workload: bool, item_kind: str | None,
                  list_api: Any) -> None:
@@ -308,6 +353,13 @@ class _Reader:
         self.docs: list[Document] = []
         self.cache: dict = {}
         self.pods = 0  # the loader's pod order, if this file's pods come first
+        self.starts: list[str] = []
+
+    def done(self) -> bool:
+        """Whether every typed pod's ``status.startTime`` is valid; if one is not, the dict
+        path reads the file and reports it with its place (checked in bulk: most are the
+        API server's canonical form)."""
+        return timestamp.first_invalid(self.starts) is None
 
     def chunk(self, piece: bytes | bytearray) -> bool:
         """Items of a JSON array; False when one is not an object (or the piece not JSON)."""
@@ -340,15 +392,18 @@ class _Reader:
         kind, api = item.kind, item.apiVersion
         if kind is UNSET and self.item_kind:  # NodeList items may omit kind
             kind, api = self.item_kind, self.list_api
-        if api != "v1" or kind not in ("Pod", "Node"):
+        if api != "v1":
             return False
         source = Source(self.label, 0, k, self.workload)
         try:
             if kind == "Pod":
-                doc = Document(source, _POD, _pod(item, source, self.pods, self.cache))
+                doc = Document(source, _POD, _pod(item, source, self.pods, self.cache,
+                                                  self.starts))
                 self.pods += 1
-            else:
+            elif kind == "Node":
                 doc = Document(source, _NODE, _node(item, source))
+            else:
+                return False
         except _Fallback:
             return False
         self.docs.append(doc)
@@ -408,11 +463,12 @@ def _node(item: _Item, source: Source) -> Node:
                 source, has_images=_truthy(status.images), ready=ready)
 
 
-def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
-    """A bound pod as ``decode_pod`` builds it; anything else is a _Fallback."""
-    meta = item.metadata or _Meta()
-    spec = item.spec or _Spec()
-    status = item.status or _Status()
+def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]) -> Pod:
+    """A bound pod as ``decode_pod`` builds it; anything else is a _Fallback. Its start time
+    goes to ``starts``, checked with the others' (``_Reader.done``)."""
+    meta, spec, status = item.metadata, item.spec, item.status
+    if meta is None or spec is None:
+        raise _Fallback  # no name or no node: the dict path's
     name, node_name, priority = meta.name, spec.nodeName, spec.priority
     if (not name or not node_name or priority is None
             or not _INT64[0] <= priority <= _INT64[1]):
@@ -421,38 +477,61 @@ def _pod(item: _Item, source: Source, order: int, cache: dict) -> Pod:
     if affinity is not None and (_truthy(affinity.podAffinity)
                                  or _truthy(affinity.podAntiAffinity)):
         raise _Fallback  # bound pods with pod affinity: decoded in full
-    if _truthy(spec.resourceClaims):
+    if spec.resourceClaims is not _NULL and _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
-    notes = meta.annotations
-    if notes is not None and (notes.volcano_group is not None
-                              or notes.volcano_group_legacy is not None):
+    annotations = meta.annotations
+    if annotations is not None and (annotations.volcano_group is not None
+                                    or annotations.volcano_group_legacy is not None):
         raise _Fallback  # a Volcano job's pod: grouped by its annotation (load.pod_groups)
-    start = status.startTime
-    if start is not None and not timestamp.valid(start):
-        raise _Fallback  # the dict path refuses it, with the field
+    if status is None:
+        phase, start = "Running", None
+    else:
+        phase, start = status.phase or "Running", status.startTime
+        if start == "":
+            raise _Fallback  # "" is not a time: the dict path refuses it, with the field
     namespace = meta.namespace or "default"
-    requests, non_zero, host_ports = _resources(spec, cache)
+    # The requests cache key: the common single-container pod's without a generator.
+    containers = spec.containers
+    if (containers is not None and len(containers) == 1 and spec.initContainers is None
+            and spec.overhead is _NULL and spec.resources is _NULL):
+        c = containers[0]
+        key: tuple = (bytes(c.resources), c.restartPolicy, bytes(c.ports))
+    else:
+        key = _resources_key(spec)
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = _compute_resources(spec)
+    requests, non_zero, host_ports = value
+    # As core_v1.owner_kind and core_v1.kueue_workload.
+    kueue_workload = ""
+    if annotations is not None:
+        if type(annotations.kueue_workload) is str:
+            kueue_workload = annotations.kueue_workload
+        if annotations.mirror is not None:
+            owner_kind = "Node"
+        else:
+            owner_kind = _controller_kind(meta.ownerReferences)
+    else:
+        owner_kind = _controller_kind(meta.ownerReferences)
+    group = None
+    if (spec.schedulingGroup is not None or spec.workloadRef is not None
+            or (annotations is not None and annotations.pod_group is not None)):
+        group = _group(namespace, spec, meta)
+    if start is None:
+        start = ""
+    else:
+        starts.append(start)  # checked with the others' (_Reader.done)
     return Pod(
-        namespace, name, node_name, status.phase or "Running", priority, requests, non_zero,
-        source, order, meta.labels or _EMPTY, _group(namespace, spec, meta),
-        spec.priorityClassName or "", host_ports=host_ports,
-        deleting=bool(meta.deletionTimestamp), owner_kind=_owner_kind(meta),
-        kueue_workload=_kueue_workload(meta), uid=meta.uid or "",
-        start_time=start or "",
+        namespace, name, node_name, phase, priority, requests, non_zero, source, order,
+        meta.labels or _EMPTY, group, spec.priorityClassName or "", host_ports=host_ports,
+        deleting=bool(meta.deletionTimestamp), owner_kind=owner_kind,
+        kueue_workload=kueue_workload, uid=meta.uid or "", start_time=start,
     )
 
 
-def _kueue_workload(meta: _Meta) -> str:
-    """As ``core_v1.kueue_workload``."""
-    value = meta.annotations.kueue_workload if meta.annotations is not None else None
-    return value if type(value) is str else ""
-
-
-def _owner_kind(meta: _Meta) -> str:
-    """As ``core_v1.owner_kind``."""
-    if meta.annotations is not None and meta.annotations.mirror is not None:
-        return "Node"
-    for ref in meta.ownerReferences or ():
+def _controller_kind(refs: list[_OwnerRef] | None) -> str:
+    """As ``core_v1.owner_kind`` for a pod without the mirror annotation."""
+    for ref in refs or ():
         if ref.controller is True and type(ref.kind) is str:
             return ref.kind
     return ""
@@ -480,18 +559,15 @@ def _group(namespace: str, spec: _Spec, meta: _Meta) -> str | None:
     return None
 
 
-def _resources(spec: _Spec, cache: dict) -> tuple[dict[str, int], tuple[int, int],
-                                                  tuple[HostPort, ...]]:
-    """(requests, non-zero requests, host ports), once per distinct container block."""
-    containers, inits = spec.containers or (), spec.initContainers
-    key = (tuple((bytes(c.resources), c.restartPolicy, bytes(c.ports)) for c in containers),
-           None if inits is None else tuple((bytes(c.resources), c.restartPolicy)
-                                            for c in inits),
-           bytes(spec.overhead), bytes(spec.resources))
-    value = cache.get(key)
-    if value is None:
-        value = cache[key] = _compute_resources(spec)
-    return value
+def _resources_key(spec: _Spec) -> tuple:
+    """What requests, non-zero requests and host ports are computed from (replicas share
+    them: computed once per distinct key)."""
+    inits = spec.initContainers
+    return (tuple((bytes(c.resources), c.restartPolicy, bytes(c.ports))
+                  for c in spec.containers or ()),
+            None if inits is None else tuple((bytes(c.resources), c.restartPolicy)
+                                             for c in inits),
+            bytes(spec.overhead), bytes(spec.resources))
 
 
 def _compute_resources(spec: _Spec) -> tuple[dict[str, int], tuple[int, int],

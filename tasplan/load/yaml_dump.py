@@ -269,20 +269,23 @@ def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
                      and tree.num_children(root) == entries)
 
 
-def emit_json(ryml, tree, piece: bytes, accept=None) -> memoryview | None:
+def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True
+              ) -> memoryview | None:
     """One YAML document (no ``---``) as rapidyaml's JSON, or None when rapidyaml refuses
-    it, reads several documents, or ``accept(root)`` is false."""
+    it, reads several documents, or ``accept(root)`` is false. ``quiet=False``: the caller
+    has silenced stderr already (``quiet_stderr``) for many documents."""
     buf = bytearray(piece)
+    silence = quiet_stderr if quiet else contextlib.nullcontext
     try:
         tree.clear()
         tree.clear_arena()
-        with _quiet_stderr():
+        with silence():
             ryml.parse_in_place(buf, tree)
         root = tree.root_id()
         if tree.is_stream(root) or (accept is not None and not accept(root)):
             return None
         out = bytearray(2 * len(piece) + 64)
-        with _quiet_stderr():
+        with silence():
             failed, size = ryml.emit_json_to_substr(tree, root, out)
             if failed:
                 out = bytearray(size)
@@ -293,7 +296,7 @@ def emit_json(ryml, tree, piece: bytes, accept=None) -> memoryview | None:
 
 
 @contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
+def quiet_stderr() -> Iterator[None]:
     """rapidyaml prints its errors to file descriptor 2 before raising; a refusal here only
     means the libyaml path reads the file, so they are not shown."""
     try:

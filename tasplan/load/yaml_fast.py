@@ -18,10 +18,12 @@ from typing import Any
 import orjson
 
 from tasplan.load.strict import StrictError, check_json_keys
-from tasplan.load.yaml_dump import UNICODE, emit_json, risky
+from tasplan.load.yaml_dump import UNICODE, emit_json, quiet_stderr, risky
 
 _MARKER = re.compile(rb"^---(?:\n|\Z)", re.M)
 _BLANK = re.compile(rb"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
+_TEXT_MARKER = re.compile(_MARKER.pattern.decode(), re.M)
+_TEXT_BLANK = re.compile(_BLANK.pattern.decode())
 
 
 def documents(data: bytes) -> list[Any] | None:
@@ -33,22 +35,41 @@ def documents(data: bytes) -> list[Any] | None:
     except ImportError:
         return None
     pieces = _MARKER.split(data)  # the first is implicit: no document when blank
+    blank = [_BLANK.fullmatch(piece) is not None for piece in pieces]
+    # One scan of all the documents: its patterns never cross a line, and every piece
+    # starts a line, so this is the scan of each piece (a file of many small documents
+    # would otherwise pay the scan's set-up per document).
+    if risky(b"".join(p for p, b in zip(pieces, blank, strict=True) if not b)):
+        return None
     tree = ryml.Tree()
     roots: list[Any] = []
-    for number, piece in enumerate(pieces):
-        if _BLANK.fullmatch(piece):
-            if number:
-                roots.append(None)
-            continue
-        if risky(piece):
-            return None
-        json = emit_json(ryml, tree, piece)
-        if json is None:
-            return None
-        try:
-            obj = orjson.loads(json)
-            check_json_keys(bytes(json), obj)
-        except (orjson.JSONDecodeError, StrictError):  # a too-deep one too: libyaml names it
-            return None
-        roots.append(obj)
+    with quiet_stderr():
+        for number, piece in enumerate(pieces):
+            if blank[number]:
+                if number:
+                    roots.append(None)
+                continue
+            json = emit_json(ryml, tree, piece, quiet=False)
+            if json is None:
+                return None
+            try:
+                obj = orjson.loads(json)
+                check_json_keys(bytes(json), obj)
+            except (orjson.JSONDecodeError, StrictError):  # too deep too: libyaml names it
+                return None
+            roots.append(obj)
     return roots
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where each document of ``documents`` is in the file's text: (start, end) offsets,
+    same numbering (lint composes only the document a finding is in)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for number, marker in enumerate([*_TEXT_MARKER.finditer(text), None]):
+        end = len(text) if marker is None else marker.start()
+        if number or not _TEXT_BLANK.fullmatch(text, start, end):
+            out.append((start, end))
+        if marker is not None:
+            start = marker.end()
+    return out

@@ -79,6 +79,7 @@ _KUEUE_PREFIX = "kueue.x-k8s.io/"
 _KAI_PREFIX = "kai.scheduler/"
 _SEGMENTS = "nothing in tasplan yet (KAI's segments are not modelled; write the subgroups " \
     "in a scheduling.run.ai PodGroup)"
+_KAI_PODGROUP = ("scheduling.run.ai/PodGroup",)
 _KUBEFLOW = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/MPIJob",
              "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob")
 
@@ -222,6 +223,20 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by=_KAI,
                   why="the pods are one group <ns>/<name>; --scheduler kai plans it as the "
                   "scheduling.run.ai PodGroup of that name (minMember 1 without one)"),
+    # KAI's PodGroup object (scheduling.run.ai/v2alpha2): --scheduler kai reads it; the gang
+    # (minMember) is the group's under every scheduler, its constraints only kai's.
+    SchedulingKey("*topologyConstraint.requiredTopologyLevel", Where.FIELD, "KAI",
+                  "the PodGroup (or subgroup) must fit in one domain of this level",
+                  _KAI_PLANNED, honoured_by=_KAI,
+                  workaround="--gang {count} --topology-key <the node label of level {value}>",
+                  kinds=_KAI_PODGROUP, why="--scheduler kai's topology plugin"),
+    SchedulingKey("*topologyConstraint.preferredTopologyLevel", Where.FIELD, "KAI",
+                  "the PodGroup (or subgroup) prefers one domain of this level",
+                  _KAI_PLANNED, honoured_by=_KAI, kinds=_KAI_PODGROUP,
+                  why="--scheduler kai's topology plugin"),
+    SchedulingKey("spec.queue", Where.FIELD, "KAI", "the KAI queue of the PodGroup",
+                  _KAI_NOTED, honoured_by=_KAI, kinds=_KAI_PODGROUP,
+                  why="--scheduler kai plans as if the queue had room (note kai-offline)"),
     # --- Volcano
     SchedulingKey("scheduling.k8s.io/group-name", Where.ANNOTATION, "Volcano",
                   "the Volcano PodGroup the pod belongs to", {**_N, **_V_PLANNED},
@@ -261,9 +276,10 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "minMember when it is in the inputs, else of the pods present"),
     # --- Kubeflow training-operator, MPI Operator, Trainer
     SchedulingKey("spec.runPolicy.schedulingPolicy.minAvailable", Where.FIELD, "Kubeflow",
-                  "the gang size of the job's PodGroup", _N,
+                  "the gang size of the job's PodGroup", {**_N, KAI: Status.PLANNED},
                   kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
-                  why="a gang of minAvailable, as the operator's gang scheduler gets it"),
+                  why="a gang of minAvailable, as the operator's gang scheduler gets it; "
+                  "--scheduler kai: the minMember of KAI's Kubeflow groupers"),
     SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
                   "the gang scheduler's queue", {}, honoured_by=_V_NOT_MADE.format("operator"),
                   kinds=_KUBEFLOW),
@@ -278,8 +294,9 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by="nothing in tasplan (an offline plan does not wait)",
                   kinds=_KUBEFLOW),
     SchedulingKey("spec.elasticPolicy.minReplicas", Where.FIELD, "Kubeflow",
-                  "elastic training may run with fewer workers", {},
-                  honoured_by="nothing in tasplan (all replicas are planned)",
+                  "elastic training may run with fewer workers", {KAI: Status.PLANNED},
+                  honoured_by="--scheduler kai (the minMember of KAI's PyTorchJob grouper; "
+                  "other schedulers plan all replicas)",
                   workaround="--gang {value}",
                   kinds=("kubeflow.org/PyTorchJob", "kubeflow.org/PaddleJob")),
     SchedulingKey("spec.podGroupPolicy.coscheduling", Where.FIELD, "Kubeflow Trainer",

@@ -34,23 +34,51 @@ def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch) -> None:
     assert message.startswith("file is larger than the limit of 100 bytes")
 
 
-def test_yaml_over_lints_limit_is_refused_at_once(tmp_path, monkeypatch) -> None:
-    """Lint composes YAML with positions at about 1 MiB/s: a large file is refused with the
-    limit named instead of running for minutes. JSON (orjson) has no such limit."""
-    from tasplan.lint.reader import DEFAULT_YAML_LIMIT
+def _pods(n: int, last: bytes = b"") -> bytes:
+    return b"".join(b"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%06d}\nspec:\n"
+                    b"  containers: [{name: c, image: x}]\n" % i for i in range(n)) + last
 
-    def pods(n: int) -> bytes:
-        return b"".join(b"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%06d}\nspec:\n"
-                        b"  containers: [{name: c, image: x}]\n" % i for i in range(n))
 
-    size = len(pods(1))
-    [(rule, _, message)] = _rules(tmp_path, "big.yaml", pods(DEFAULT_YAML_LIMIT // size + 1))
+def test_large_yaml_is_linted_with_positions_of_its_document(tmp_path, monkeypatch) -> None:
+    """YAML over the composing limit (4 MiB) that rapidyaml reads exactly is linted: only
+    the document with the finding is composed by libyaml, its lines counted from the file's
+    start. YAML that needs libyaml throughout is refused at once over that limit, naming
+    it; every YAML file over lint's limit (64 MiB) too. JSON (orjson) has neither limit."""
+    from tasplan.lint.reader import DEFAULT_COMPOSE_LIMIT, DEFAULT_YAML_LIMIT
+
+    size = len(_pods(1))
+    n = DEFAULT_COMPOSE_LIMIT // size + 1
+    bad = (b"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad\n"
+           b"spec: {containers: [{name: c, image: x}]}\n")
+    findings = _rules(tmp_path, "big.yaml", _pods(n, bad))
+    assert [(rule, line) for rule, line, _ in findings] == [("TP103", 6 * n + 5)]
+    # An anchor: rapidyaml's reading is not proven to be Kubernetes', libyaml would compose.
+    [(rule, _, message)] = _rules(tmp_path, "anchored.yaml", _pods(n, b"---\na: &x 1\n"))
     assert rule == "TP001"
-    assert "over lint's limit of 4.0 MiB" in message and "TASPLAN_LINT_MAX_YAML_BYTES" in message
+    assert "over lint's limit of 4.0 MiB for YAML that rapidyaml cannot read" in message
+    assert DEFAULT_YAML_LIMIT == 64 * 2**20
     monkeypatch.setenv("TASPLAN_LINT_MAX_YAML_BYTES", str(10 * size))
-    assert _rules(tmp_path, "small.yaml", pods(10)) == []
-    assert _rules(tmp_path, "over.yaml", pods(11))[0][0] == "TP001"
+    assert _rules(tmp_path, "small.yaml", _pods(10)) == []
+    [(rule, _, message)] = _rules(tmp_path, "over.yaml", _pods(11))
+    assert rule == "TP001" and "TASPLAN_LINT_MAX_YAML_BYTES" in message
     assert _rules(tmp_path, "list.json", b'{"kind": "List", "items": []}' + b" " * 20_000) == []
+
+
+def test_positions_of_each_document_match_composing_the_whole_file() -> None:
+    """The documents' own compositions (YAML rapidyaml read) give the lines and columns the
+    whole file's would: comments before the first document, an empty document, blocks."""
+    data = (b"# header\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\n---\n"
+            b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  labels:\n    x: |\n"
+            b"      text\n---\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: c}\n")
+    manifests, problem = parse("x.yaml", data)
+    assert problem is None and manifests[0].file.spans is not None
+    whole, _ = parse("x.yaml", data)
+    whole[0].file.spans = None  # the whole file composed, as before
+    paths = [("metadata", "name"), ("kind",), ("metadata", "labels", "x"), ("nope",)]
+    for mine, theirs in zip(manifests, whole, strict=True):
+        for path in paths:
+            assert mine.locate(path) == theirs.locate(path), (mine.name, path)
+    assert [m.locate(("metadata", "name")) for m in manifests] == [(5, 18), (11, 9), (19, 20)]
 
 
 def test_deep_nesting_is_a_finding_or_parses(tmp_path) -> None:

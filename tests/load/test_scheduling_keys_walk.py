@@ -109,6 +109,14 @@ def volcano_podgroup() -> dict:
             "metadata": {"name": "vpg", "namespace": "ml"}, "spec": {"minMember": 2}}
 
 
+def kai_podgroup() -> list:
+    """KAI's PodGroup object and two pods that name it (KAI-Scheduler d5bc503a,
+    examples/topology-aliases/topology-aliases.yaml)."""
+    return [{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+             "metadata": {"name": "kpg", "namespace": "ml"}, "spec": {}},
+            *pods(extra_annotations={"pod-group-name": "kpg"})]
+
+
 def label(obj: dict, key: str, value: str, section: str = "labels") -> None:
     obj.setdefault("metadata", {}).setdefault(section, {})[key] = value
 
@@ -267,6 +275,12 @@ PROBES: dict[str, Callable[[str], Probe]] = {
         ["metadata", "labels", "ray.io/gang-scheduling-enabled"], "true")),
     "ray.io/priority-class-name": on(ray, at(["metadata", "labels",
                                               "ray.io/priority-class-name"], "high")),
+    "*topologyConstraint.requiredTopologyLevel": on(kai_podgroup, at(
+        ["spec", "topologyConstraint"], {"topology": "t", "requiredTopologyLevel": "rack"}, 0)),
+    "*topologyConstraint.preferredTopologyLevel": on(kai_podgroup, at(
+        ["spec", "subGroups"], [{"name": "s", "topologyConstraint": {
+            "topology": "t", "preferredTopologyLevel": "rack"}}], 0)),
+    "spec.queue": on(kai_podgroup, at(["spec", "queue"], "q", 0)),
     "*topologyConstraint.packDomain": on(grove, at(
         ["spec", "template", "topologyConstraint"], {"packDomain": "rack"})),
 }

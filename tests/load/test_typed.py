@@ -11,6 +11,8 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasplan import InputError, JobOverrides
 from tasplan.load import typed
@@ -238,9 +240,14 @@ def test_snapshot_decodes_identically(tmp_path: Path, generated: Path) -> None:
     lambda o: o[7].update(status={"startTime": "2026-02-29T00:00:00Z"}),
     lambda o: o[7].update(status={"startTime": 1767225600}),
     lambda o: o[7]["metadata"].update(uid=7),
+    lambda o: o[7].update(status={"startTime": ""}),
+    lambda o: o.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                        "spec": {"priority": "high"}}) or o[7].update(
+        status={"startTime": "2026-13-01T00:00:00Z"}),
 ], ids=["quantity", "float-priority", "huge-priority", "group-name", "host-port",
         "pod-name", "unschedulable", "taint-effect", "allocatable", "node-label", "not-object",
-        "start-time-day", "start-time-number", "uid"])
+        "start-time-day", "start-time-number", "uid", "start-time-empty",
+        "start-time-month-item-by-item"])
 def test_errors_are_the_dict_paths(tmp_path: Path, change) -> None:
     objects = copy.deepcopy(_objects())
     change(objects)
@@ -274,3 +281,37 @@ def test_a_split_that_is_not_an_item_boundary_falls_back(tmp_path: Path) -> None
     assert typed.read_json_stream(path, workload=False, chunk_bytes=1) is None
     assert _state(list(read_documents(path, workload=False, typed=True))) == _state(
         _dict_path(path))
+
+
+def test_generated_names_skip_the_names_of_typed_pods(tmp_path: Path) -> None:
+    """A workload pod with ``generateName: plain-`` next to a typed cluster pod named
+    ``plain-00000``: both readers give it the next free name (the typed Document carries
+    its name in the model, not in ``obj``)."""
+    objects = _objects()
+    objects[7]["metadata"]["name"] = "plain-00000"
+    cluster = _write_list(tmp_path / "c.json", objects)
+    workload = tmp_path / "w.json"
+    pending = _pod("x", node="")
+    pending["metadata"] = {"generateName": "plain-", "namespace": "ns"}
+    workload.write_text(json.dumps(pending))
+    docs = typed.read_json_cluster(str(cluster), cluster.read_bytes(), workload=False)
+    assert docs is not None and any(d.model is not None and d.model.name == "plain-00000"
+                                    for d in docs)
+    work = list(read_documents(workload, workload=True))
+    names = [sorted(p.name for p in assemble(d + work, JobOverrides()).pods
+                    if p.name.startswith("plain-")) for d in (docs, _dict_path(cluster))]
+    assert names[0] == names[1] == ["plain-00000", "plain-00001"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"\\", b"\\\\", b"0", b"x00", b"u0000", b"U00000000", b"ud8",
+                                 b"uDa", b"U0000d9", b"u0026", b"a", b"\"", b"x" * 40]),
+                max_size=60), st.integers(min_value=0, max_value=3))
+def test_risky_escape_is_the_regex_search(parts, pad) -> None:
+    """The backslash-to-backslash scan answers as one regex search of the whole text, on
+    sparse and on backslash-dense texts (where it hands over to the regex)."""
+    from tasplan.load.strict import _RISKY_ESCAPE, risky_escape
+
+    data = b"".join(parts) + b" " * (pad * 4096)
+    assert risky_escape(data) == (_RISKY_ESCAPE.search(data) is not None)
+    assert risky_escape(bytearray(data)) == risky_escape(data)

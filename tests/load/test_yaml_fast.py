@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasplan.errors import InputError
 from tasplan.lint import lint, reader
@@ -114,3 +116,22 @@ def test_reports_with_lines_are_identical(tmp_path: Path, monkeypatch) -> None:
         assert fast == slow
         texts.append(fast["text"])
     assert re.search(r"train-0000\.yaml:\d+:\d+: error", texts[0])  # lines were composed
+
+
+LINES = ["a: 1", "a: yes", "b: on", "- x", "- 0755", "# note yes", "c: [1, 2]", "d: {e: f}",
+         "  g: h", "k: |", "  text", "--- x", "...", "i: &anchor j", "l: 'q'", "m: 1e3", "",
+         "n: \\u0000", "o: é", "p: 10:00:00", "? q", "r:", "s: ~"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(LINES), max_size=4), min_size=1, max_size=5))
+def test_one_scan_of_all_documents_is_the_scan_of_each(pieces) -> None:
+    """``documents`` scans the non-blank documents joined: the scan's patterns never cross
+    a line and each document starts one, so that is the scan of every document."""
+    from tasplan.load.yaml_dump import risky
+
+    docs = ["".join(f"{line}\n" for line in lines).encode() for lines in pieces]
+    data = b"---\n".join(docs)
+    split = fast_reader._MARKER.split(data)
+    kept = [p for p in split if not fast_reader._BLANK.fullmatch(p)]
+    assert risky(b"".join(kept)) == any(risky(p) for p in kept)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tasplan import InputError, JobOverrides, load_inputs
+from tasplan import InputError, JobOverrides, load_inputs, plan
 from tasplan.limits import MAX_CONTROLLER_PODS
 from tasplan.model.group import Policy
 
@@ -179,6 +179,47 @@ def test_trainjob_without_its_runtime_is_skipped_not_invalid(tmp_path: Path) -> 
     assert (skipped.kind, skipped.names, skipped.checked) == (
         "TrainJob", ("ml/volcano-example",), False)
     assert "ClusterTrainingRuntime torch-distributed-volcano" in skipped.reason
+
+
+def test_skipped_kinds_that_make_pods_say_how_to_plan_them(tmp_path: Path) -> None:
+    """Kueue ff69552e79 site/static/examples/jobs/sample-cronjob.yaml: a CronJob next to a
+    Job is skipped with a hint and makes the run "could not check"; a runtime no TrainJob
+    uses is listed (it makes no pods of its own), without making the run unchecked."""
+    text = """
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata: {name: cron, namespace: ml}
+        spec:
+          schedule: "* * * * *"
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: c, image: busybox}]
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: j, namespace: ml}
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers: [{name: c, image: busybox}]
+        """
+    snapshot = load_inputs([write(tmp_path, "cron.yaml", text)], [CLUSTER])
+    assert [g.key for g in snapshot.groups if g.planned] == ["ml/j"]
+    (cron,) = snapshot.skipped
+    assert (cron.kind, cron.names, cron.checked) == ("CronJob", ("ml/cron",), False)
+    assert cron.hint == "it makes one Job per schedule: plan spec.jobTemplate as a Job"
+    runtime = TORCH_RUNTIME.split("---\n", 1)[0]
+    snapshot = load_inputs([write(tmp_path, "rt.yaml", runtime)], [CLUSTER])
+    (rt,) = snapshot.skipped
+    assert (rt.kind, rt.names, rt.checked) == ("TrainingRuntime", ("ml/torch-distributed",),
+                                               True)
+    assert "no TrainJob in the inputs" in rt.reason and "spec.runtimeRef" in rt.hint
+    snapshot = load_inputs([write(tmp_path, "tj.yaml", TORCH_RUNTIME)], [CLUSTER])
+    assert snapshot.skipped == ()
 
 
 TORCH_RUNTIME = """\
@@ -480,6 +521,86 @@ def test_pods_named_by_another_schedulers_group_form_one_gang(tmp_path: Path, me
                            jobs=JobOverrides(2, "topology.example.com/rack"))
     assert (group(snapshot, key).min_count, group(snapshot, key).topology_key) == (
         2, "topology.example.com/rack")
+
+
+def test_a_template_naming_another_schedulers_group_joins_it(tmp_path: Path) -> None:
+    """KAI-Scheduler d5bc503a examples/topology-aliases/topology-aliases.yaml: a Job whose
+    template carries ``pod-group-name`` (the Job and the PodGroup share a name) is KAI's
+    PodGroup of 3, not a basic Job; the PodGroup's topology constraint is warned about
+    when kube-scheduler plans it.
+    A coscheduling label on a Job template makes it one gang of the PodGroup's minMember,
+    with pods of the same label that are already in the inputs."""
+    text = """
+        apiVersion: scheduling.run.ai/v2alpha2
+        kind: PodGroup
+        metadata: {name: aliased, namespace: default}
+        spec:
+          minMember: 3
+          topologyConstraint: {topology: network, requiredTopologyLevel: rack}
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: aliased, namespace: default}
+        spec:
+          parallelism: 3
+          completions: 3
+          template:
+            metadata:
+              annotations: {pod-group-name: aliased}
+            spec:
+              schedulerName: kai-scheduler
+              restartPolicy: Never
+              containers: [{name: worker, image: busybox, resources: {requests: {cpu: 250m}}}]
+        """
+    snapshot = load_inputs([write(tmp_path, "kai.yaml", text)], [CLUSTER])
+    g = group(snapshot, "default/aliased")
+    assert summary(g) == ("default/aliased", "PodGroup", Policy.GANG, 3)
+    assert [(e.kind, e.name, e.synthesised, [ps.count for ps in e.pod_sets])
+            for e in g.expansions] == [("Job", "default/aliased", 3, [3])]
+    assert len(names(snapshot, "default/aliased")) == 3
+    assert "default/aliased" not in [g.key for g in snapshot.groups if g.kind == "Job"]
+    # kube-scheduler does not read the PodGroup's constraint: warned; kai (auto, the pods
+    # ask for kai-scheduler) does.
+    warned = [w for w in plan(snapshot, scheduler="kube-scheduler").warnings
+              if "topologyConstraint.requiredTopologyLevel" in w]
+    assert warned and "--scheduler kai" in warned[0] and "'rack'" in warned[0]
+    assert not [w for w in plan(snapshot).warnings
+                if "topologyConstraint.requiredTopologyLevel" in w]
+
+    text = """
+        apiVersion: scheduling.x-k8s.io/v1alpha1
+        kind: PodGroup
+        metadata: {name: cpg, namespace: ml}
+        spec: {minMember: 4}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: loose
+          namespace: ml
+          labels: {scheduling.x-k8s.io/pod-group: cpg}
+        spec: {containers: [{name: c, image: busybox}]}
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: j, namespace: ml}
+        spec:
+          parallelism: 3
+          completions: 3
+          template:
+            metadata:
+              labels: {scheduling.x-k8s.io/pod-group: cpg}
+            spec:
+              restartPolicy: Never
+              containers: [{name: c, image: busybox}]
+        """
+    snapshot = load_inputs([write(tmp_path, "cos.yaml", text)], [CLUSTER])
+    g = group(snapshot, "ml/cpg")
+    assert summary(g) == ("ml/cpg", "Pod", Policy.GANG, 4)
+    assert sorted(names(snapshot, "ml/cpg"))[-1] == "loose" and len(names(snapshot, "ml/cpg")) == 4
+    assert [(e.kind, e.synthesised, e.existing) for e in g.expansions] == [
+        ("Pod", 0, 1), ("Job", 3, 0)]
+    assert "ml/j" not in snapshot.group_index
 
 
 def test_coscheduling_podgroup_min_member(tmp_path: Path) -> None:

@@ -123,6 +123,14 @@ class VolcanoRun:
                               "not read by the newest Volcano scheduler: the job's HyperNode is "
                               "recovered from its running pods "
                               f"({out.job.allocated_hypernode or 'none'})"))
+        unknown = sorted({nt.highest_tier_name for nt in (
+            spec.network_topology, *(p.network_topology for p in spec.sub_group_policies))
+            if nt is not None and nt.highest_tier_allowed is None and nt.highest_tier_name
+            and nt.highest_tier_name not in self.tree.tier_names})
+        if unknown:  # session.go translateHighestTierNameToAllowed: a warning in its log
+            notes.append(Note("volcano-tier-name", f"highestTierName {', '.join(unknown)} "
+                              "names no HyperNode's tierName: Volcano logs a warning and "
+                              "schedules the job as if it named no tier"))
         if self.tree.warnings:
             notes.append(Note("volcano-hypernodes", "; ".join(self.tree.warnings)))
         if not self.tree.ready:

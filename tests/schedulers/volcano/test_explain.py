@@ -122,3 +122,27 @@ def test_no_suggestion_when_no_change_helps() -> None:
     assert e.suggestions == () and not e.fits_empty_cluster
     assert dict(e.domains[0].excluded) == {
         "node(s) didn't match Pod's node affinity/selector": 1}
+
+
+def test_explain_json_matches_the_report_schema() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from tasplan.cli.app import app
+    from tests.realworld.test_schemas import REPORT, errors
+
+    result = CliRunner().invoke(app, ["explain", str(TOO_BIG), "-c", str(CLUSTER[0]), "-c",
+                                      str(CLUSTER[1]), "-o", "json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert not errors(REPORT, doc)
+    (group,) = doc["groups"]
+    assert group["scheduler"] == "volcano"
+    assert [s["kind"] for s in group["explanation"]["suggestions"]] == [
+        "highestTierAllowed", "networkTopologyMode", "addNodes"]
+    assert group["explanation"]["domains"][0] == {
+        "name": "rack-b1", "nodes": 4, "fit": 4, "needed": 5,
+        "shortfall": {"nvidia.com/gpu": "8"}, "perPod": {"cpu": "48", "memory": "400Gi",
+                                                          "nvidia.com/gpu": "8"},
+        "excluded": {}, "consumers": []}

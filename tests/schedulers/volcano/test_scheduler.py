@@ -184,3 +184,20 @@ def test_a_running_job_in_the_cluster_joins_its_podgroup_on_every_reader(
         (g,) = plan(select(loaded, ["ml/serve-pg"], unschedulable=False)).groups
         assert g.schedulable and g.scheduled == 1 and g.scheduler == "volcano", name
         assert g.selected.startswith("rack-a"), (name, g.selected)
+
+
+def test_an_unknown_highest_tier_name_is_said(tmp_path: Path) -> None:
+    """A tierName no HyperNode has: upstream only logs a warning (session.go
+    translateHighestTierNameToAllowed, volcano ed72c7c815a9fd547a787134676f73d42e9d049c);
+    the report says so, and a known name gives no such note."""
+    text = (SAMPLES / "volcano" / "train-vcjob.yaml").read_text()
+    codes = {}
+    for name in ("rack", "rakc"):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text.replace("highestTierAllowed: 1", f"highestTierName: {name}"))
+        (g,) = plan(sample(path)).groups
+        codes[name] = {n.code: n.message for n in g.notes}
+        assert g.scheduler == "volcano"
+    assert "volcano-tier-name" not in codes["rack"]
+    assert codes["rakc"]["volcano-tier-name"].startswith(
+        "highestTierName rakc names no HyperNode's tierName")
