@@ -41,6 +41,9 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     suggestions: list[Suggestion] = []
     if admission.quota_refused:
         return _quota(result, admission, main, snapshot)
+    # The domains' counts first: the trials below re-run the search on the same tree,
+    # whose Domain objects (the trace holds them) they overwrite.
+    domains = _domains(admission, main, admission.results.get(main.name), snapshot)
     trial = _Trial(admission)
     suggestions += _lower_count(trial, main, result)
     suggestions += _preferred(trial, main, result)
@@ -48,8 +51,6 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     suggestions += _tolerations(trial, main, result)
     suggestions += _selectors(trial, main, result)
     suggestions += _added_nodes(trial, main, result)
-    res = admission.results.get(main.name)
-    domains = _domains(admission, main, res, snapshot)
     empty = trial.run(tree=_emptied(tree))
     return Explanation(result, main.count, domains, (), not _fails(empty),
                        tuple(suggestions))

@@ -21,6 +21,7 @@ from tasplan.load import (
     grove,
     jobset,
     kubeflow,
+    kueue_workloads,
     lws,
     mpijob,
     names,
@@ -117,6 +118,7 @@ _KINDS = {
     **volcano_decode.KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
+_KUEUE_WORKLOAD = kueue_decode.INTERNAL["Workload"]
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
 # (a typo or a version tasplan does not know), where a kind of another group is skipped.
 _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -231,7 +233,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         if used is not None:
             by_kind[used].append(doc)
             if used in ("Workload", "PodGroup", "VolcanoPodGroup", COMPOSITE_KIND,
-                        "KaiPodGroup") \
+                        "KaiPodGroup", _KUEUE_WORKLOAD) \
                     or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
@@ -432,6 +434,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
+    kueue = _kueue_inputs(by_kind, warnings)
+    order, synthesised = kueue_workloads.add_groups(
+        by_kind[_KUEUE_WORKLOAD], kueue, groups, pods, priorities, order, positions,
+        synthesised)
     keys: dict[str, PodGroup] = {}
     for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
         other = keys.setdefault(g.key, g)
@@ -483,7 +489,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         skipped=_skipped(by_kind[""], unplannable, pods.values(), _unused_runtimes(
             by_kind, producers)),
         volcano=volcano,
-        kueue=_kueue_inputs(by_kind, warnings),
+        kueue=kueue,
         kai=kai,
     )
 

@@ -112,9 +112,10 @@ def _group(i: int, g: GroupResult, report: CapacityReport | None,
         p = g.preemption
         yield (f"<h3>Disruption: {len(p.victims)} pod(s) evicted so the group fits in "
                f"{esc(repr(p.placement))}</h3>\n")
-        yield table(["evicted pod", "node", "priority", "group"],
-                    ([v.pod, v.node, str(v.priority), v.group or "-"] for v in p.victims),
-                    numeric=[2])
+        yield table(["evicted pod", "node", "priority", "group", "evicted with"],
+                    ([v.pod, v.node, str(v.priority), v.group or "-",
+                      f"{v.unit_kind} {v.unit} ({v.unit_pods} pods)" if v.unit else "-"]
+                     for v in p.victims), numeric=[2])
     # Assignments only of a group that binds as planned (issue 24: never pods that won't).
     shown = ([p for p in g.placements if p.feasible and g.schedulable] if all_assignments
              else [p for p in g.placements if p.name == g.selected])
