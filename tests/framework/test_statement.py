@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tasplan.framework.node_info import NodeInfo
@@ -154,6 +154,7 @@ OPS = st.lists(
 
 @settings(max_examples=150, deadline=None)
 @given(OPS)
+@example([("assume", 3, 0), ("checkpoint",), ("evict", 0, 0), ("rollback", 0)])
 def test_rollback_to_zero_restores_every_node(ops):
     infos = _cluster()
     initial = [state(i) for i in infos]
