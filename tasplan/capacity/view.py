@@ -16,7 +16,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile
 from tasplan.framework.runtime import Framework
 from tasplan.model.snapshot import ClusterSnapshot, NodeUsage
-from tasplan.model.topology import HOSTNAME, infer_levels
+from tasplan.model.topology import HOSTNAME, infer_levels, natural_key
 from tasplan.plan.state import build_node_infos
 from tasplan.plugins.defaults import default_scheduler_config
 from tasplan.plugins.registry import in_tree_registry
@@ -73,7 +73,8 @@ def capacity(snapshot: ClusterSnapshot, shapes: Sequence[Shape],
     members_of = _members(nodes, levels)
     domains = []
     for depth, level in enumerate(levels):
-        for value, members in sorted(members_of[depth].items()):
+        for value, members in sorted(members_of[depth].items(),
+                                     key=lambda kv: natural_key(kv[0])):
             domains.append(domain(level, value, _parent(nodes, levels, depth, members), members))
     total = domain("", "cluster", None, list(range(len(nodes))))
     nested = _nesting(nodes, levels, members_of)

@@ -11,10 +11,12 @@ import typer
 
 from tasplan.cli import commands, teardown
 from tasplan.cli.build import command
+from tasplan.cli.kubectl import KubectlGroup
 from tasplan.version import __version__
 
 app = typer.Typer(
     name="tasplan",
+    cls=KubectlGroup,
     help="What-if planner for Kubernetes topology-aware workload scheduling (KEP-5732).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -121,9 +121,9 @@ def _command_spec(cmd: Any) -> dict[str, Any] | None:
         if kind is None or not plain:
             return None
         if type(p).__name__ == "TyperArgument":
-            if argument is not None or p.nargs != -1 or not p.required:
+            if argument is not None or p.nargs != -1:
                 return None
-            argument = (p.name, kind)
+            argument = (p.name, kind)  # optional too (check -f): given none, Typer decides
             continue
         multiple = bool(p.multiple)
         if p.nargs != 1 or (kind == "flag" and multiple) or p.required:

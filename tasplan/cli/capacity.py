@@ -8,7 +8,7 @@ from pathlib import Path
 from tasplan.capacity.shapes import parse_shape, parse_toleration, workload_shapes
 from tasplan.capacity.view import capacity
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.output import render, stdout_width, warn
+from tasplan.cli.output import parse_output, render, stdout_width, warn
 from tasplan.cli.session import Session
 from tasplan.errors import InputError, UsageError
 from tasplan.model.snapshot import ClusterSnapshot
@@ -19,6 +19,7 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
                  svg: str | None, html: str | None, width: int | None = None,
                  session: Session | None = None, color_by: str | None = None,
                  gang: int | None = None) -> int:
+    fmt = parse_output(output, ("table", "json", "yaml"))
     tolerations = tuple(parse_toleration(t) for t in tolerate)
     parsed = [parse_shape(s, tolerations, gang) for s in shapes]
     if tolerations and not shapes:
@@ -58,18 +59,16 @@ def run_capacity(clusters: list[Path], shapes: list[str], for_files: list[Path],
         from tasplan.report.capacity_tree import render_capacity
         from tasplan.report.whatif import render_what_if
 
-        return [*render_what_if(edited.applied), *render_capacity(report, depth)]
+        return [*render_what_if(edited.applied), *render_capacity(report, depth, target)]
 
     if svg is not None or html is not None:
         from tasplan.cli.pictures import write_capacity_pictures
 
         write_capacity_pictures(report, color_by, depth, edited.applied, svg, html)
-    if output in ("json", "yaml"):
+    if not fmt.table:
         from tasplan.report.capacity_document import capacity_document
-        from tasplan.report.serialize import to_json, to_yaml
 
-        document = capacity_document(report, edited.applied)
-        sys.stdout.write(to_json(document) if output == "json" else to_yaml(document))
+        sys.stdout.write(fmt.render_document(capacity_document(report, edited.applied)))
     else:
         warn(report.warnings)
         sys.stdout.write(render(renderables, stdout_width(width)))

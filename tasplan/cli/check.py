@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from tasplan.cli import teardown
 from tasplan.cli.definition import PlanOptions
 from tasplan.cli.exit_status import ExitStatus
-from tasplan.cli.output import render, stdout_width, target_notes, warn
+from tasplan.cli.output import parse_output, render, stdout_width, target_notes, warn
 from tasplan.cli.session import Session
 from tasplan.errors import UsageError
 from tasplan.schedulers.planner import plan as plan_groups
@@ -22,11 +22,14 @@ if TYPE_CHECKING:
 
 
 def run_check(workloads: list[Path], clusters: list[Path], output: str = "table",
-              all_placements: bool = False, session: Session | None = None,
-              width: int | None = None, html: str | None = None, compare: bool = False
-              ) -> int:
+              all_assignments: bool = False, session: Session | None = None,
+              width: int | None = None, html: str | None = None, *,
+              every_placement: bool = False, compare: bool = False) -> int:
+    """``all_assignments``: --all; ``every_placement``: --all-placements; ``compare``:
+    --compare."""
     if not workloads:
-        raise UsageError("give at least one workload file or directory")
+        raise UsageError("give at least one workload file or directory (an argument or -f)")
+    fmt = parse_output(output)
     if html is not None:  # before any work: a bad target costs no load
         from tasplan.output_file import check_output_file
 
@@ -39,7 +42,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     with session.status("planning…"):
         # Assignments of the selected placements; of every feasible one only with --all
         # (simulating each placement pod by pod costs more than the rest of planning).
-        result = plan_groups(snapshot, all_assignments=all_placements,
+        result = plan_groups(snapshot, all_assignments=all_assignments,
                              scheduler_config=loaded.config, target=plan.target(snapshot),
                              preempt=plan.preempt, scheduler=plan.scheduler,
                              schedulers=plan.schedulers(),
@@ -48,7 +51,7 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
     if html is not None:
         from tasplan.cli.pictures import write_plan_html
 
-        write_plan_html(html, result, snapshot, applied, all_placements)
+        write_plan_html(html, result, snapshot, applied, all_assignments)
     comparisons: tuple = ()
     if compare:
         from tasplan.schedulers.compare import compare as compare_schedulers
@@ -59,25 +62,30 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
                     snap, scheduler_config=loaded.config, preempt=plan.preempt,
                     schedulers=plan.schedulers(), **kw),
                 plan.target, plan.schedulers())
-    if output in ("json", "yaml"):
+    if fmt.kind == "name":
+        from tasplan.report.names import object_names
+
+        warn(result.warnings)
+        write_stdout("".join(f"{line}\n" for line in object_names(result)))
+    elif not fmt.table:
         from tasplan.report.document import plan_document
-        from tasplan.report.serialize import to_json, to_yaml
 
         document = plan_document(result, what_if=applied, skipped=snapshot.skipped)
         if compare:
             from tasplan.report.compare import comparisons_document
 
             document["comparisons"] = comparisons_document(comparisons)
-        write_stdout(to_json(document) if output == "json" else to_yaml(document))
+        write_stdout(fmt.render_document(document))
     else:
         from tasplan.report.compare import render_comparisons
-        from tasplan.report.table import render_plan, skipped_lines
+        from tasplan.report.table import TOP_PLACEMENTS, render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
 
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
-            result, wide=output == "wide", all_assignments=all_placements, width=target),
+            result, wide=fmt.kind == "wide", all_assignments=all_assignments, width=target,
+            rows=None if every_placement else TOP_PLACEMENTS),
             *skipped_lines(snapshot.skipped, nothing), *render_comparisons(comparisons, target)],
             stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)

@@ -17,10 +17,11 @@ from typing import Annotated, Any
 
 from tasplan.cli import teardown
 from tasplan.cli.definition import (
+    AllPlacementsOpt,
     ClusterOpt,
+    FilenameOpt,
     HtmlOpt,
     JobOptions,
-    Output,
     OutputOpt,
     PlanOptions,
     TracebackOpt,
@@ -90,11 +91,13 @@ def _error(text: str) -> None:
 
 
 def check(
-    workloads: WorkloadArgs,
-    cluster: ClusterOpt = [],  # noqa: B006 - never mutated
-    output: OutputOpt = Output.table,
-    all_placements: Annotated[bool, Option(
+    workloads: WorkloadArgs = [],  # noqa: B006 - never mutated
+    filename: FilenameOpt = [],  # noqa: B006
+    cluster: ClusterOpt = [],  # noqa: B006
+    output: OutputOpt = "table",
+    all_assignments: Annotated[bool, Option(
         "--all", help="Show assignments for every feasible placement.")] = False,
+    every_placement: AllPlacementsOpt = False,
     html: HtmlOpt = None,
     compare: Annotated[bool, Option(
         "--compare", help="Also plan each group under every scheduler its intent translates "
@@ -116,8 +119,10 @@ def check(
     from tasplan.cli.session import Session
 
     session = Session(live, what_if, plan, jobs)
-    return run_guarded(lambda: run_check(workloads, cluster, output.value, all_placements,
-                                         session, width, html, compare), traceback=traceback)
+    return run_guarded(lambda: run_check([*workloads, *filename], cluster, output,
+                                         all_assignments, session, width, html,
+                                         every_placement=every_placement, compare=compare),
+                       traceback=traceback)
 
 
 def lint(
@@ -125,8 +130,9 @@ def lint(
         help="Manifest files or directories; '-' reads file names from stdin, one a line "
         "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
     cluster: Annotated[list[Path], Option(
-        "--cluster", "-c", help="Also check against this cluster snapshot (file or directory; "
-        "repeatable): topology keys, capacity, taints, selectors.", show_default=False)] = [],  # noqa: B006
+        "--cluster", "-c", metavar="PATH", help="Also check against this cluster snapshot "
+        "(file or directory; repeatable): topology keys, capacity, taints, selectors.",
+        show_default=False)] = [],  # noqa: B006
     output: Annotated[LintFormat, Option("--output", "-o", help="Output format.")]
     = LintFormat.text,
     strict: Annotated[bool, Option(
@@ -184,10 +190,13 @@ def snapshot(
 
 def explain(
     targets: Annotated[list[str], Argument(
-        help="'unschedulable' (every pending group of the inputs), group names (ns/name) or "
-        "workload files and directories.", show_default=False)],
-    cluster: ClusterOpt = [],  # noqa: B006 - never mutated
-    output: OutputOpt = Output.table,
+        help="'unschedulable' (every pending group of the inputs), group names (ns/name; a "
+        "bare name with -n) or workload files and directories.", show_default=False)
+    ] = [],  # noqa: B006 - never mutated
+    filename: FilenameOpt = [],  # noqa: B006
+    cluster: ClusterOpt = [],  # noqa: B006
+    output: OutputOpt = "table",
+    every_placement: AllPlacementsOpt = False,
     html: HtmlOpt = None,
     *,
     jobs: JobOptions,
@@ -205,8 +214,9 @@ def explain(
     from tasplan.cli.session import Session
 
     session = Session(live, what_if, plan, jobs)
-    return run_guarded(lambda: run_explain(targets, cluster, output.value, session, width,
-                                           html), traceback=traceback)
+    return run_guarded(lambda: run_explain([*targets, *map(str, filename)], cluster,
+                                           output, session, width, html,
+                                           every_placement=every_placement), traceback=traceback)
 
 
 def capacity(
@@ -231,7 +241,8 @@ def capacity(
         "--depth", min=0, metavar="N", show_default=False,
         help="Levels drawn in the tree. Default: all but the hostname.")] = None,
     output: Annotated[str, Option(
-        "--output", "-o", metavar="FORMAT", help="table, json or yaml.")] = "table",
+        "--output", "-o", metavar="table|json|yaml|jsonpath=TEMPLATE",
+        help="Output format (jsonpath as kubectl's, over the JSON report).")] = "table",
     svg: Annotated[str | None, Option(
         "--svg", metavar="FILE", show_default=False,
         help="Also write the topology map: the levels as nested boxes, coloured by "
@@ -264,8 +275,6 @@ def capacity(
     from tasplan.cli.session import Session
 
     def body() -> int:
-        if output not in ("table", "json", "yaml"):
-            raise UsageError(f"--output: expected table, json or yaml, got {output!r}")
         return run_capacity(cluster, shape, for_, tolerate, levels, depth, output, svg, html,
                             width, Session(live, what_if), color_by, gang)
 

@@ -25,24 +25,29 @@ if TYPE_CHECKING:
     from tasplan.target import Target
 
 
-class Output(StrEnum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    yaml = "yaml"
-
-
 WorkloadArgs = Annotated[list[Path], Argument(
+    metavar="WORKLOAD",
     help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
     show_default=False)]
+FilenameOpt = Annotated[list[Path], Option(
+    "--filename", "-f", metavar="FILE", show_default=False,
+    help="A workload file or directory, as kubectl's -f (repeatable; the same as giving it "
+    "as an argument; - reads stdin).")]
 ClusterOpt = Annotated[list[Path], Option(
-    "--cluster", "-c", help="Cluster snapshot file or directory (kubectl get -o yaml|json); "
-    "repeatable.", show_default=False)]
-OutputOpt = Annotated[Output, Option("--output", "-o", help="Output format.")]
+    "--cluster", "-c", metavar="PATH", help="Cluster snapshot file or directory (kubectl get "
+    "-o yaml|json); repeatable.", show_default=False)]
+OutputOpt = Annotated[str, Option(
+    "--output", "-o", metavar="table|wide|json|yaml|name|jsonpath=TEMPLATE",
+    help="Output format, as kubectl's: wide adds columns; name prints kind.group/name of "
+    "each object; jsonpath=TEMPLATE (or jsonpath-file=FILE) prints fields of the JSON "
+    "report, e.g. -o jsonpath='{.groups[*].selected}'.")]
 WidthOpt = Annotated[int | None, Option(
     "--width", min=20, metavar="COLUMNS", show_default=False,
     help="Fit tables into this many columns by leaving out optional columns; names are never "
     "cut. Default: the terminal's width, or the content's width when stdout is not a terminal.")]
+AllPlacementsOpt = Annotated[bool, Option(
+    "--all-placements", help="List every candidate placement (explain: every domain), not "
+    "only the 10 best (JSON always lists them all).")]
 HtmlOpt = Annotated[str | None, Option(
     "--html", metavar="FILE", show_default=False,
     help="Also write the report as one HTML page: per group the topology map with its "

@@ -57,4 +57,7 @@ def run_lint(paths: list[str], clusters: list[Path], output: str, strict: bool,
     teardown.keep(report)
     if summary and output != "text":
         sys.stderr.write(report.summary_line() + "\n")
+    elif not summary and output == "text" and not report.findings and not empty:
+        # Silence is not an answer a user can tell from a lint that read nothing.
+        sys.stderr.write(report.clean_line() + "\n")
     return ExitStatus.FINDINGS if report.failed or (empty and strict) else ExitStatus.OK

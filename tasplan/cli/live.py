@@ -31,8 +31,10 @@ class LiveOptions:
         "--kubeconfig", metavar="PATH", help="kubeconfig file (default: $KUBECONFIG, then "
         "~/.kube/config; in a pod, its service account).", show_default=False)] = None
     namespace: Annotated[str | None, Option(
-        "--namespace", "-n", metavar="NS", help="Read pods, pod groups and PDBs of this "
-        "namespace only (with --live; nodes are always all).", show_default=False)] = None
+        "--namespace", "-n", metavar="NS", help="As kubectl's: the namespace of workload "
+        "objects that set none (one that sets another is an error); explain looks at this "
+        "namespace's groups; with --live, only its pods, pod groups and PDBs are read (nodes "
+        "always all).", show_default=False)] = None
     request_timeout: Annotated[str | None, Option(
         "--request-timeout", metavar="DURATION", help="Give up on a request after this long "
         "(30, 30s, 2m, 1h; default and 0: 60s, TASPLAN_REQUEST_TIMEOUT).",
@@ -40,12 +42,14 @@ class LiveOptions:
     quiet: Annotated[bool, Option(
         "--quiet", "-q", help="No progress output on stderr.")] = False
 
-    def check(self) -> None:
+    def check(self, *, offline_namespace: bool = True) -> None:
+        """``offline_namespace``: whether the command gives -n a meaning without --live."""
         if self.live:
             return
         given = [flag for flag, value in (
             ("--context", self.context), ("--kubeconfig", self.kubeconfig),
-            ("--namespace", self.namespace), ("--request-timeout", self.request_timeout))
+            ("--namespace", None if offline_namespace else self.namespace),
+            ("--request-timeout", self.request_timeout))
             if value is not None]
         if given:
             raise UsageError(f"{', '.join(given)} only apply with --live")

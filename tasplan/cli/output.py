@@ -15,12 +15,72 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from tasplan.errors import UsageError
 from tasplan.untrusted import clean
 
 if TYPE_CHECKING:  # Rich is imported when something is printed through it
     from rich.console import Console, RenderableType
 
+    from tasplan.report.jsonpath import Template
     from tasplan.target import Target
+
+# What -o takes for the commands that plan (kubectl's names; jsonpath=TEMPLATE as kubectl).
+FORMATS = ("table", "wide", "json", "yaml", "name")
+JSONPATH = ("jsonpath", "jsonpath-as-json", "jsonpath-file")
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    """``-o``: ``kind`` is a name of FORMATS or ``jsonpath`` (then ``template``)."""
+
+    kind: str
+    template: Template | None = None
+
+    @property
+    def table(self) -> bool:
+        return self.kind in ("table", "wide")
+
+    def render_document(self, document: dict) -> str:
+        """The report document as JSON, YAML or a JSONPath template's text."""
+        from tasplan.report.serialize import to_json, to_yaml
+
+        if self.kind == "json":
+            return to_json(document)
+        if self.kind == "yaml":
+            return to_yaml(document)
+        from tasplan.report.jsonpath import JSONPathError
+
+        assert self.template is not None
+        try:
+            return self.template.render(document)
+        except JSONPathError as exc:
+            raise UsageError(f"--output jsonpath={self.template.source}: {exc}") from None
+
+
+def parse_output(text: str, formats: tuple[str, ...] = FORMATS) -> OutputFormat:
+    """``-o`` as kubectl reads it: a format name, or ``jsonpath=TEMPLATE``,
+    ``jsonpath-as-json=TEMPLATE`` or ``jsonpath-file=FILE``."""
+    kind, eq, rest = text.partition("=")
+    if kind in JSONPATH:
+        from tasplan.report.jsonpath import JSONPathError, parse
+
+        if not eq or not rest:
+            raise UsageError(f"--output {kind} needs a template: -o {kind}="
+                             + ("FILE" if kind == "jsonpath-file" else "'{.groups[*].name}'"))
+        if kind == "jsonpath-file":
+            try:
+                with open(rest, encoding="utf-8") as file:
+                    rest = file.read(1 << 20)
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise UsageError(f"--output jsonpath-file={rest}: {reason}") from None
+        try:
+            return OutputFormat("jsonpath", parse(rest, as_json=kind == "jsonpath-as-json"))
+        except JSONPathError as exc:
+            raise UsageError(f"--output {text}: {exc}") from None
+    if text in formats:
+        return OutputFormat(text)
+    raise UsageError(f"--output {text!r}: expected {', '.join(formats)} or jsonpath=TEMPLATE")
 
 UNLIMITED = 1 << 16  # wide enough that Rich never wraps a line
 

@@ -62,7 +62,8 @@ class Session:
         documents = cluster_source(self.live)
         with self.status("loading inputs…"):
             snapshot = load_inputs(list(workloads), list(clusters),
-                                   jobs=self.jobs.overrides(), cluster_documents=documents)
+                                   jobs=self.jobs.overrides(), cluster_documents=documents,
+                                   namespace=self.live.namespace)
             if check is not None:
                 check(snapshot)
             edited = apply_edits(snapshot, edits)

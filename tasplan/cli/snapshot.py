@@ -42,7 +42,7 @@ def output_path(output_file: str | None, output: str | None) -> str:
 
 def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
                  as_list: bool) -> int:
-    options.check()
+    options.check(offline_namespace=False)
     if options.live == bool(clusters):
         raise UsageError("give either --live or --cluster files to snapshot")
     started = time.monotonic()

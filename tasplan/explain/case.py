@@ -20,6 +20,7 @@ from tasplan.framework.types import GroupContext, Placement
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
+from tasplan.model.topology import natural_key
 from tasplan.plan.group_cycle import counting_mode, pod_signatures, schedule_group
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import ClassCursor, GroupCache
@@ -69,7 +70,7 @@ class Case:
     @cached_property
     def domains(self) -> list[PlacementResult]:
         """The group's placements, closest first: most pods placed, then by name."""
-        return sorted(self.result.placements, key=lambda p: (-p.placed, p.name))
+        return sorted(self.result.placements, key=lambda p: (-p.placed, natural_key(p.name)))
 
     def placement(self, domain: PlacementResult) -> Placement:
         return Placement(domain.name, tuple(self.node_index[n] for n in domain.nodes))

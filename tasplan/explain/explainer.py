@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from tasplan.explain.case import Case, with_pods
+from tasplan.explain.cause import Cause, cause_of, fixing_first, static_cause
 from tasplan.explain.composite import explain_trees
 from tasplan.explain.counterfactuals import (
     add_nodes,
@@ -21,7 +22,7 @@ from tasplan.explain.counterfactuals import (
     toleration_selector,
     topology_key,
 )
-from tasplan.explain.domains import analyse_domains
+from tasplan.explain.domains import analyse_domains, first_diagnosis
 from tasplan.explain.kai import explainer as kai_explainer
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
@@ -32,6 +33,7 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext
 from tasplan.model.group import PodGroup
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.model.topology import domain_noun
 from tasplan.plan.group_cycle import schedule_group
 from tasplan.plan.placement_cycle import Count
 from tasplan.plan.result import GroupResult
@@ -84,7 +86,9 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
 
             found = explain_workload(group, record, snapshot)
             if found is not None:
-                explanations[group.group.key] = found
+                explanations[group.group.key] = with_cause(found)
+        elif group.scheduler == KAI and group.group.key in explanations:
+            explanations[group.group.key] = with_cause(explanations[group.group.key])
     for i, group in enumerate(result.groups):
         if group.scheduler == VOLCANO and group.planned and group.pending \
                 and not group.schedulable and not group.error:
@@ -102,13 +106,25 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
                              pdb_allowance=pdb_allowance)
                 return next(g for g in again.groups if g.group.key == key)
 
-            explanations[group.group.key] = explain_job(group, snapshot, result.groups[:i],
-                                                        replan)
+            explanations[group.group.key] = with_cause(explain_job(
+                group, snapshot, result.groups[:i], replan))
     trees = explain_trees(snapshot, result, lambda changed, preempt=preempt: plan(
         changed, profile, registry, scheduler_config=scheduler_config, target=target,
         preempt=preempt, scheduler=scheduler, pdb_allowance=pdb_allowance)
         ) if result.composites else {}
     return ExplainResult(result, explanations, trees)
+
+
+def with_cause(e: Explanation) -> Explanation:
+    """An explanation another scheduler's explainer made (Kueue, KAI, Volcano), given the
+    cause its facts show when it names none. Its suggestions keep their explainer's order:
+    each scheduler ranks its own changes (a Volcano tier, a KAI preferred level)."""
+    if e.cause is not None:
+        return e
+    return replace(e, cause=cause_of(topology_key=None, placements=len(e.domains),
+                                     fits_empty=e.fits_empty_cluster, static=None,
+                                     suggestions=e.suggestions, noun="domain",
+                                     needed=e.needed))
 
 
 @dataclass(frozen=True)
@@ -180,15 +196,33 @@ def explain_case(case: Case) -> Explanation:
         if suggester is eviction:  # moving is weighed against evicting, and shown after it
             suggestions.extend(consolidation.suggest(case, suggestions))
     key = case.group.topology_key
+    fits_empty = fits_empty_cluster(case)
+    cause = cause_of(topology_key=key, placements=len(case.domains), fits_empty=fits_empty,
+                     static=_static_cause(case), suggestions=suggestions,
+                     noun=domain_noun(key) if key else "cluster", needed=case.needed)
     return Explanation(
         result=case.result,
         needed=case.needed,
         domains=analyse_domains(case),
         failures=failures(case),
-        fits_empty_cluster=fits_empty_cluster(case),
-        suggestions=tuple(suggestions),
+        fits_empty_cluster=fits_empty,
+        suggestions=fixing_first(cause, suggestions),
         unlabelled=sum(1 for i in case.infos if key not in i.node.labels) if key else 0,
+        cause=cause,
     )
+
+
+def _static_cause(case: Case) -> Cause | None:
+    """Whether constraints alone shut the group out of every node of its placements."""
+    diagnosed: dict[str, str] = {}
+    members: dict[str, None] = {}
+    for domain in case.domains:
+        members.update(dict.fromkeys(domain.nodes))
+        diagnosis = first_diagnosis(domain)
+        if diagnosis is not None:
+            diagnosed.update((n, s.plugin) for n, s in diagnosis.statuses.items())
+    nodes = [case.infos[case.node_index[n]].node for n in members]
+    return static_cause(case.ctx.pending[0], nodes, diagnosed) if case.ctx.pending else None
 
 
 def failures(case: Case) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from tasplan.explain.cause import QUOTA, Cause
 from tasplan.explain.result import Consumer, DomainExplanation, Explanation, Suggestion
 from tasplan.model.quantity import format_quantity
 from tasplan.model.snapshot import ClusterSnapshot
@@ -40,6 +41,9 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     suggestions: list[Suggestion] = []
     if admission.quota_refused:
         return _quota(result, admission, main, snapshot)
+    # The domains' counts first: the trials below re-run the search on the same tree,
+    # whose Domain objects (the trace holds them) they overwrite.
+    domains = _domains(admission, main, admission.results.get(main.name), snapshot)
     trial = _Trial(admission)
     suggestions += _lower_count(trial, main, result)
     suggestions += _preferred(trial, main, result)
@@ -47,8 +51,6 @@ def explain_workload(result: GroupResult, admission: Admission, snapshot: Cluste
     suggestions += _tolerations(trial, main, result)
     suggestions += _selectors(trial, main, result)
     suggestions += _added_nodes(trial, main, result)
-    res = admission.results.get(main.name)
-    domains = _domains(admission, main, res, snapshot)
     empty = trial.run(tree=_emptied(tree))
     return Explanation(result, main.count, domains, (), not _fails(empty),
                        tuple(suggestions))
@@ -61,9 +63,9 @@ def _quota(result: GroupResult, admission: Admission, main: PodSetRequest,
     preemption, verified by running the quota check again on the changed ClusterQueue."""
     cq, trial = admission.cluster_queue, admission.without_quota
     if cq is None or trial is None or trial.flavor is None:
-        return Explanation(result, main.count, (), (), False, (), why=(
-            "quota and topology: the ClusterQueue's quota refuses it, and no TAS flavor's "
-            "topology would hold it either"))
+        return Explanation(result, main.count, (), (), False, (), cause=Cause(
+            QUOTA, "the ClusterQueue's quota refuses it, and no TAS flavor's topology would "
+            "hold it either"))
     flavor = trial.flavor.name
     requests = list(admission.requests.values())
     workloads = snapshot.kueue.workloads
@@ -87,7 +89,7 @@ def _quota(result: GroupResult, admission: Admission, main: PodSetRequest,
             "quota", change, placed,
             details={"clusterQueue": cq.name, "flavor": flavor,
                      "nominalQuota": {r: format_quantity(r, v) for r, v in raised.items()}}))
-    why = (f"quota: the topology of flavor {flavor} holds it now ({placed.selected!r}); the "
+    why = (f"the topology of flavor {flavor} holds it now ({placed.selected!r}); the "
            f"quota of ClusterQueue {cq.name} stops it")
     if used:
         why += (" (its admitted Workloads in the inputs use "
@@ -101,7 +103,8 @@ def _quota(result: GroupResult, admission: Admission, main: PodSetRequest,
                 f"borrow {borrow} and the cohort's other ClusterQueues leave that unused: "
                 "their live usage is not in the inputs")
     domains = _domains(trial, main, trial.results.get(main.name), snapshot)
-    return Explanation(result, main.count, domains, (), True, tuple(suggestions), why=why)
+    return Explanation(result, main.count, domains, (), True, tuple(suggestions),
+                       cause=Cause(QUOTA, why))
 
 
 def _limit(resource: str, value: int | None) -> str:

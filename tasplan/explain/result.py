@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tasplan.explain.cause import Cause
 from tasplan.plan.result import GroupResult, PlanResult
 
 
@@ -59,7 +60,8 @@ class Explanation:
     """``failures`` groups the pods that failed in the closest domain by upstream message.
     ``fits_empty_cluster`` says whether the group fits once every other pod is gone (a
     capacity problem if not, contention if so); ``unlabelled`` counts nodes without the
-    group's topology key (they belong to no placement)."""
+    group's topology key (they belong to no placement). ``cause`` is the one cause the
+    headline names (tasplan.explain.cause); the suggestions that fix it come first."""
 
     result: GroupResult
     needed: int
@@ -68,9 +70,7 @@ class Explanation:
     fits_empty_cluster: bool
     suggestions: tuple[Suggestion, ...]
     unlabelled: int = 0
-    # A scheduler's own diagnosis in place of capacity / contention ("quota: ..." when
-    # Kueue's ClusterQueue, not the topology, stops the workload); "" for none.
-    why: str = ""
+    cause: Cause | None = None
 
     @property
     def fits_at(self) -> Suggestion | None:

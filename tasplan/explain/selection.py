@@ -25,10 +25,11 @@ def pending_groups(snapshot: ClusterSnapshot) -> list[str]:
 
 
 def select(snapshot: ClusterSnapshot, names: Iterable[str], *,
-           unschedulable: bool) -> ClusterSnapshot:
+           unschedulable: bool, namespace: str | None = None) -> ClusterSnapshot:
     """The snapshot with exactly the selected groups marked for planning: the groups of the
     workload inputs, the named ones (``ns/name``) and, with ``unschedulable``, the pending
-    ones. A name that matches no group is a usage error."""
+    ones (of ``namespace`` only, when given, as ``kubectl get -n``). A name that matches no
+    group is a usage error."""
     chosen = {g.key for g in snapshot.groups if g.planned}
     known = snapshot.group_index
     for name in names:
@@ -38,6 +39,7 @@ def select(snapshot: ClusterSnapshot, names: Iterable[str], *,
             raise UsageError(f"no pod group named {name!r} in the inputs{hint}")
         chosen.add(name)
     if unschedulable:
-        chosen.update(pending_groups(snapshot))
+        chosen.update(key for key in pending_groups(snapshot)
+                      if namespace is None or known[key].namespace == namespace)
     groups = tuple(replace(g, planned=g.key in chosen) for g in snapshot.groups)
     return replace(snapshot, groups=groups)

@@ -20,6 +20,7 @@ from tasplan.load.document import Document
 from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.loader import assemble
 from tasplan.model.group import PodGroup, Policy
+from tasplan.model.kueue import KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
@@ -101,7 +102,7 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
                                  groups=(replace(group, parent=None),),
                                  priority_classes=snapshot.priority_classes,
                                  dra=snapshot.dra.unallocated(),
-                                 kueue=replace(snapshot.kueue, workloads={}),
+                                 kueue=_unadmitted(snapshot.kueue),
                                  kai=snapshot.kai),
                  scheduler="kueue" if kueue else "auto").groups[0]
     if not alone.schedulable and not alone.error:
@@ -112,6 +113,14 @@ def _check_group(snapshot: ClusterSnapshot, group: PodGroup, owner: Manifest,
         return [(owner, Violation("TP303", ("metadata", "name"), (
             f"{group.key} does not fit the cluster now: {result.message}")))]
     return []
+
+
+def _unadmitted(kueue: KueueInputs) -> KueueInputs:
+    """Kueue's inputs with no Workload admitted: nothing holds a domain, and a group made
+    from a Workload object keeps what the object asks for."""
+    return replace(kueue, workloads={key: replace(wl, quota_reserved=False, assignments=(),
+                                                  unhealthy_nodes=())
+                                     for key, wl in kueue.workloads.items()})
 
 
 def _topology_path(group: PodGroup) -> tuple:

@@ -9,7 +9,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tasplan.errors import InputError
@@ -217,6 +217,10 @@ class _Run:
                     continue
                 self.findings.append(self._finding(m, v))
         self.findings.sort(key=Finding.sort_key)
+        # A finding about a whole file (too large, unreadable) is anchored at its first line,
+        # so that every format (SARIF regions, GitHub annotations, file:line) points at it.
+        self.findings = [replace(f, line=1, column=1) if f.document is None and f.line is None
+                         else f for f in self.findings]
         places = {(r.file, r.document, r.item) for r in self.resources}
         for f in self.findings:  # a finding no resource holds is about its file
             if (f.file, f.document, f.item) not in places:

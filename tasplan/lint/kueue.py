@@ -27,13 +27,16 @@ MAX_DEPTH = 12  # pod templates sit at most this deep in any workload kind
 
 def is_kueue_object(m: Manifest) -> bool:
     return m.api_version.rpartition("/")[0] == GROUP and m.kind in ("Topology",
-                                                                   "ResourceFlavor")
+                                                                   "ResourceFlavor",
+                                                                   "Workload")
 
 
 def validate_object(m: Manifest) -> list[Violation]:
-    """TP231 for a Topology or ResourceFlavor the API server refuses."""
+    """TP231 for a Topology, ResourceFlavor or Workload the API server refuses."""
     obj = m.obj
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if m.kind == "Workload":
+        return _workload_slice_sizes(spec)
     if m.kind == "Topology":
         levels = spec.get("levels")
         levels = levels if isinstance(levels, list) else []
@@ -43,6 +46,37 @@ def validate_object(m: Manifest) -> list[Violation]:
         return [Violation("TP231", ("spec", "nodeLabels"), "at least one nodeLabel is "
                           "required when topologyName is set")]
     return []
+
+
+def _workload_slice_sizes(spec: dict) -> list[Violation]:
+    """``validateTASSliceSize`` (pkg/webhooks/workload_webhook.go, kubernetes-sigs/kueue
+    ff69552e; TASValidateWorkloadSliceSize, on from 0.20): a PodSet's slice size set
+    exactly when its slice topology is, and every size above 0."""
+    out = []
+    pod_sets = spec.get("podSets")
+    for i, ps in enumerate(pod_sets if isinstance(pod_sets, list) else []):
+        tr = ps.get("topologyRequest") if isinstance(ps, dict) else None
+        if not isinstance(tr, dict):
+            continue
+        path: Path = ("spec", "podSets", i, "topologyRequest")
+        size = tr.get("podSetSliceSize")
+        if tr.get("podSetSliceRequiredTopology") is not None:
+            if size is None:
+                out.append(Violation("TP231", (*path, "podSetSliceSize"), "must be set when "
+                                     "podSetSliceRequiredTopology is specified"))
+            elif isinstance(size, int) and size <= 0:
+                out.append(Violation("TP231", (*path, "podSetSliceSize"),
+                                     f"must be greater than 0 (got {size})"))
+        elif size is not None:
+            out.append(Violation("TP231", (*path, "podSetSliceSize"), "may not be set when "
+                                 "podSetSliceRequiredTopology is not specified"))
+        layers = tr.get("podsetSliceRequiredTopologyConstraints")
+        for j, layer in enumerate(layers if isinstance(layers, list) else []):
+            size = layer.get("size") if isinstance(layer, dict) else None
+            if isinstance(size, int) and size <= 0:
+                out.append(Violation("TP231", (*path, "podsetSliceRequiredTopologyConstraints",
+                                               j, "size"), f"must be greater than 0 (got {size})"))
+    return out
 
 
 def _path(field: str) -> Path:

@@ -116,6 +116,13 @@ class LintReport:
             "warnings": self.count(Severity.WARNING),
         }
 
+    def clean_line(self) -> str:
+        """"7 files, 18 resources, no findings": what a clean run read."""
+        s = self.summary()
+        files, resources = s["files"], s["resources"]
+        return (f"{files:,} file{'' if files == 1 else 's'}, {resources:,} "
+                f"resource{'' if resources == 1 else 's'}, no findings")
+
     def summary_line(self) -> str:
         s = self.summary()
         skipped = ""

@@ -161,9 +161,10 @@ RULES: tuple[Rule, ...] = (
          "slice constraints, a podset-group-name that does not pair two PodSets.",
          "Fix the annotation the message names (docs/schedulers.md#kueue---scheduler-kueue)."),
     Rule("TP231", "kueue-object-invalid", _E,
-         "A Kueue Topology or ResourceFlavor the API server refuses: levels not 1-16, "
-         "repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
-         "topologyName without nodeLabels.",
+         "A Kueue Topology, ResourceFlavor or Workload the API server refuses: levels not "
+         "1-16, repeated, not label keys, kubernetes.io/hostname above the lowest level; a "
+         "topologyName without nodeLabels; a Workload PodSet's slice size missing, "
+         "forbidden or not above 0.",
          "Fix the field the message names."),
     Rule("TP240", "kai-webhook-rejects", _E,
          "A KAI PodGroup or Topology that KAI's admission webhook rejects on create "

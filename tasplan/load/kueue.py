@@ -10,6 +10,7 @@ differs for these objects only in ``Workload.status.admission...topologyAssignme
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ from tasplan.model.requests import RequestError, pod_requests
 from tasplan.model.selectors import PreferredTerm, valid_label_key
 from tasplan.model.source import Source
 from tasplan.model.taints import EFFECTS, Taint, Toleration
+from tasplan.untrusted import quote
 
 KINDS = ("Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", "Workload")
 # Internal kind names for the loader (a Kueue Workload is not a scheduling.k8s.io one).
@@ -195,6 +197,8 @@ def decode_cohort(source: Source, obj: Mapping[str, Any]) -> k.Cohort:
                                                    "spec.resourceGroups"), source)
 
 
+# PodSetReference (apis/kueue/v1beta2/workload_types.go): MaxLength 63 and this pattern.
+_POD_SET_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _TOPOLOGY_FIELDS = {
     "required": str, "preferred": str, "unconstrained": bool, "podIndexLabel": str,
     "subGroupIndexLabel": str, "subGroupCount": int, "podSetGroupName": str,
@@ -206,11 +210,17 @@ _TOPOLOGY_FIELDS = {
 def _pod_set(f: ObjectFields, raw: object, path: str) -> k.WorkloadPodSet:
     raw = f.mapping(raw, path)
     name = f.string(raw.get("name"), f"{path}.name") or "main"
+    if len(name) > 63 or not _POD_SET_NAME.fullmatch(name):
+        raise f.error(f"{path}.name", "expected a PodSet name (lowercase letters, digits and "
+                                      f"'-', at most 63), got {quote(name)}")
     count = f.int32(raw.get("count", 1), f"{path}.count", minimum=0)
     min_count = raw.get("minCount")
     if min_count is not None:
         min_count = f.int32(min_count, f"{path}.minCount", minimum=0)
     template = f.mapping(raw.get("template"), f"{path}.template")
+    meta = f.mapping(template.get("metadata"), f"{path}.template.metadata")
+    f.string_map(meta.get("labels"), f"{path}.template.metadata.labels")
+    f.string_map(meta.get("annotations"), f"{path}.template.metadata.annotations")
     spec = f.mapping(template.get("spec"), f"{path}.template.spec")
     try:
         requests = pod_requests(spec)
@@ -315,6 +325,11 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> k.Workload:
     status = f.mapping(obj.get("status"), "status")
     pod_sets = tuple(_pod_set(f, ps, f"spec.podSets[{i}]")
                      for i, ps in enumerate(f.sequence(spec.get("podSets"), "spec.podSets")))
+    seen: set[str] = set()
+    for i, ps in enumerate(pod_sets):  # +listType=map, +listMapKey=name
+        if ps.name in seen:
+            raise f.error(f"spec.podSets[{i}].name", f"duplicate PodSet name {quote(ps.name)}")
+        seen.add(ps.name)
     priority = spec.get("priority")
     if priority is not None:
         priority = f.int32(priority, "spec.priority")
@@ -341,7 +356,37 @@ def decode_workload(source: Source, obj: Mapping[str, Any]) -> k.Workload:
         ns, name, f.string(spec.get("queueName"), "spec.queueName"), priority, pod_sets,
         cluster_queue or None, tuple(assignments), _condition(status, "QuotaReserved"),
         _condition(status, "Admitted"), _condition(status, "Finished"), source,
-        obj.get("apiVersion") or k.VERSIONS[0])
+        obj.get("apiVersion") or k.VERSIONS[0], _owners(f, obj["metadata"]),
+        _unhealthy_nodes(f, status), _single_pod_owned(f, obj["metadata"]))
+
+
+def _unhealthy_nodes(f: ObjectFields, status: Mapping[str, Any]) -> tuple[str, ...]:
+    out = []
+    for i, item in enumerate(f.sequence(status.get("unhealthyNodes"), "status.unhealthyNodes")):
+        path = f"status.unhealthyNodes[{i}]"
+        out.append(f.string(f.mapping(item, path).get("name"), f"{path}.name", required=True))
+    return tuple(out)
+
+
+def _single_pod_owned(f: ObjectFields, meta: Mapping[str, Any]) -> bool:
+    """``workload.OwnedBySinglePod``: one owner, a v1 Pod, and not a pod group's Workload
+    (``kueue.x-k8s.io/is-group-workload: "true"``)."""
+    refs = f.sequence(meta.get("ownerReferences"), "metadata.ownerReferences")
+    annotations = f.string_map(meta.get("annotations"), "metadata.annotations")
+    return (len(refs) == 1 and isinstance(refs[0], dict) and refs[0].get("kind") == "Pod"
+            and refs[0].get("apiVersion") == "v1"
+            and annotations.get("kueue.x-k8s.io/is-group-workload") != "true")
+
+
+def _owners(f: ObjectFields, meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for i, ref in enumerate(f.sequence(meta.get("ownerReferences"),
+                                       "metadata.ownerReferences")):
+        path = f"metadata.ownerReferences[{i}]"
+        ref = f.mapping(ref, path)
+        out.append((f.string(ref.get("kind"), f"{path}.kind", required=True),
+                    f.string(ref.get("name"), f"{path}.name", required=True)))
+    return tuple(out)
 
 
 DECODERS = {

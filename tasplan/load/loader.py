@@ -21,6 +21,7 @@ from tasplan.load import (
     grove,
     jobset,
     kubeflow,
+    kueue_workloads,
     lws,
     mpijob,
     names,
@@ -48,6 +49,7 @@ from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, kind_hint, makes_pods, skipped_kinds
 from tasplan.load.intents import find_intents
+from tasplan.load.namespace import with_namespace
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
 from tasplan.load.producers import PodIndex, Producer, Unplannable, expand, merge_expansions
@@ -107,6 +109,7 @@ _KINDS = {
     **volcano_decode.KINDS,
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
+_KUEUE_WORKLOAD = kueue_decode.INTERNAL["Workload"]
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
 # (a typo or a version tasplan does not know), where a kind of another group is skipped.
 _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -166,9 +169,11 @@ def load_inputs(
     jobs: JobOverrides | None = None,
     progress: Progress | None = None,
     cluster_documents: Iterable[Document] = (),
+    namespace: str | None = None,
 ) -> ClusterSnapshot:
     """``cluster_documents`` are cluster objects already in memory (a live cluster read);
-    they come before the ``clusters`` files and go through the same decoding."""
+    they come before the ``clusters`` files and go through the same decoding.
+    ``namespace``: of the workload objects that set none (``-n``, as kubectl apply)."""
     with gc_paused():
         docs: list[Document] = list(cluster_documents)
         notes: list[str] = []
@@ -178,7 +183,9 @@ def load_inputs(
                     if progress:
                         progress(f"reading {file}")
                     before = len(docs)
-                    docs.extend(read_documents(file, workload=role, typed=True))
+                    found = read_documents(file, workload=role, typed=not (role and namespace))
+                    docs.extend(with_namespace(found, namespace) if role and namespace
+                                else found)
                     if role and len(docs) == before:
                         notes.append(f"{file}: no Kubernetes objects in the file (empty, or "
                                      "only comments)")
@@ -217,7 +224,7 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
         if used is not None:
             by_kind[used].append(doc)
             if used in ("Workload", "PodGroup", "VolcanoPodGroup", COMPOSITE_KIND,
-                        "KaiPodGroup") \
+                        "KaiPodGroup", _KUEUE_WORKLOAD) \
                     or used in _PRODUCERS:
                 positions[doc.source] = position
         elif kind in _USED_KINDS and (api_version.rsplit("/", 1)[0] if "/" in api_version
@@ -414,6 +421,10 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
+    kueue = _kueue_inputs(by_kind, warnings)
+    order, synthesised = kueue_workloads.add_groups(
+        by_kind[_KUEUE_WORKLOAD], kueue, groups, pods, priorities, order, positions,
+        synthesised)
     keys: dict[str, PodGroup] = {}
     for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
         other = keys.setdefault(g.key, g)
@@ -465,7 +476,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
         skipped=_skipped(by_kind[""], unplannable, pods.values(), _unused_runtimes(
             by_kind, producers)),
         volcano=volcano,
-        kueue=_kueue_inputs(by_kind, warnings),
+        kueue=kueue,
         kai=kai,
     )
 

@@ -3,9 +3,11 @@ Topology-Aware Scheduling and a static quota check read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from tasplan.model.group import PodGroup
+from tasplan.model.pod import Pod
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
@@ -133,6 +135,13 @@ class Workload:
     finished: bool
     source: Source
     api_version: str = VERSIONS[0]
+    # metadata.ownerReferences as (kind, name): the object (a Job, JobSet, ...; every pod
+    # of a plain-pod group) its job integration made it for.
+    owners: tuple[tuple[str, str], ...] = ()
+    # status.unhealthyNodes: nodes Kueue replaces in the topology assignment
+    # (TASFailedNodeReplacement), and ``workload.OwnedBySinglePod``.
+    unhealthy_nodes: tuple[str, ...] = ()
+    single_pod_owned: bool = False
 
     @property
     def key(self) -> str:
@@ -165,3 +174,45 @@ class KueueInputs:
 
 
 NO_KUEUE = KueueInputs()
+
+
+PREBUILT_WORKLOAD = "kueue.x-k8s.io/prebuilt-workload-name"
+
+
+def owner_index(workloads: Mapping[str, Workload]) -> dict[tuple[str, str], Workload]:
+    """(owner kind, ``ns/name``) -> the Workload made for that object, finished ones left
+    out (a Job's finished Workload is history)."""
+    out: dict[tuple[str, str], Workload] = {}
+    for wl in workloads.values():
+        if not wl.finished:
+            for kind, name in wl.owners:
+                out.setdefault((kind, f"{wl.namespace}/{name}"), wl)
+    return out
+
+
+def workload_for(group: PodGroup, pods: Iterable[Pod], workloads: Mapping[str, Workload],
+                 owners: Mapping[tuple[str, str], Workload]) -> Workload | None:
+    """The Workload object of a group, if the inputs hold it: the group is the Workload
+    itself, or one of the group's objects names it (``kueue.x-k8s.io/prebuilt-workload-
+    name``) or owns it (``owners``: ``owner_index``), or its pods name it
+    (``kueue.x-k8s.io/workload``, written when Kueue starts them)."""
+    for e in group.expansions:
+        if e.kind == "Workload" and e.api_version in VERSIONS:
+            return workloads.get(e.name)
+        prebuilt = e.label(PREBUILT_WORKLOAD) if hasattr(e, "label") else None
+        if prebuilt:  # the job names the Workload made for it beforehand
+            found = workloads.get(f"{group.namespace}/{prebuilt}")
+            if found is not None and not found.finished:
+                return found
+        found = owners.get((e.kind, e.name))
+        if found is not None:
+            return found
+    for pod in pods:
+        if pod.kueue_workload:
+            found = workloads.get(f"{pod.namespace}/{pod.kueue_workload}")
+            if found is not None and not found.finished:
+                return found
+        found = owners.get(("Pod", pod.key))
+        if found is not None:
+            return found
+    return None

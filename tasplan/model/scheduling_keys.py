@@ -133,9 +133,13 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "the LocalQueue that admits the workload", _Q, honoured_by=_KUEUE,
                   why="its LocalQueue's ClusterQueue: flavor order and static quota"),
     SchedulingKey(f"{_KUEUE_PREFIX}priority-class", Where.LABEL, "Kueue",
-                  "the WorkloadPriorityClass", {}, honoured_by=_KUEUE),
+                  "the WorkloadPriorityClass", {},
+                  honoured_by="nothing in tasplan yet (WorkloadPriorityClass objects are not "
+                  "read; a Kueue workload's queue priority is its pods')"),
     SchedulingKey(f"{_KUEUE_PREFIX}prebuilt-workload-name", Where.LABEL, "Kueue",
-                  "a prebuilt Kueue Workload", {}, honoured_by=_KUEUE),
+                  "a prebuilt Kueue Workload", _Q, honoured_by=_KUEUE,
+                  why="the job's Workload is the one named: its admission and topology "
+                  "assignment decide when the inputs hold it"),
     SchedulingKey(f"{_KUEUE_PREFIX}podset-required-topology", Where.ANNOTATION, "Kueue",
                   "the PodSet must fit in one domain of this level", _Q,
                   honoured_by=_KUEUE, workaround=_GANG,
@@ -162,16 +166,21 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "PodSets placed together in one domain", _Q, honoured_by=_KUEUE,
                   why="Kueue's leader + workers placement"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-name", Where.LABEL, "Kueue",
-                  "plain pods that form one Kueue workload", _N,
-                  why="the pods are one group <ns>/<name>; Kueue's admission is not modelled"),
+                  "plain pods that form one Kueue workload", {**_N, **_Q},
+                  honoured_by=_KUEUE,
+                  why="the pods are one group <ns>/<name>: one Kueue workload under "
+                  "--scheduler kueue (PodSets by pod shape, the Workload its pods own)"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-total-count", Where.ANNOTATION, "Kueue",
-                  "how many pods the plain-pod group has", _N,
+                  "how many pods the plain-pod group has", {**_N, **_Q},
+                  honoured_by=_KUEUE,
                   why="the group is a gang of that many pods (Kueue admits them together)"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-fast-admission", Where.ANNOTATION, "Kueue",
-                  "admit the pod group before all its pods exist", {}, honoured_by=_KUEUE),
+                  "admit the pod group before all its pods exist", {},
+                  honoured_by="nothing in tasplan yet (a pod group is planned with the pods "
+                  "the inputs hold)"),
     SchedulingKey(f"{_KUEUE_PREFIX}pod-group-serving", Where.ANNOTATION, "Kueue",
                   "a serving pod group (pods are replaced, not finished)", {},
-                  honoured_by=_KUEUE),
+                  honoured_by="nothing in tasplan yet"),
     # --- KAI
     SchedulingKey(f"{_KAI_PREFIX}queue", Where.LABEL, "KAI", "the KAI queue", _KAI_NOTED,
                   honoured_by=_KAI, why="--scheduler kai plans as if the queue had room "
@@ -267,9 +276,10 @@ KEYS: tuple[SchedulingKey, ...] = (
                   "minMember when it is in the inputs, else of the pods present"),
     # --- Kubeflow training-operator, MPI Operator, Trainer
     SchedulingKey("spec.runPolicy.schedulingPolicy.minAvailable", Where.FIELD, "Kubeflow",
-                  "the gang size of the job's PodGroup", _N,
+                  "the gang size of the job's PodGroup", {**_N, KAI: Status.PLANNED},
                   kinds=(*_KUBEFLOW, "kubeflow.org/MPIJob"),
-                  why="a gang of minAvailable, as the operator's gang scheduler gets it"),
+                  why="a gang of minAvailable, as the operator's gang scheduler gets it; "
+                  "--scheduler kai: the minMember of KAI's Kubeflow groupers"),
     SchedulingKey("spec.runPolicy.schedulingPolicy.queue", Where.FIELD, "Kubeflow",
                   "the gang scheduler's queue", {}, honoured_by=_V_NOT_MADE.format("operator"),
                   kinds=_KUBEFLOW),
@@ -284,8 +294,9 @@ KEYS: tuple[SchedulingKey, ...] = (
                   honoured_by="nothing in tasplan (an offline plan does not wait)",
                   kinds=_KUBEFLOW),
     SchedulingKey("spec.elasticPolicy.minReplicas", Where.FIELD, "Kubeflow",
-                  "elastic training may run with fewer workers", {},
-                  honoured_by="nothing in tasplan (all replicas are planned)",
+                  "elastic training may run with fewer workers", {KAI: Status.PLANNED},
+                  honoured_by="--scheduler kai (the minMember of KAI's PyTorchJob grouper; "
+                  "other schedulers plan all replicas)",
                   workaround="--gang {value}",
                   kinds=("kubeflow.org/PyTorchJob", "kubeflow.org/PaddleJob")),
     SchedulingKey("spec.podGroupPolicy.coscheduling", Where.FIELD, "Kubeflow Trainer",

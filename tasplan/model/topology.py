@@ -9,6 +9,7 @@ capacity`` draws its tree with them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -66,3 +67,26 @@ def infer_levels(labels: Iterable[Mapping[str, str]]) -> tuple[str, ...]:
 
 def last_segment(key: str) -> str:
     return key.rpartition("/")[2]
+
+
+def domain_noun(topology_key: str | None) -> str:
+    """What one domain of a level is called in a sentence: the key's last word (``rack``
+    for topology.example.com/rack, ``node`` for the hostname), else ``domain``."""
+    if not topology_key:
+        return "domain"
+    if topology_key == HOSTNAME:
+        return "node"
+    word = last_segment(topology_key)
+    if len(word) <= 20 and word[:1].isalpha() and all(c.islower() or c == "-" for c in word):
+        return word
+    return "domain"
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Names in natural order, as people count: node-2 before node-10 (the text itself
+    breaks what numbers leave tied, node-02 and node-2)."""
+    parts = _DIGITS.split(name)  # text, digits, text, ...: the kinds alternate by position
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name

@@ -79,7 +79,9 @@ def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSamp
                           "choose the domain from those alone; tasplan plans all "
                           f"{len(pending)} pending pods at once"))
     if tied_with:
-        tied = ", ".join(repr(n) for n in (selected, *tied_with))
+        names = (selected, *tied_with)  # every one in JSON tiedWith; a note names five
+        tied = ", ".join(repr(n) for n in names[:5]) + (
+            f" and {len(names) - 5:,} more" if len(names) > 5 else "")
         notes.append(Note(NoteCode.RANDOM_TIES, f"placements {tied} tie on score: upstream picks "
                           f"one at random, tasplan the first by name ({selected!r})"))
     if any(_uses_namespace_selector(p.pod_affinity) for p in pending) \

@@ -14,6 +14,7 @@ from tasplan.framework.status import PluginError
 from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
 from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
+from tasplan.model.topology import natural_key
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
 from tasplan.plan.pod_cycle import GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
@@ -309,8 +310,8 @@ def _simulated(sim: Simulation, counted: Simulation) -> Simulation:
     return sim
 
 
-def _infeasible_rank(sim: Simulation) -> tuple[int, str]:
-    return -sim.placed, sim.placement.name
+def _infeasible_rank(sim: Simulation) -> tuple:
+    return -sim.placed, natural_key(sim.placement.name)
 
 
 def _result(sim: Simulation, nodes: Sequence[NodeInfo], *, dra: bool = False,

@@ -120,6 +120,9 @@ class GroupResult:
     # whose ancestor failed): the placement its cycle chose. ``selected`` is then None:
     # only a group that binds has a selected placement.
     closest: str | None = None
+    # The resources the group's pending pods request (sorted), set by the planning run: the
+    # report shows FREE columns for these (and cpu, memory) only.
+    requested: tuple[str, ...] = ()
 
     @property
     def selected_placement(self) -> PlacementResult | None:

@@ -1,7 +1,8 @@
 """Choosing among feasible placements, for a group and for a CompositePodGroup alike
 (upstream ``findBestPlacement``): the only feasible placement is taken without scoring;
-otherwise the PlacementScore plugins' total decides, ties broken by placement name
-(upstream breaks them at random: the report's ``random-ties`` note says so)."""
+otherwise the PlacementScore plugins' total decides, ties broken by placement name in
+natural order, rack-2 before rack-10 (upstream breaks them at random: the report's
+``random-ties`` note says so)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.types import GroupContext, Placement, ProposedAssignment
+from tasplan.model.topology import natural_key
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def rank_placements(fw: Framework, ctx: GroupContext, placements: Sequence[Place
             ctx, [(p, proposed(i)) for i, p in enumerate(placements)], nodes)
         totals = [sum(p.values()) for p in parts]
     order = sorted(range(len(placements)),
-                   key=lambda i: (-(totals[i] or 0), placements[i].name))
+                   key=lambda i: (-(totals[i] or 0), natural_key(placements[i].name)))
     best = order[0]
     tied = tuple(placements[i].name for i in order[1:] if totals[i] == totals[best])
     return Ranking(tuple(order), tuple(totals), tuple(parts), tied)

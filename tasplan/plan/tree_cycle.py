@@ -26,6 +26,7 @@ from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, Prop
 from tasplan.model.composite import CompositePodGroup
 from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
+from tasplan.model.topology import natural_key
 from tasplan.plan.admission import Admission, ScheduleGroup
 from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse
 from tasplan.plan.pod_cycle import GroupCache
@@ -559,8 +560,8 @@ def _success(level: object) -> bool:
     return isinstance(level, GroupResult | CompositeResult) and level.schedulable
 
 
-def _infeasible_rank(e: tuple[Placement, _Level, dict]) -> tuple[int, str]:
-    return -e[1].scheduled, e[0].name
+def _infeasible_rank(e: tuple[Placement, _Level, dict]) -> tuple:
+    return -e[1].scheduled, natural_key(e[0].name)
 
 
 def _row(e: tuple[Placement, _Level, dict], children: int, *, score: int | None = None,

@@ -2,7 +2,8 @@
 
 Nodes without the label are left out; a label with an empty value is a domain named "".
 Pods of the group that already hold a node pin the group to their domain. Upstream emits
-domains in map order (random); we emit them sorted by name.
+domains in map order (random); we emit them sorted by name, in natural order (rack-2
+before rack-10).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.status import Status, error
 from tasplan.framework.types import GroupContext, Placement
+from tasplan.model.topology import natural_key
 from tasplan.plugins import names
 
 
@@ -33,7 +35,8 @@ class TopologyPlacementGenerator:
             value = nodes[index].node.labels.get(key)
             if value is not None and (required is None or value == required):
                 domains.setdefault(value, []).append(index)
-        return [Placement(name, tuple(idx)) for name, idx in sorted(domains.items())], None
+        return [Placement(name, tuple(idx)) for name, idx in
+                sorted(domains.items(), key=lambda kv: natural_key(kv[0]))], None
 
     @staticmethod
     def _required_domain(

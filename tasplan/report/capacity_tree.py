@@ -28,8 +28,10 @@ def shape_labels(report: CapacityReport) -> dict[str, str]:
             for i, (name, _) in enumerate(report.shapes)}
 
 
-def render_capacity(report: CapacityReport, depth: int | None = None
-                    ) -> Iterator[RenderableType]:
+def render_capacity(report: CapacityReport, depth: int | None = None,
+                    width: int | None = None) -> Iterator[RenderableType]:
+    """``width``: the terminal's, when lines may have to wrap (they wrap between figures,
+    never inside one: ``gpu 44/96`` stays on one line); None: no limit."""
     depth = default_depth(report.levels) if depth is None else max(depth, 0)
     shown = report.levels[:depth]
     labels = shape_labels(report)
@@ -49,13 +51,14 @@ def render_capacity(report: CapacityReport, depth: int | None = None
     for d in report.domains:
         if d.level in shown:
             children.setdefault(_shown_parent(d, by_key, shown), []).append(d)
-    tree = Tree(_line(report.total, labels, resources, best), guide_style="dim")
+    tree = Tree(_line(report.total, labels, resources, best, width), guide_style="dim")
 
-    def grow(branch: Tree, key: str | None) -> None:
+    def grow(branch: Tree, key: str | None, level: int) -> None:
+        room = None if width is None else width - _GUIDE * level
         for d in children.get(key, ()):
-            grow(branch.add(_line(d, labels, resources, best)), d.key)
+            grow(branch.add(_line(d, labels, resources, best, room)), d.key, level + 1)
 
-    grow(tree, None)
+    grow(tree, None, 1)
     yield tree
     yield Text("now = pods of the shape that fit as the cluster is; empty = with only DaemonSet "
                "and mirror pods left; stranded = free capacity no further whole pod can use; "
@@ -82,22 +85,46 @@ def _resources(report: CapacityReport) -> list[str]:
             if r in have or r in asked][:6] if have else list(_ALWAYS)
 
 
+_GUIDE = 4  # columns a Rich tree guide ("├── ") takes per level
+_INDENT = "  "  # continuation lines and shape lines under a domain
+
+
 def _line(d: Domain, labels: Mapping[str, str], resources: Sequence[str],
-          best: Mapping[tuple[str, str], set[str]]) -> Text:
+          best: Mapping[tuple[str, str], set[str]], room: int | None = None) -> Text:
+    """A domain's lines, wrapped (within ``room``) only between figures."""
     title = d.name if not d.level else f"{last_segment(d.level)} {d.name}"
-    text = Text.assemble((title, "bold"), f"  {d.nodes} node(s)")
-    free = " · ".join(
-        f"{short_resource(r)} {human(r, d.free.get(r, 0))}/{human(r, d.allocatable.get(r, 0))}"
-        for r in dict.fromkeys(resources))
-    text.append(f"  free {free}", style="dim")
+    atoms = [(title, "bold"), (f"  {d.nodes} node(s)", "")]
+    for i, r in enumerate(dict.fromkeys(resources)):
+        figure = (f"{short_resource(r)} {human(r, d.free.get(r, 0))}/"
+                  f"{human(r, d.allocatable.get(r, 0))}")
+        atoms.append((("  free " if i == 0 else " · ") + figure, "dim"))
+    lines = [atoms]
     for shape, fit in d.fit.items():
         star = d.name in best.get((d.level, shape), ())
-        text.append("\n  ")
-        text.append(f"{labels[shape]} {fit.now} now", style="bold green" if star else "")
-        text.append(f" · {fit.empty} empty")
+        atoms = [(f"{_INDENT}{labels[shape]} {fit.now} now", "bold green" if star else ""),
+                 (f" · {fit.empty} empty", "")]
         stranded = [f"{human(r, v)} {short_resource(r)}" for r, v in fit.stranded.items() if v]
-        if stranded:
-            text.append(f" · stranded {', '.join(stranded)}", style="dim")
+        atoms += [((" · stranded " if i == 0 else ", ") + item, "dim")
+                  for i, item in enumerate(stranded)]
         if star:
-            text.append(" ★", style="bold green")
+            atoms.append((" ★", "bold green"))
+        lines.append(atoms)
+    text = Text()
+    for n, atoms in enumerate(lines):
+        if n:
+            text.append("\n")
+        _flow(text, atoms, room)
     return text
+
+
+def _flow(text: Text, atoms: Sequence[tuple[str, str]], room: int | None) -> None:
+    """Append one line's atoms, starting a new (indented) line before an atom that would
+    not fit in ``room``; an atom is never split."""
+    used = 0
+    for atom, style in atoms:
+        if room is not None and used and used + len(atom) > room:
+            atom = _INDENT + _INDENT + atom.lstrip(" ·,")
+            text.append("\n")
+            used = 0
+        text.append(atom, style=style)
+        used += len(atom)

@@ -13,16 +13,10 @@ from tasplan.model.quantity import format_quantity
 
 
 def explanation_document(e: Explanation) -> dict[str, Any]:
-    doc = _explanation(e)
-    if e.why:  # a scheduler's own diagnosis (Kueue's quota)
-        doc["diagnosis"] = e.why
-    return doc
-
-
-def _explanation(e: Explanation) -> dict[str, Any]:
     fits_at = e.fits_at
     return {
         "needed": e.needed,
+        "cause": None if e.cause is None else {"kind": e.cause.kind, "message": e.cause.text},
         "fitsEmptyCluster": e.fits_empty_cluster,
         "fitsAt": None if fits_at is None else {
             "topologyKey": fits_at.details["topologyKey"], "placement": fits_at.result.selected},

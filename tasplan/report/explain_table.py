@@ -13,21 +13,21 @@ from tasplan.explain.result import Consumer, DomainExplanation, ExplainResult, E
 from tasplan.plan.result import GroupResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.group_header import group_header
-from tasplan.report.layout import Columns
-from tasplan.report.table import expansion_lines, render_composite, verdict
+from tasplan.report.layout import Columns, natural_width
+from tasplan.report.table import TOP_PLACEMENTS, expansion_lines, render_composite, verdict
 from tasplan.report.tree_order import report_order
 
-DOMAIN_ROWS = 8  # closest domains shown; -o wide / -o json show every domain
 FAILED_PODS_SHOWN = 3
 CONSUMERS_SHOWN = 2
 
 TIED_SHOWN = 5  # domains a suggestion names as tied; -o json lists them all
 
 
-def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None
-                        ) -> Iterator[RenderableType]:
-    """``width``: what the tables should fit in (None: no limit). Warnings about the inputs
-    are not part of the report (the CLI prints them to stderr)."""
+def render_explanations(result: ExplainResult, *, wide: bool = False, width: int | None = None,
+                        rows: int | None = TOP_PLACEMENTS) -> Iterator[RenderableType]:
+    """``width``: what the tables should fit in (None: no limit); ``rows``: domains (and
+    placements) shown per group, closest first (None, or -o wide: every one). Warnings
+    about the inputs are not part of the report (the CLI prints them to stderr)."""
     if not result.plan.groups:
         yield Text("no pending or unschedulable pod groups in the inputs")
     plan = result.plan
@@ -36,9 +36,9 @@ def render_explanations(result: ExplainResult, *, wide: bool = False, width: int
     for item, _ in report_order(plan):
         if isinstance(item, GroupResult):
             yield render_group(item, result.explanations.get(item.group.key), wide=wide,
-                               width=width)
+                               width=width, rows=None if wide else rows)
         else:
-            yield from render_composite(item, leaves, composites, width=width)
+            yield from render_composite(item, leaves, composites, width=width, rows=rows)
             tree = result.trees.get(item.composite.key)
             if tree is not None:
                 yield render_tree_explanation(tree)
@@ -49,7 +49,7 @@ def _title(g: GroupResult, wide: bool) -> Text:
 
 
 def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
-                 width: int | None = None) -> RenderableType:
+                 width: int | None = None, rows: int | None = TOP_PLACEMENTS) -> RenderableType:
     parts: list[RenderableType] = [Text(""), _title(g, wide), *expansion_lines(g),
                                    *verdict(g, width)]
     if e is None:
@@ -58,6 +58,9 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
         parts.append(Text(f"only {e.result.selected_placement.placed}/{e.needed} pending pods "
                           f"fit in {g.selected!r}"))
     parts.append(Text(f"why: {diagnosis_text(e)}"))
+    if e.unlabelled:
+        parts.append(Text(f"{e.unlabelled} node(s) lack {g.group.topology_key} and belong to "
+                          "no placement", style="dim"))
     if e.failures and e.domains:
         parts.append(Text(f"pods that failed in {e.domains[0].name!r} (the closest domain):",
                           style="italic"))
@@ -67,11 +70,13 @@ def render_group(g: GroupResult, e: Explanation | None, *, wide: bool,
                 who += f" and {len(pods) - FAILED_PODS_SHOWN} more"
             parts.append(Text(f"  {who}: {message}"))
     if e.domains:
-        parts.append(_domains_table(e, wide=wide).fit(width))
-        hidden = len(e.domains) - DOMAIN_ROWS
-        if hidden > 0 and not wide:
-            parts.append(Text(f"… {hidden} more domain(s): -o wide or -o json lists them",
-                              style="dim"))
+        parts.append(domains_view(e, rows=rows, width=width))
+        hidden = e.domains[rows:] if rows is not None else ()
+        if hidden:
+            empty = sum(1 for d in hidden if not d.fit)
+            detail = f" ({empty:,} holding none of its pods)" if empty else ""
+            parts.append(Text(f"and {len(hidden):,} more domains{detail}: --all-placements "
+                              "lists every one", style="dim"))
     parts.append(Text("suggestions, each verified by re-planning the group:", style="italic")
                  if e.suggestions else
                  Text("no single change tried (minCount, eviction, nodes, tolerations and "
@@ -100,38 +105,44 @@ COST_WORDS = {"podsEvicted": "pod(s) evicted", "nodesAdded": "node(s) added",
 
 
 def diagnosis_text(e: Explanation) -> str:
-    """Capacity or contention, where it fits now, and the nodes no placement has."""
-    if e.why:
-        return e.why
-    if e.fits_empty_cluster:
-        text = ("contention: it would fit in an empty cluster; other pods hold the capacity "
-                "it needs")
-    else:
-        text = "capacity: it does not fit even in an empty cluster"
-    fits_at = e.fits_at
-    if fits_at is not None:
-        text += (f"; it fits now within one {fits_at.details['topologyKey']} "
-                 f"({fits_at.result.selected!r})")
-    if e.unlabelled:
-        text += (f"; {e.unlabelled} node(s) lack {e.result.group.topology_key} and belong to "
-                 "no placement")
-    return text
+    """The one cause (tasplan.explain.cause): what else is true has lines of its own."""
+    cause = e.cause
+    if cause is None:  # an explanation made without one
+        return ("contention: it would fit in an empty cluster, but other pods hold the capacity "
+                "it needs" if e.fits_empty_cluster else
+                "capacity: it does not fit even with no other pods running")
+    return f"{cause.kind}: {cause.text}"
 
 
-def _domains_table(e: Explanation, *, wide: bool) -> Columns:
-    """On a narrow terminal USED BY goes first, then NODES, then EXCLUDED."""
+def domains_view(e: Explanation, *, rows: int | None, width: int | None) -> RenderableType:
+    """The per-domain table (the ``rows`` closest); where it is wider than ``width``, the
+    reasons (EXCLUDED, USED BY) are stacked under each domain's row instead of being left
+    out."""
+    shown = e.domains[:rows]
     table = Columns()
     table.add("DOMAIN")
-    table.add("NODES", "right", drop=2)
+    table.add("NODES", "right")
     table.add("PODS", "right")
     table.add("SHORT")
-    table.add("EXCLUDED", drop=1)
-    table.add("USED BY (priority ×pods)", drop=3)
-    for d in e.domains if wide else e.domains[:DOMAIN_ROWS]:
-        table.row(d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
-                      shortfall_text(d), excluded_text(d.excluded),
-                      "\n".join(consumer_text(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
-    return table
+    full = Columns(list(table.columns))
+    full.add("EXCLUDED")
+    full.add("USED BY (priority ×pods)")
+    for d in shown:
+        row = (d.name if d.name else '""', str(d.nodes), f"{d.fit}/{d.needed}",
+               shortfall_text(d))
+        table.row(*row)
+        full.row(*row, excluded_text(d.excluded),
+                 "\n".join(consumer_text(c) for c in d.consumers[:CONSUMERS_SHOWN]) or "-")
+    whole = full.fit(None)
+    if width is None or natural_width(whole) <= width:
+        return whole
+    lines = table.lines()
+    out = [lines[0]]
+    for d, line in zip(shown, lines[1:], strict=True):
+        out.append(line.rstrip())
+        out += [f"  excluded: {n} {reason}" for reason, n in d.excluded.items()]
+        out += [f"  used by: {consumer_text(c)}" for c in d.consumers[:CONSUMERS_SHOWN]]
+    return Text("\n".join(out))
 
 
 def shortfall_text(d: DomainExplanation) -> str:

@@ -57,6 +57,13 @@ class Columns:
                              [[cells[i] for i in keep] for cells, _ in self.rows])
         return table
 
+    def lines(self) -> list[str]:
+        """The table as plain lines, every column kept (cells must be plain one-line text:
+        markup-free, as explain's are)."""
+        headers = [c.header for c in self.columns]
+        rows = [[c.plain if isinstance(c, Text) else c for c in cells] for cells, _ in self.rows]
+        return _layout(headers, rows, [c.justify == "right" for c in self.columns])
+
     def fit(self, width: int | None) -> Table:
         """All columns without a width; else drop optional ones until the table fits."""
         keep = list(range(len(self.columns)))
@@ -68,7 +75,17 @@ class Columns:
             _, neg = droppable.pop()
             keep.remove(-neg)
             table = self.table(keep)
+        table.dropped = tuple(c.header for i, c in enumerate(self.columns) if i not in keep)
         return table
+
+
+def dropped_note(table: Table, width: int | None) -> Text | None:
+    """One line naming the optional columns a narrow width left out (None: none were)."""
+    dropped = getattr(table, "dropped", ())
+    if not dropped:
+        return None
+    return Text(f"left out to fit {width} columns: {', '.join(dropped)} (-o json has every "
+                "figure)", style="dim")
 
 
 def natural_width(renderable: object) -> int:
@@ -82,6 +99,7 @@ class _Table(Table):
     per-cell rendering (seconds for the thousand-row assignment tables)."""
 
     plain: tuple[list[str], list[list[str]]] | None = None
+    dropped: tuple[str, ...] = ()  # optional columns ``Columns.fit`` left out (headers)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if self.plain is None or console.color_system is not None:
@@ -97,15 +115,30 @@ class _Table(Table):
         if sum(widths) + sum(pads) > options.max_width:
             yield from super().__rich_console__(console, options)
             return
-        right = [c.justify == "right" for c in self.columns]
-        for cells in (headers, *rows):
-            line = []
-            for i, text in enumerate(cells):
-                gap = " " * (widths[i] - cell_len(text))
-                line.append((" " if i else "") + (gap + text if right[i] else text + gap)
-                            + (" " if i < last else ""))
-            yield Segment("".join(line))
+        for line in _layout(headers, rows, [c.justify == "right" for c in self.columns],
+                            widths):
+            yield Segment(line)
             yield Segment.line()
+
+
+def _layout(headers: list[str], rows: list[list[str]], right: list[bool],
+            widths: list[int] | None = None) -> list[str]:
+    """Rich's layout of a box-less table with padding (0, 1) and pad_edge=False: no space
+    before the first column or after the last, one on each side of every boundary (the
+    last column is padded to its width; callers strip trailing blanks)."""
+    last = len(headers) - 1
+    if widths is None:
+        widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)])
+                  for i, h in enumerate(headers)]
+    out = []
+    for cells in (headers, *rows):
+        line = []
+        for i, text in enumerate(cells):
+            gap = " " * (widths[i] - cell_len(text))
+            line.append((" " if i else "") + (gap + text if right[i] else text + gap)
+                        + (" " if i < last else ""))
+        out.append("".join(line))
+    return out
 
 
 def _plain(headers: list[str], rows: list[list[str | Text]]) -> (

@@ -14,26 +14,52 @@ from tasplan.plan.result import GroupResult, PlacementResult, PlanResult
 from tasplan.plan.tree_result import CompositeResult
 from tasplan.report.formatting import human, short_resource
 from tasplan.report.group_header import group_header, pods_cell
-from tasplan.report.layout import Columns
+from tasplan.report.layout import Columns, dropped_note
 from tasplan.report.tree_order import report_order
+from tasplan.report.verdict import (
+    composite_reason,
+    composite_sentence,
+    composite_status,
+    group_reason,
+    group_sentence,
+    placement_status,
+)
 
 # Short headers for the in-tree placement scorers; the legend line under the title says
 # which plugin each one is.
 SCORER_HEADERS = {"NodeResourcesFit": "FIT", "PodGroupPodsCount": "PODSCOUNT"}
+# Placement rows a table shows (--all-placements: every one; JSON always lists them all).
+TOP_PLACEMENTS = 10
+# FREE columns every table shows; other resources only where the group requests them.
+SUMMARY_RESOURCES = ("cpu", "memory")
 
 
 def render_plan(result: PlanResult, *, wide: bool = False, all_assignments: bool = False,
-                width: int | None = None) -> Iterator[RenderableType]:
-    """The groups' tables; ``width`` (None: no limit) is what the tables should fit in.
-    Warnings about the inputs are not part of the report (the CLI prints them to stderr)."""
+                width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                ) -> Iterator[RenderableType]:
+    """The groups' tables; ``width`` (None: no limit) is what the tables should fit in,
+    ``rows`` how many placements each shows (None: all). Warnings about the inputs are not
+    part of the report (the CLI prints them to stderr)."""
     leaves = {g.group.key: g for g in result.groups}
     composites = {c.composite.key: c for c in result.composites}
     for item, _ in report_order(result):
         if isinstance(item, GroupResult):
             yield from render_group(item, wide=wide, all_assignments=all_assignments,
-                                    width=width)
+                                    width=width, rows=rows)
         else:
-            yield from render_composite(item, leaves, composites, width=width)
+            yield from render_composite(item, leaves, composites, width=width, rows=rows)
+
+
+def more_rows(hidden: Sequence) -> Text:
+    """"and 4,990 more placements (4,990 tied)": the rows a table leaves out, and what
+    they are (tied with the selected one, else feasible or not)."""
+    tied = sum(1 for p in hidden if p.tied)
+    feasible = sum(1 for p in hidden if p.feasible and not p.tied)
+    infeasible = len(hidden) - tied - feasible
+    detail = ", ".join(f"{n:,} {kind}" for n, kind in (
+        (tied, "tied"), (feasible, "feasible"), (infeasible, "infeasible")) if n)
+    return Text(f"and {len(hidden):,} more placements ({detail}): --all-placements lists "
+                "every one", style="dim")
 
 
 NOTHING_TO_PLAN = ("nothing to plan: the workload inputs hold no pod group (PodGroups, "
@@ -59,7 +85,8 @@ def skipped_lines(skipped: Sequence[Skipped], nothing: bool) -> Iterator[Text]:
 
 
 def render_composite(c: CompositeResult, leaves: dict, composites: dict,
-                     width: int | None = None) -> Iterator[RenderableType]:
+                     width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                     ) -> Iterator[RenderableType]:
     """A composite's placements (children scheduled per domain) and, for a root, the whole
     tree with the domain each level chose."""
     cpg = c.composite
@@ -76,16 +103,19 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
                                 ("FEASIBLE", "left"), ("CHILDREN", "right"),
                                 ("SCORE", "right"), ("STATUS", "left")):
             table.add(header, justify, drop=1 if header == "NODES" else 0)
-        for rank, p in enumerate(c.placements, 1):
+        for rank, p in enumerate(c.placements[:rows], 1):
             selected = p.name == c.selected
             marker = "▶" if selected else ("~" if p.name == c.closest else (
                 "=" if p.tied else ""))
             table.row(f"{marker}{rank}", p.name or '""', str(p.nodes),
                       "yes" if p.feasible else "no",
                       f"{p.scheduled}/{p.children} (min {cpg.min_group_count})",
-                      "-" if p.score is None else str(p.score), p.status,
+                      "-" if p.score is None else str(p.score), composite_status(p),
                       style="bold green" if selected else ("" if p.feasible else "dim"))
         parts.append(table.fit(width))
+        hidden = c.placements[rows:] if rows is not None else ()
+        if hidden:
+            parts.append(more_rows(hidden))
     if cpg.parent is None or cpg.parent not in composites:
         parts.append(_tree(c, leaves, composites))
     if c.preemption is not None:
@@ -93,7 +123,10 @@ def render_composite(c: CompositeResult, leaves: dict, composites: dict,
     outcome = c.outcome
     style = "bold green" if outcome == "scheduled" else (
         "bold yellow" if outcome == "scheduled-after-preemption" else "bold red")
-    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), c.message))
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), composite_sentence(c)))
+    reason = composite_reason(c)
+    if reason:
+        parts.append(Text(f"  {reason}", style="dim"))
     if c.preemption_message:
         parts.append(Text(f"preemption: {c.preemption_message}",
                           style="yellow" if c.preemption else "dim"))
@@ -136,13 +169,20 @@ def _tree(root: CompositeResult, leaves: dict, composites: dict) -> Tree:
 
 
 def render_group(g: GroupResult, *, wide: bool, all_assignments: bool,
-                 width: int | None = None) -> Iterator[RenderableType]:
+                 width: int | None = None, rows: int | None = TOP_PLACEMENTS
+                 ) -> Iterator[RenderableType]:
     title = Text.assemble((g.group.key, "bold"), f"  {group_header(g, wide=wide)}")
     parts: list[RenderableType] = [Text(""), title]
     parts.extend(expansion_lines(g))
     if g.placements:
-        table = _placements_table(g, wide=wide).fit(width)
+        table = _placements_table(g, wide=wide, rows=rows).fit(width)
         parts.append(table)
+        hidden = g.placements[rows:] if rows is not None else ()
+        if hidden:
+            parts.append(more_rows(hidden))
+        note = dropped_note(table, width)
+        if note is not None:
+            parts.append(note)
         shown = {str(c.header) for c in table.columns}
         scorers = [name for name in sorted({name for p in g.placements for name in p.scores})
                    if SCORER_HEADERS.get(name, name) in shown]
@@ -179,7 +219,10 @@ def verdict(g: GroupResult, width: int | None = None) -> list[RenderableType]:
     outcome = g.outcome
     style = "bold green" if outcome == "scheduled" else \
         "bold yellow" if outcome == "scheduled-after-preemption" else "bold red"
-    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), g.message))
+    parts.append(Text.assemble((f"{VERDICTS[outcome]}: ", style), group_sentence(g)))
+    reason = group_reason(g)
+    if reason:
+        parts.append(Text(f"  {reason}", style="dim"))
     if g.preemption_message:
         parts.append(Text(f"preemption: {g.preemption_message}",
                           style="yellow" if g.preemption else "dim"))
@@ -224,11 +267,15 @@ def expansion_lines(g: GroupResult) -> Iterator[Text]:
                    f"template, {e.existing} existing", style="dim")
 
 
-def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
+def _placements_table(g: GroupResult, *, wide: bool, rows: int | None) -> Columns:
     """Optional columns, dropped first to last on a narrow terminal: the per-scorer parts,
-    the FREE columns (last first), STATUS, NODES."""
-    scorers = sorted({name for p in g.placements for name in p.scores})
-    resources = list(dict.fromkeys(r for p in g.placements for r in p.free))
+    the FREE columns (last first), STATUS, NODES. FREE columns: cpu, memory, devices and
+    what the group requests (a node's other extended resources are not its business)."""
+    shown = g.placements[:rows]
+    scorers = sorted({name for p in shown for name in p.scores})
+    resources = [r for r in dict.fromkeys(r for p in shown for r in p.free)
+                 if r in SUMMARY_RESOURCES or r in g.requested or r.startswith("devices/")
+                 or not g.requested]
     table = Columns()
     table.add("#", "right")
     table.add("PLACEMENT")
@@ -246,7 +293,8 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
     if wide:
         table.add("STATUS", drop=2)
         table.add("NODE NAMES", fold=True)
-    for rank, p in enumerate(g.placements, 1):
+    needed = max(g.group.min_count - g.scheduled, 0)
+    for rank, p in enumerate(shown, 1):
         selected = p.name == g.selected
         marker = "▶" if selected else ("~" if p.name == g.closest else (
             "=" if p.tied else ""))
@@ -262,7 +310,7 @@ def _placements_table(g: GroupResult, *, wide: bool) -> Columns:
             *[human(r, p.free[r]) if r in p.free else "-" for r in resources],
         ]
         if wide:
-            row += [p.status or "-", ",".join(p.nodes)]
+            row += [placement_status(p, max(needed, 1)), ",".join(p.nodes)]
         table.row(*row, style=style)
     return table
 

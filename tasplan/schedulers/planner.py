@@ -10,6 +10,7 @@ from dataclasses import replace
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
 from tasplan.model.group import PodGroup, Policy
+from tasplan.model.pod import Pod
 from tasplan.model.scheduling_keys import KUBE_SCHEDULER, intent_warnings
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.notes import Note, NoteCode
@@ -104,11 +105,13 @@ def plan(
     runs = [(name, schedulers[name].start(state, groups)) for name, groups in given.items()]
     results: list[GroupResult] = []
     composites: list = []
+    pods = snapshot.pods_by_group
     for name, run, unit in queue(runs):
         outcome = run.schedule(unit)
         composites += [replace(c, position=len(results), scheduler=name)
                        for c in outcome.composites]
-        results += [_chosen(r, name, reasons.get(r.group.key)) for r in outcome.groups]
+        results += [_chosen(r, name, reasons.get(r.group.key), pods.get(r.group.key, ()))
+                    for r in outcome.groups]
     planned_by = {g.key: name for name, groups in given.items() for g in groups}
     keys = intent_warnings(snapshot.intents, lambda key: planned_by.get(key, KUBE_SCHEDULER))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),
@@ -152,6 +155,9 @@ def queue(runs: Sequence[tuple[str, SchedulerRun]]) -> list[tuple[str, Scheduler
     return entries
 
 
-def _chosen(result: GroupResult, name: str, reason: str | None) -> GroupResult:
+def _chosen(result: GroupResult, name: str, reason: str | None,
+            pods: Sequence[Pod]) -> GroupResult:
     notes = (*result.notes, Note(NoteCode.SCHEDULER_AUTO, reason)) if reason else result.notes
-    return replace(result, scheduler=name, notes=notes)
+    requested = tuple(sorted({r for p in pods if not p.node_name and not p.terminal
+                              for r, v in p.requests.items() if v}))
+    return replace(result, scheduler=name, notes=notes, requested=requested)

@@ -34,6 +34,8 @@ class Draft:
     slices: list[ResourceSlice]
     gone: set[int] = field(default_factory=set)  # id() of pods removed
     disrupted: Counter = field(default_factory=Counter)
+    # Edits that had nothing to do (an --evict that matches no pod): the commands' warnings.
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, snapshot: ClusterSnapshot) -> Draft:
@@ -121,5 +123,6 @@ class Draft:
             nodes=tuple(sorted(self.nodes.values(), key=lambda n: n.name)),
             pods=tuple(p for p in self.pods if id(p) not in gone),
             groups=tuple(self.groups), usage=None, unknown_nodes={}, nominated=(),
+            warnings=(*self.base.warnings, *self.warnings),
             dra=replace(self.base.dra, slices=tuple(self.slices))
             if len(self.slices) != len(self.base.dra.slices) else self.base.dra)

@@ -41,8 +41,11 @@ def test_urgent_sample_gets_every_kind_of_suggestion() -> None:
     assert e["domains"][0]["shortfall"] == {"nvidia.com/gpu": "8", "cpu": "48"}
     assert e["domains"][3]["excluded"] == {
         "node(s) didn't match Pod's node affinity/selector": 4}
+    assert e["cause"] == {"kind": "contention", "message": "it would fit in an empty "
+                          "cluster, but other pods hold the capacity it needs"}
     by_kind = {s["kind"]: s for s in e["suggestions"]}
-    assert list(by_kind) == ["minCount", "evict", "consolidate", "addNodes", "nodeSelector",
+    # the suggestions that fix the cause first (issue 26), then the others in their order
+    assert list(by_kind) == ["evict", "consolidate", "addNodes", "minCount", "nodeSelector",
                              "topologyKey"]
     # The same two pods can move instead, to free 8-GPU nodes of rack-a3 (samples/README.md:
     # gpu-a3-1..3 are idle; gpu-a3-0 holds the notebook).

@@ -79,6 +79,9 @@ COMMON = [
      "--add-nodes", "4", "--like", "n2", "--in", "rack=r9", "--label", "a=b", "--drain", "x"],
     ["check", "w.yaml", "-c", "c", "--gang", "8", "--topology-key", "rack", "--html", "o.html"],
     ["explain", "unschedulable", "-c", "cluster", "-o", "wide"],
+    # -o is kubectl's free-form value (a format name or jsonpath=TEMPLATE; run_* judge it)
+    ["check", "w.yaml", "-f", "x.yaml", "-o", "jsonpath={.groups[*].name}", "-n", "ml"],
+    ["check", "w.yaml", "-o", "JSON"], ["explain", "big", "-n", "ml", "-f", "w.yaml"],
     ["explain", "ns/name", "w.yaml", "-c", "cluster", "--evict", "priority<10"],
     ["lint", "a.yaml", "dir", "--strict", "-o", "sarif", "--summary", "-n", "team"],
     ["lint", "-"],
@@ -98,7 +101,9 @@ TYPERS = [
     [], ["--help"], ["check", "--help"], ["check", "-h", "w.yaml"], ["check"],
     ["check", "w.yaml", "--", "x"], ["check", "w.yaml", "-ojson"], ["check", "w.yaml", "-qc", "x"],
     ["check", "w.yaml", "--width", "19"], ["check", "w.yaml", "--width", "+30"],
-    ["check", "w.yaml", "--gang", "0"], ["check", "w.yaml", "-o", "JSON"],
+    ["check", "w.yaml", "--gang", "0"], ["lint", "a.yaml", "-o", "SARIF"],
+    # kubectl's forms: -X=VALUE (KubectlGroup splits it), -f alone (no positional argument)
+    ["check", "w.yaml", "-o=json"], ["check", "-f", "w.yaml"], ["explain", "-n=ml", "x"],
     ["check", "w.yaml", "--all=true"], ["check", "w.yaml", "--cluster"],
     ["check", "w.yaml", "--cluster", "--all"], ["check", "w.yaml", "--bogus"],
     ["capacity", "-c", "c", "--set", "a/b.minCount=2"], ["snapshot", "extra"],

@@ -30,14 +30,15 @@ CASES = {
     "check-serve-basic.json": ("samples/workloads/serve-basic.yaml", 0),
     "check-train-rack.json": ("samples/workloads/train-rack.yaml", 0),
     "check-train-too-big.json": ("samples/workloads/train-too-big.yaml", 1),
-    "check-v1alpha1-workload.json": ("samples/workloads/v1alpha1-workload.yaml", 0),
+    "check-v1alpha1-workload.json": ("samples/legacy/v1alpha1-workload.yaml", 0),
     "check-composite.json": ("samples/composite/train-2level.yaml", 0),
     "check-explain-composite-too-big.json": ("samples/explain/composite-too-big.yaml", 1),
 }
 
 
 def test_every_sample_has_a_golden() -> None:
-    samples = {f"check-{p.stem}.json" for p in (REPO / "samples" / "workloads").glob("*.yaml")}
+    samples = {f"check-{p.stem}.json" for folder in ("workloads", "legacy")
+               for p in (REPO / "samples" / folder).glob("*.yaml")}
     assert samples | {"check-all.json", "check-composite.json",
                       "check-explain-composite-too-big.json"} == set(CASES)
 

@@ -1,8 +1,8 @@
 """The README's tour cannot drift: every ```text block that starts with ``$ tasplan ...`` is
 run (stdout not a terminal, as in a CI log or a file) and must print exactly what the README
 shows; a command that ends in ``| head -N`` (``| tail -N``) must print exactly those first
-(last) N lines. After an
-intended change of output, rewrite the blocks with::
+(last) N lines, one that ends in ``2>&1`` shows stderr too, as a terminal interleaves it.
+After an intended change of output, rewrite the blocks with::
 
     TASPLAN_UPDATE_GOLDEN=1 .venv/bin/pytest tests/cli/test_readme.py
 
@@ -44,7 +44,8 @@ def _run(command: str) -> str:
         lines = _run(tail.group(1)).splitlines(keepends=True)
         assert len(lines) > int(tail.group(2)), (command, "prints no more than it shows")
         return "".join(lines[-int(tail.group(2)):])
-    args = shlex.split(command)[1:]
+    both = command.endswith(" 2>&1")
+    args = shlex.split(command.removesuffix(" 2>&1"))[1:]
     cwd = os.getcwd()
     os.chdir(REPO)  # the README's paths are relative to the repository root
     try:
@@ -54,7 +55,7 @@ def _run(command: str) -> str:
     finally:
         os.chdir(cwd)
     assert result.exit_code in (0, 1), (command, result.output)
-    return result.stdout
+    return result.output if both else result.stdout
 
 
 def test_readme_has_the_tour() -> None:
@@ -73,3 +74,8 @@ def test_readme_output_is_real(command: str) -> None:
         README.write_text(text.replace(f"$ {command}\n{shown}", f"$ {command}\n{actual}", 1))
         pytest.skip("README updated")
     assert actual == shown
+
+
+def test_readme_stays_short() -> None:
+    """The README is the tour (about 250 lines); depth goes to docs/."""
+    assert len(README.read_text().splitlines()) <= 250

@@ -21,9 +21,10 @@ def run(*args: str, stdin: str | None = None):
     return CliRunner().invoke(app, ["lint", *args], input=stdin, env={"COLUMNS": "200"})
 
 
-def test_clean_input_exits_0_and_prints_nothing() -> None:
+def test_clean_input_exits_0_and_prints_no_findings() -> None:
     result = run(GOOD, "--strict")
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "8 files, 21 resources, no findings\n"
 
 
 def test_error_findings_exit_1() -> None:
@@ -95,3 +96,28 @@ def test_kube_version_accepts_only_what_that_release_serves() -> None:
     assert "served by Kubernetes 1.36" in result.stdout
     assert run(good_v1alpha2, "--kube-version", "1.36").exit_code == 0
     assert run(good_v1beta1, "--kube-version", "9.9").exit_code == 2
+
+
+def test_a_clean_run_says_what_it_read_on_stderr() -> None:
+    """Without --summary a clean run printed nothing at all (issue 26)."""
+    result = run(GOOD)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "8 files, 21 resources, no findings\n"
+    one = run(f"{GOOD}/job.json")
+    assert one.stderr == "1 file, 1 resource, no findings\n"
+    assert run(GOOD, "-o", "json").stderr == ""  # a document on stdout says it already
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github", "junit"])
+def test_file_level_findings_are_anchored_at_line_1(output: str, tmp_path, monkeypatch
+                                                     ) -> None:
+    """A size refusal has no position of its own: line 1, so every format anchors it."""
+    monkeypatch.setenv("TASPLAN_MAX_INPUT_BYTES", "100")
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"a: b\n" * 30)
+    result = run(str(big), "-o", output)
+    assert result.exit_code == 1
+    anchors = {"text": f"{big}:1:1: error TP001: ", "json": '"line": 1,',
+               "sarif": '"startLine": 1', "github": f"file={big},line=1,col=1",
+               "junit": f"{big}:1:1"}
+    assert anchors[output] in result.stdout, result.stdout

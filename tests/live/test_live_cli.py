@@ -260,8 +260,9 @@ def test_reads_each_object_once_through_the_newest_understood_version(
 
 
 def test_live_flags_need_live(tmp_path: Path) -> None:
-    result = invoke("check", TRAIN, "-c", SAMPLE_CLUSTER, "--context", "x", "-n", "ml")
-    assert_one_line_error(result, "--context, --namespace only apply with --live")
+    result = invoke("check", TRAIN, "-c", SAMPLE_CLUSTER, "--context", "x",
+                    "--request-timeout", "5s", "-n", "ml")  # -n has a meaning without --live
+    assert_one_line_error(result, "--context, --request-timeout only apply with --live")
 
 
 def test_tokens_never_appear_in_any_output(tmp_path: Path, server: str, cluster: Cluster,

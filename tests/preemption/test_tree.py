@@ -76,7 +76,8 @@ def test_report_shows_the_tree_disruption() -> None:
     result = plan(_tree())
     text = render(lambda target: render_plan(result, width=target), Width(200, cut=True))
     assert "DISRUPTION: preemption evicts 4 pod(s) so the tree fits in 'b1':" in text
-    assert "SCHEDULABLE AFTER PREEMPTION: 0/1 placements are available" in text
+    assert "SCHEDULABLE AFTER PREEMPTION: fits in b1 after evicting 4 pods\n" in text
+    assert 'before preemption: "0/1 placements are available' in text
     assert "preemption: found a placement for podgroup, preempting 4 victims" in text
     doc = plan_document(result)
     root = next(g for g in doc["groups"] if g["kind"] == "CompositePodGroup")

@@ -17,6 +17,8 @@ from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
+from tasplan.plan.result import PlanResult
+from tasplan.report.picture.plan_page import plan_html
 from tasplan.schedulers.planner import plan
 from tests.builders import CLUSTER, gang_pods, make_group, make_node, make_pod, release, snapshot
 
@@ -100,6 +102,10 @@ def test_victims_name_their_group_and_the_unit_they_go_with() -> None:
     assert [(v.pod, v.group, v.unit, v.unit_kind, v.unit_pods) for v in g.preemption.victims] \
         == [("default/w0", "default/whole", "default/whole", "PodGroup", 2),
             ("default/w1", "default/whole", "default/whole", "PodGroup", 2)]
+    # Every rendering names the unit: the table's EVICTED WITH, the HTML page's column.
+    page = plan_html(PlanResult((g,), 3, 3), None)
+    assert "<th>evicted with</th>" in page.replace(' class="num"', "")
+    assert "PodGroup default/whole (2 pods)" in page
 
 
 # ------------------------------------------------------------------------------- budgets

@@ -150,9 +150,11 @@ def test_piped_tables_never_cut_names_or_numbers(tmp_path: Path, width: int, how
     # the wide node lists and the free numbers, whole
     assert "gpu-b1-0,gpu-b1-1,gpu-b1-2,gpu-b1-3" in out
     assert re.search(r"▶1\s+rack-b1\s+(4\s+)?yes\s+4/4 \(min 4\)\s+100\b", out)
-    assert "SCHEDULABLE: 4/4 pending pod(s) scheduled in placement 'rack-b1'" in out
+    assert "SCHEDULABLE: all 4 pending pods fit in rack-b1\n" in out
+    header = next(line for line in lines if "PLACEMENT" in line)
     if how == "--width" and width < 100:
-        assert "FREE MEM" not in out  # optional columns went first
+        assert "FREE MEM" not in header  # optional columns went first, and it says so
+        assert re.search(rf"^left out to fit {width} columns: .*FREE MEM", out, re.M)
     else:
         assert "FREE MEM" in out and "PODSCOUNT" in out
 
@@ -169,7 +171,9 @@ def test_a_narrow_terminal_drops_optional_columns_before_cutting_names(tmp_path:
     assert header.split() == ["#", "PLACEMENT", "NODES", "FEASIBLE", "PODS", "SCORE", "FREE",
                               "CPU"]
     assert all(len(line) <= 60 for line in lines)
-    assert not any("PODSCOUNT" in line for line in lines)  # no legend for dropped columns
+    assert not any(line.startswith("SCORE =") for line in lines)  # no legend for dropped columns
+    assert "left out to fit 60 columns: FIT, PODSCOUNT, FREE MEM, FREE GPU (-o json has " \
+           "every figure)" in text.replace("\n", " ")
     assert [line.split()[1] for line in lines if re.match(r"[▶= ]\d ", line)] == [
         "rack-b1", "rack-b3", "rack-a3", "rack-a2", "rack-b2", "rack-a1"]
     wide = render(lambda target: render_plan(result, width=target), Width(200, cut=True))

@@ -76,7 +76,6 @@ def test_cordon_by_names_and_selector() -> None:
     ("cordon", "n1,nope", "no node named 'nope'"),
     ("drain", "rack=r9", "matches no node"),
     ("remove", "zone=z1", "matches no node"),  # no key ends in zone: kept, matches nothing
-    ("evict", "app=nothing", "matches no running pod"),
     ("set", "default/nope.minCount=2", "no pod group 'default/nope'"),
     ("set", "default/pg.replicas=2", "expected GROUP.minCount=N"),
     ("set", "default/pg.minCount=0", "minCount must be an integer from 1 to 2147483647"),
@@ -87,6 +86,17 @@ def test_edits_that_match_nothing_are_usage_errors(op: str, target: str, message
     snap = cluster([app("a", "n1")], [group])
     with pytest.raises(UsageError, match=message):
         apply_edits(snap, [Edit(op, target)])
+
+
+def test_evict_matching_nothing_is_a_warning_not_an_error() -> None:
+    """kubectl treats a selector that matches nothing as nothing to do ("No resources
+    found", exit 0): the plan goes on, on the cluster as it is, and says so."""
+    snap = cluster([app("a", "n1")], [make_group("pg", min_count=2)])
+    after, done = one(snap, Edit("evict", "app=nothing"))
+    assert done.effect == "matches no running pod: nothing evicted"
+    assert after.pods == snap.pods
+    assert after.warnings == ("--evict 'app=nothing': matches no running pod; nothing "
+                              "evicted",)
 
 
 def test_drain_keeps_daemonset_and_mirror_pods_and_reports_pdbs() -> None:
@@ -248,3 +258,29 @@ def test_add_nodes_copies_node_local_resource_slices() -> None:
     result = plan(after).groups[0]
     assert result.schedulable
     assert sorted(result.placements[0].assignments.values()) == ["n1", "n1", "n1-whatif-1"]
+
+
+def test_set_min_count_grows_the_last_pod_set_numbering_on() -> None:
+    """A LeaderWorkerSet-like group (PodSets leader, worker): minCount beyond its pods adds
+    workers, numbered after the highest number in use, and the PodSet and the expansion
+    count them (peer schedulers read PodSet counts)."""
+    from tasplan.model.group import Expansion, PodSet
+
+    group = make_group("lws-0", min_count=3, key=RACK)
+    leader = make_pod("lws-0", 1, group=group.key)
+    workers = [make_pod(f"lws-0-{i}", 1, group=group.key) for i in (1, 2)]
+    taken = make_pod("lws-0-7", 1, node="n1")  # another pod already holds this name
+    grouped = replace(group, expansions=(Expansion(
+        "LeaderWorkerSet", "default/lws", 3, 0,
+        pod_sets=(PodSet("leader", 1, ("lws-0",)),
+                  PodSet("worker", 2, ("lws-0-1", "lws-0-2")))),))
+    snap = cluster([leader, *workers, taken], [grouped])
+    after, done = one(snap, Edit("set", "default/lws-0.minCount=6"))
+    assert done.effect == ("default/lws-0 minCount 3 -> 6; LeaderWorkerSet default/lws grows "
+                           "by 3 pod(s) to 5 (as with more replicas of its 'worker' template)")
+    names = [p.name for p in after.pods if p.group == group.key]
+    assert names == ["lws-0", "lws-0-1", "lws-0-2", "lws-0-8", "lws-0-9", "lws-0-10"]
+    [expansion] = after.groups[0].expansions
+    assert (expansion.synthesised, expansion.pod_sets[1].count) == (6, 5)
+    assert expansion.pod_sets[1].pods[-3:] == ("lws-0-8", "lws-0-9", "lws-0-10")
+    assert all(not p.node_name for p in after.pods if p.group == group.key)

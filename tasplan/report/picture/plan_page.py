@@ -36,6 +36,7 @@ from tasplan.report.picture.page import items, page, paragraph, table, what_if
 from tasplan.report.picture.svg import esc, esc_lines
 from tasplan.report.picture.topology_map import Mark, topology_map
 from tasplan.report.table import SCORER_HEADERS, VERDICTS, render_plan
+from tasplan.report.verdict import group_reason, group_sentence
 from tasplan.whatif.edits import AppliedEdit
 
 NODES_DRAWN = 200  # clusters up to this size draw every node on the maps
@@ -91,7 +92,11 @@ def _group(i: int, g: GroupResult, report: CapacityReport | None,
         yield paragraph(f"pods from {x.kind} {x.name}: {x.synthesised} synthesised from its "
                         f"template, {x.existing} existing", "muted")
     ok = g.outcome in ("scheduled", "scheduled-after-preemption")
-    yield paragraph(f"{VERDICTS[g.outcome]}: {g.message}", f"verdict {'ok' if ok else 'bad'}")
+    yield paragraph(f"{VERDICTS[g.outcome]}: {group_sentence(g)}",
+                    f"verdict {'ok' if ok else 'bad'}")
+    reason = group_reason(g)
+    if reason:
+        yield paragraph(reason)
     if g.gated:
         yield paragraph(f"{g.gated} pending pod(s) held by scheduling gates")
     if g.preemption_message:
@@ -107,9 +112,10 @@ def _group(i: int, g: GroupResult, report: CapacityReport | None,
         p = g.preemption
         yield (f"<h3>Disruption: {len(p.victims)} pod(s) evicted so the group fits in "
                f"{esc(repr(p.placement))}</h3>\n")
-        yield table(["evicted pod", "node", "priority", "group"],
-                    ([v.pod, v.node, str(v.priority), v.group or "-"] for v in p.victims),
-                    numeric=[2])
+        yield table(["evicted pod", "node", "priority", "group", "evicted with"],
+                    ([v.pod, v.node, str(v.priority), v.group or "-",
+                      f"{v.unit_kind} {v.unit} ({v.unit_pods} pods)" if v.unit else "-"]
+                     for v in p.victims), numeric=[2])
     # Assignments only of a group that binds as planned (issue 24: never pods that won't).
     shown = ([p for p in g.placements if p.feasible and g.schedulable] if all_assignments
              else [p for p in g.placements if p.name == g.selected])

@@ -5,8 +5,9 @@ minMember 1 and copies the owner's ``kai.scheduler/topology*`` annotations into 
 constraint; the Job grouper takes minMember from ``kai.scheduler/batch-min-member``; the
 JobSet grouper (``jobset/jobset_grouper.go``) makes a subgroup per replicated Job and a leaf
 per replica (its Job's parallelism or ``batch-min-member``, its Job template's topology
-annotations). The groupers of other kinds (the Kubeflow jobs, LeaderWorkerSet, Ray, Grove,
-...) add minimums and subgroups of their own: not modelled, said in note kai-podgrouper."""
+annotations); the Kubeflow groupers (``kubeflow/``) take the job's minimum and a
+PyTorchJob's master and worker subgroups. The groupers of other kinds (LeaderWorkerSet, Ray,
+Grove, ...) and PyTorch segments: not modelled, said in note kai-podgrouper."""
 
 from __future__ import annotations
 
@@ -23,9 +24,17 @@ TOPOLOGY = "kai.scheduler/topology"
 REQUIRED = "kai.scheduler/topology-required-placement"
 PREFERRED = "kai.scheduler/topology-preferred-placement"
 MIN_MEMBER = "kai.scheduler/batch-min-member"
+SEGMENT_SIZE = "kai.scheduler/segment-size"
 REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
 JOB_INDEX_LABEL = "jobset.sigs.k8s.io/job-index"
-_MODELLED = ("Job", "JobSet")
+REPLICA_TYPE_LABEL = "training.kubeflow.org/replica-type"
+JOB_ROLE_LABEL = "training.kubeflow.org/job-role"
+# The Kubeflow jobs' groupers (plugins/kubeflow): the replica specs' field and the replica
+# types a job must have.
+KUBEFLOW = {"TFJob": ("tfReplicaSpecs", ()), "PyTorchJob": ("pytorchReplicaSpecs", ()),
+            "XGBoostJob": ("xgbReplicaSpecs", ()), "JAXJob": ("jaxReplicaSpecs", ("Worker",)),
+            "MPIJob": ("mpiReplicaSpecs", ("Launcher", "Worker"))}
+_MODELLED = ("Job", "JobSet", *KUBEFLOW)
 
 
 class GrouperError(ValueError):
@@ -52,6 +61,10 @@ def pod_group_for(group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapsho
         obj = _object_of(snapshot, group)
         if obj is not None and _whole_jobset(obj, pods):
             return jobset_pod_group(group, pods, obj)
+    if owner.kind in KUBEFLOW:
+        obj = _object_of(snapshot, group)
+        if obj is not None:
+            return kubeflow_pod_group(group, pods, obj, owner.kind)
     minimum, said = 1, "minMember 1"
     override = owner.annotation(MIN_MEMBER)
     if owner.kind == "Job" and override is not None:
@@ -189,3 +202,86 @@ def jobset_pod_group(group: PodGroup, pods: Sequence[Pod], obj: Mapping[str, Any
         f"{MIN_MEMBER}) with its template's kai.scheduler/topology* constraint; topology "
         f"{constraint.topology or '(none)'} required {constraint.required or '-'} preferred "
         f"{constraint.preferred or '-'} for the whole JobSet")),)
+
+
+def _kubeflow_min_available(obj: Mapping[str, Any], kind: str, field: str,
+                            mandatory: Sequence[str]) -> int:
+    """``KubeflowDistributedGrouper``: ``runPolicy.schedulingPolicy.minAvailable``, else every
+    replica of every replica type (none may have 0 replicas)."""
+    spec = obj.get("spec") or {}
+    name = (obj.get("metadata") or {}).get("name", "")
+    minimum = _nested_int(spec, ("runPolicy", "schedulingPolicy", "minAvailable"), -1)
+    if minimum >= 0:
+        return minimum
+    replicas = spec.get(field)
+    if not isinstance(replicas, dict):
+        raise GrouperError(f"the type of the job {name} doesn't have a {field} field. Please "
+                           "fix the replica field")
+    for required in mandatory:
+        if required not in replicas:
+            raise GrouperError(f"the type of the job {name} doesn't have a {required} replica "
+                               "spec which is required. Please fix the replica field")
+    total = 0
+    for spec_name, replica in replicas.items():
+        count = _nested_int(replica if isinstance(replica, dict) else {}, ("replicas",), 0)
+        if count == 0:
+            raise GrouperError(f"the type of the job {name} doesn't allow for 0 {spec_name} "
+                               "pods. Please fix the replica field")
+        total += count
+    return total
+
+
+def kubeflow_pod_group(group: PodGroup, pods: Sequence[Pod], obj: Mapping[str, Any],
+                       kind: str) -> tuple[KaiPodGroup, tuple[Note, ...]]:
+    """The Kubeflow groupers (``plugins/kubeflow``): minMember from the job's
+    ``schedulingPolicy.minAvailable`` or all its replicas; a PyTorchJob's elastic
+    ``minReplicas`` (then ``minAvailable``) wins and its Master and Worker replicas become
+    subgroups ``master`` (all its replicas) and ``worker`` (the rest of the minimum); an
+    MPIJob that creates its launcher once the workers are ready needs it only once it
+    exists. Topology from the job's ``kai.scheduler/topology*`` annotations."""
+    field, mandatory = KUBEFLOW[kind]
+    minimum = _kubeflow_min_available(obj, kind, field, mandatory)
+    spec = obj.get("spec") or {}
+    said = [f"minMember {minimum}"]
+    notes = []
+    subgroups: list[SubGroup] = []
+    routed: list[tuple[str, str]] = []
+    if kind == "MPIJob" and spec.get("launcherCreationPolicy") == "WaitForWorkersReady" and \
+            not any(p.labels.get(JOB_ROLE_LABEL) == "launcher" and not p.synthesised
+                    and not p.deleting for p in pods):
+        minimum -= _nested_int(spec, (field, "Launcher", "replicas"), 0)
+        said = [f"minMember {minimum} (the launcher comes once the workers are ready)"]
+    if kind == "PyTorchJob":
+        minimum = _nested_int(spec, ("elasticPolicy", "minReplicas"), minimum)
+        minimum = _nested_int(spec, ("runPolicy", "schedulingPolicy", "minAvailable"), minimum)
+        said = [f"minMember {minimum}"]
+        replicas = spec.get(field) or {}
+        master = _nested_int(replicas.get("Master") or {}, ("replicas",), 0)
+        if "Master" in replicas and master:
+            subgroups.append(SubGroup("master", master, None, None, None))
+        if "Worker" in replicas:
+            worker = replicas.get("Worker") or {}
+            annotations = ((worker.get("template") or {}).get("metadata") or {}).get(
+                "annotations") or {}
+            if isinstance(annotations, dict) and annotations.get(SEGMENT_SIZE):
+                notes.append(f"segments ({SEGMENT_SIZE}) are not modelled: the workers are "
+                             "one subgroup")
+            subgroups.append(SubGroup("worker", max(0, minimum - master), None, None, None))
+        for pod in pods:
+            kind_of = pod.labels.get(REPLICA_TYPE_LABEL)
+            if kind_of in ("master", "worker") and any(sg.name == kind_of for sg in subgroups):
+                routed.append((pod.name, kind_of))
+        said.append("subgroups " + ", ".join(f"{sg.name} (minMember {sg.min_member})"
+                                             for sg in subgroups))
+    owner = (obj.get("metadata") or {}).get("annotations") or {}
+    constraint = Constraint(str(owner.get(TOPOLOGY) or ""), str(owner.get(REQUIRED) or ""),
+                            str(owner.get(PREFERRED) or ""))
+    name = group.key.rsplit("/", 1)[-1]
+    pod_group = KaiPodGroup(group.namespace, name, minimum, None, "", "", constraint,
+                            tuple(subgroups), group.source, synthesised=True,
+                            pod_subgroups=tuple(routed))
+    return pod_group, (Note("kai-podgrouper", (
+        f"no scheduling.run.ai PodGroup {group.key} in the inputs: planned as the one KAI's "
+        f"{kind} grouper makes: {', '.join(said)}; topology {constraint.topology or '(none)'} "
+        f"required {constraint.required or '-'} preferred {constraint.preferred or '-'}"
+        + "".join(f"; {n}" for n in notes))),)

@@ -11,7 +11,7 @@ ff69552e. What a plan made offline cannot know is returned as notes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tasplan.framework.node_info import NodeInfo
@@ -21,7 +21,6 @@ from tasplan.plan.fidelity import Note
 from tasplan.schedulers.kueue import gates as g
 from tasplan.schedulers.kueue import request as r
 from tasplan.schedulers.kueue.tas import (
-    Assignment,
     PodSetRequest,
     PodSetResult,
 )
@@ -54,25 +53,44 @@ class Admission:
     without_quota: Admission | None = None
 
 
-def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool
-                   ) -> tuple[list[PodSetRequest], str]:
+def build_requests(sets: Sequence[KueuePodSet], gates: g.Gates, implied: bool, *,
+                   whole: bool = False) -> tuple[list[PodSetRequest], str]:
     """The TAS requests of the PodSets that ask for TAS (or all of them, implied by a
-    TAS-only ClusterQueue), or Kueue's refusal of an annotation."""
+    TAS-only ClusterQueue), or Kueue's refusal of an annotation. Counts: the pending
+    pods, or with ``whole`` the running ones too."""
     out = []
     for ps in sets:
         try:
-            topology = r.build(ps.annotations, gates)
+            topology = r.from_workload(ps.stored.topology, gates) if ps.stored is not None \
+                else r.build(ps.annotations, gates)
         except r.RequestError as err:
             return [], f"PodSet {ps.name}: {err}"
         if (topology is None or not topology.explicit) and not implied:
             continue
         pod = ps.template
         out.append(PodSetRequest(
-            ps.name, len(ps.pods), dict(pod.requests), topology,
+            ps.name, len(ps.pods) + (ps.bound if whole else 0), dict(pod.requests), topology,
             implied=implied and (topology is None or not topology.explicit),
             tolerations=pod.tolerations, node_selector=dict(pod.node_selector),
             required_terms=pod.required_terms, preferred_terms=pod.preferred_terms))
     return out, ""
+
+
+def stored_requests(wl: k.Workload, names: Collection[str], gates: g.Gates, implied: bool
+                    ) -> list[PodSetRequest]:
+    """The TAS requests of a Workload object's PodSets ``names``, from what it stores
+    (``podSetTopologyRequest``: the whole count, the template's requests)."""
+    out = []
+    for ps in wl.pod_sets:
+        if ps.name not in names:
+            continue
+        topology = r.from_workload(ps.topology, gates)
+        out.append(PodSetRequest(
+            ps.name, ps.count, dict(ps.requests), topology,
+            implied=implied and (topology is None or not topology.explicit),
+            tolerations=ps.tolerations, node_selector=dict(ps.node_selector),
+            required_terms=ps.required_terms, preferred_terms=ps.preferred_terms))
+    return out
 
 
 def has_levels(topology: k.Topology, request: PodSetRequest) -> bool:
@@ -89,11 +107,13 @@ def has_levels(topology: k.Topology, request: PodSetRequest) -> bool:
 
 
 def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
-                flavor: k.ResourceFlavor, workloads: Mapping[str, k.Workload]
+                flavor: k.ResourceFlavor, workloads: Mapping[str, k.Workload],
+                within: Callable[[Mapping[str, str]], bool] | None = None
                 ) -> tuple[TopologyTree, list[Note]]:
     """The flavor's tree in the run's state: Ready, schedulable nodes with every flavor
     label and level label; free = allocatable minus every pod bound or assumed there;
-    admitted Workloads' topology assignments count for the pods not bound yet."""
+    admitted Workloads' topology assignments count for the pods not bound yet.
+    ``within``: only the nodes whose labels it accepts (a domain the workload is held to)."""
     notes = []
     nodes, unstated = [], 0
     wanted = tuple(flavor.node_labels.items())
@@ -106,6 +126,8 @@ def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
         if any(labels.get(k, "") != v for k, v in wanted) or \
                 any(level not in labels for level in levels):
             continue  # utiltas.NodeMatchesFlavor
+        if within is not None and not within(labels):
+            continue
         if node.ready is None:
             unstated += 1
         nodes.append(info)
@@ -234,11 +256,3 @@ def with_nominal(cq: k.ClusterQueue, flavor: str, nominal: Mapping[str, int]
         if fq.name == flavor else fq for fq in group.flavors))
         for group in cq.resource_groups)
     return replace(cq, resource_groups=groups)
-
-
-# -- the pods' nodes --------------------------------------------------------------------
-
-
-def slots(assignment: Assignment) -> list[tuple[str, ...]]:
-    """``rankToDomainID``: one entry per pod, domains in the assignment's order."""
-    return [values for values, count in assignment.domains for _ in range(count)]

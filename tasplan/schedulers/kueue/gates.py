@@ -19,6 +19,12 @@ RESPECT_AFFINITY_PREFERRED = "TASRespectNodeAffinityPreferred"
 MULTI_LAYER = "TASMultiLayerTopology"
 OVERLAPPING_FLAVORS = "TASHandleOverlappingFlavors"
 SCHEDULER_LIBRARY = "SchedulerLibraryIntegration"
+# Node replacement of an admitted workload; a workload a single Pod owns keeps its
+# assignment (0.19 on).
+FAILED_NODE_REPLACEMENT = "TASFailedNodeReplacement"
+SKIP_POD_OWNED = "SkipReassignmentForPodOwnedWorkloads"
+# A workload slice that replaces an earlier one keeps its pods' domains (alpha, 0.17 on).
+ELASTIC_TAS = "ElasticJobsViaWorkloadSlicesWithTAS"
 # Caches only: they change how fast Kueue answers, never the answer.
 CACHE_NODE_MATCH = "TASCacheNodeMatchResults"
 CACHING_REMAINING = "TASCachingRemainingResources"
@@ -26,19 +32,22 @@ CACHE_TREE = "TASCacheTopologyTree"
 
 # (release, {gate: default}); a gate missing from a release does not exist there.
 _DEFAULTS: tuple[tuple[str, Mapping[str, bool]], ...] = (
-    ("0.17", {TOPOLOGY_AWARE_SCHEDULING: True, PROFILE_MIXED: True,
-              BALANCED_PLACEMENT: False, MULTI_LAYER: False}),
-    ("0.18", {TOPOLOGY_AWARE_SCHEDULING: True, PROFILE_MIXED: True,
+    ("0.17", {TOPOLOGY_AWARE_SCHEDULING: True, ELASTIC_TAS: False, PROFILE_MIXED: True,
+              BALANCED_PLACEMENT: False, MULTI_LAYER: False,
+              FAILED_NODE_REPLACEMENT: True}),
+    ("0.18", {TOPOLOGY_AWARE_SCHEDULING: True, ELASTIC_TAS: False, PROFILE_MIXED: True,
               BALANCED_PLACEMENT: False, RESPECT_AFFINITY_PREFERRED: False,
-              MULTI_LAYER: False, OVERLAPPING_FLAVORS: True}),
-    ("0.19", {TOPOLOGY_AWARE_SCHEDULING: True, PROFILE_MIXED: True,
-              BALANCED_PLACEMENT: False, RESPECT_AFFINITY_PREFERRED: False,
-              MULTI_LAYER: True, OVERLAPPING_FLAVORS: True, SCHEDULER_LIBRARY: False,
-              CACHE_NODE_MATCH: True, CACHING_REMAINING: True}),
-    ("0.20", {TOPOLOGY_AWARE_SCHEDULING: True, PROFILE_MIXED: True,
+              MULTI_LAYER: False, OVERLAPPING_FLAVORS: True, FAILED_NODE_REPLACEMENT: True}),
+    ("0.19", {TOPOLOGY_AWARE_SCHEDULING: True, ELASTIC_TAS: False, PROFILE_MIXED: True,
               BALANCED_PLACEMENT: False, RESPECT_AFFINITY_PREFERRED: False,
               MULTI_LAYER: True, OVERLAPPING_FLAVORS: True, SCHEDULER_LIBRARY: False,
-              CACHE_NODE_MATCH: True, CACHING_REMAINING: True, CACHE_TREE: True}),
+              CACHE_NODE_MATCH: True, CACHING_REMAINING: True,
+              FAILED_NODE_REPLACEMENT: True, SKIP_POD_OWNED: True}),
+    ("0.20", {TOPOLOGY_AWARE_SCHEDULING: True, ELASTIC_TAS: False, PROFILE_MIXED: True,
+              BALANCED_PLACEMENT: False, RESPECT_AFFINITY_PREFERRED: False,
+              MULTI_LAYER: True, OVERLAPPING_FLAVORS: True, SCHEDULER_LIBRARY: False,
+              CACHE_NODE_MATCH: True, CACHING_REMAINING: True, CACHE_TREE: True,
+              FAILED_NODE_REPLACEMENT: True, SKIP_POD_OWNED: True}),
 )
 RELEASES = tuple(release for release, _ in _DEFAULTS)
 NEWEST = RELEASES[-1]

@@ -115,6 +115,43 @@ def build(annotations: Mapping[str, str], gates: Gates, *, pod_index_label: str 
         sub_group_count=sub_group_count)
 
 
+def from_workload(topology: Mapping[str, object] | None, gates: Gates
+                  ) -> TopologyRequest | None:
+    """The request a Workload object stores (``spec.podSets[].topologyRequest``, what the
+    job integration built from the annotations); None when it has none."""
+    if not topology:
+        return None
+    layers: tuple[SliceLayer, ...] = ()
+    raw = topology.get("podsetSliceRequiredTopologyConstraints")
+    if MULTI_LAYER in gates and raw:
+        items = []
+        for item in raw:  # the decoder checked it is a list
+            if not isinstance(item, dict) or not isinstance(item.get("topology"), str) \
+                    or type(item.get("size")) is not int:
+                raise RequestError("podsetSliceRequiredTopologyConstraints: expected "
+                                   "{topology: <label>, size: <int>} entries")
+            items.append(SliceLayer(item["topology"], item["size"]))
+        layers = tuple(items)
+
+    def text(key: str) -> str | None:
+        value = topology.get(key)
+        return value if isinstance(value, str) else None
+
+    def number(key: str) -> int | None:
+        value = topology.get(key)
+        return value if type(value) is int else None
+
+    unconstrained = topology.get("unconstrained")
+    return TopologyRequest(
+        required=text("required"), preferred=text("preferred"),
+        unconstrained=unconstrained if isinstance(unconstrained, bool) else None,
+        slice_topology=None if layers else text("podSetSliceRequiredTopology"),
+        slice_size=None if layers else number("podSetSliceSize"), layers=layers,
+        group=text("podSetGroupName"), pod_index_label=text("podIndexLabel"),
+        sub_group_index_label=text("subGroupIndexLabel"),
+        sub_group_count=number("subGroupCount"))
+
+
 def parse_layers(text: str) -> tuple[SliceLayer, ...]:
     """The JSON array of ``{topology, size}`` (1 to 3 layers), as ``json.Unmarshal`` into
     ``[]PodsetSliceRequiredTopologyConstraint`` reads it."""

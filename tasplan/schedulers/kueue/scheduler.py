@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from tasplan.model import kueue as k
 from tasplan.schedulers.kueue import gates as g
 from tasplan.schedulers.kueue.workload import asks_for_kueue
 
@@ -40,12 +41,18 @@ class KueueScheduler:
         self.gates = g.gates_for(release, overrides)
         # Group key -> what Kueue decided for it in the last run (explain reads it).
         self.records: dict[str, Admission] = {}
+        # The Workloads of the inputs by owner, for claim (built once per snapshot).
+        self._owners: tuple[object, dict] = (None, {})
 
     def claim(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
               ) -> str | None:
-        if not snapshot.kueue.tas_flavors():
+        kueue = snapshot.kueue
+        if not kueue.tas_flavors():
             return None  # without a TAS flavor Kueue has nowhere to place it
-        return asks_for_kueue(group, pods, snapshot.kueue)
+        if self._owners[0] is not kueue:
+            self._owners = (kueue, k.owner_index(kueue.workloads))
+        wl = k.workload_for(group, pods, kueue.workloads, self._owners[1])
+        return asks_for_kueue(group, pods, kueue, wl)
 
     def intent(self, group: PodGroup, pods: Sequence[Pod], snapshot: ClusterSnapshot
                ) -> Intent:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, Toleration
@@ -55,6 +55,8 @@ class PodSetRequest:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     required_terms: tuple[NodeSelectorTerm, ...] | None = None
     preferred_terms: tuple[PreferredTerm, ...] = ()
+    # The assignment of the workload slice this one replaces (elastic workloads).
+    previous: Assignment | None = None
 
     @property
     def group(self) -> str | None:
@@ -123,9 +125,21 @@ class PodSetResult:
     trace: Trace | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """An admitted workload with an unhealthy node (``status.unhealthyNodes[0]``, which
+    TASFailedNodeReplacement finds a replacement for): its PodSets' topology assignments,
+    and whether a single Pod owns it (``workload.OwnedBySinglePod``)."""
+
+    node: str
+    assignments: Mapping[str, Assignment]
+    single_pod_owned: bool = False
+
+
 @dataclass(slots=True)
 class _State:
     count: int = 0
+    required_domain: tuple[str, ...] = ()  # requiredReplacementDomain: leaves outside skip
     leader_count: int = 0
     slice_size: int = 1
     requested_level: int = 0
@@ -176,10 +190,13 @@ class FlavorSnapshot:
 
     def find_assignments(self, podsets: Sequence[PodSetRequest],
                          assumed: dict[str, dict[str, int]] | None = None,
-                         simulate_empty: bool = False) -> dict[str, PodSetResult]:
+                         simulate_empty: bool = False,
+                         replacing: Replacement | None = None) -> dict[str, PodSetResult]:
         """``FindTopologyAssignmentsForFlavor``: PodSets grouped by ``podset-group-name``
         (a group of two is a leader and its workers), placed in order, each group's
-        assignment assumed before the next; the first failure ends the pass."""
+        assignment assumed before the next; the first failure ends the pass. With
+        ``replacing``, each PodSet that has an assignment gets it repaired instead
+        (``findReplacementAssignment``); the others get no result."""
         assumed = {} if assumed is None else assumed
         order: list[str] = []
         groups: dict[str, list[PodSetRequest]] = {}
@@ -192,7 +209,31 @@ class FlavorSnapshot:
         result: dict[str, PodSetResult] = {}
         for key in order:
             members = groups[key]
+            if replacing is not None:
+                for ps in members:
+                    existing = replacing.assignments.get(ps.name)
+                    if existing is None:
+                        continue
+                    if g.SKIP_POD_OWNED in self.gates and replacing.single_pod_owned:
+                        # The pod cannot move and its Workload cannot outlive it.
+                        result[ps.name] = PodSetResult(existing)
+                        continue
+                    trace = Trace()
+                    merged, found, reason = self._replace(ps, existing, replacing.node,
+                                                          assumed, trace)
+                    result[ps.name] = PodSetResult(merged, reason, trace)
+                    if reason:
+                        return result
+                    _assume(assumed, found, ps.requests)
+                continue
             leader, workers = _leader_and_workers(members)
+            if g.ELASTIC_TAS in self.gates:
+                elastic = self._elastic(workers, leader, assumed, simulate_empty)
+                if elastic is not None:
+                    result.update(elastic)
+                    if elastic[workers.name].reason:
+                        return result
+                    continue
             trace = Trace()
             found, reason = self.find_assignment(workers, leader, assumed, simulate_empty,
                                                  trace)
@@ -210,10 +251,12 @@ class FlavorSnapshot:
 
     def find_assignment(self, workers: PodSetRequest, leader: PodSetRequest | None,
                         assumed: Mapping[str, Mapping[str, int]], simulate_empty: bool,
-                        trace: Trace | None = None) -> tuple[dict[str, Assignment], str]:
+                        trace: Trace | None = None, required_domain: tuple[str, ...] = ()
+                        ) -> tuple[dict[str, Assignment], str]:
         trace = trace if trace is not None else Trace()
         tree = self.tree
-        st = _State(count=workers.count, stats=trace.exclusions)
+        st = _State(count=workers.count, stats=trace.exclusions,
+                    required_domain=required_domain)
         requests = dict(workers.requests)
         requests[PODS] = requests.get(PODS, 0) + 1
         leader_requests = None
@@ -353,6 +396,175 @@ class FlavorSnapshot:
             prev_size, prev_level = layer.size, level
         return out, ""
 
+    # -- elastic workload slices ---------------------------------------------------------
+
+    def _elastic(self, workers: PodSetRequest, leader: PodSetRequest | None,
+                 assumed: dict[str, dict[str, int]], simulate_empty: bool
+                 ) -> dict[str, PodSetResult] | None:
+        """``handleElasticWorkload`` (tas_elastic_workloads.go): a slice that replaces an
+        earlier one keeps the earlier pods where they are; a scale-up places only the new
+        pods, a scale-down truncates the assignment, the same count reuses it. None: no
+        usable previous assignment (none, or a stale domain), placed afresh."""
+        prev = workers.previous
+        lead_prev = leader.previous if leader is not None else None
+        if prev is None or self.stale_domain(prev) is not None or (
+                lead_prev is not None and self.stale_domain(lead_prev) is not None):
+            return None
+        out: dict[str, PodSetResult] = {}
+        if workers.count > prev.count:
+            _assume(assumed, prev, workers.requests)  # the earlier pods keep their room
+            placing_leader = leader
+            if leader is not None and lead_prev is not None:
+                _assume(assumed, lead_prev, leader.requests)
+                placing_leader = None
+            trace = Trace()
+            delta = replace(workers, count=workers.count - prev.count, previous=None)
+            found, reason = self.find_assignment(delta, placing_leader, assumed,
+                                                 simulate_empty, trace)
+            if reason:
+                return {workers.name: PodSetResult(None, reason, trace)}
+            added = found[workers.name]
+            out[workers.name] = PodSetResult(self.merge(added, prev), "", trace)
+            if leader is not None:
+                if lead_prev is not None:
+                    out[leader.name] = PodSetResult(lead_prev)
+                else:
+                    out[leader.name] = PodSetResult(found.get(leader.name), "", trace)
+                    _assume(assumed, found[leader.name], leader.requests)
+            _assume(assumed, added, workers.requests)
+            return out
+        kept = prev if workers.count == prev.count else _truncate(prev, workers.count)
+        out[workers.name] = PodSetResult(kept)
+        _assume(assumed, kept, workers.requests)
+        if leader is not None:
+            out[leader.name] = PodSetResult(lead_prev)
+            if lead_prev is not None:
+                _assume(assumed, lead_prev, leader.requests)
+        return out
+
+    # -- node replacement -----------------------------------------------------------------
+
+    def _replace(self, ps: PodSetRequest, existing: Assignment, node: str,
+                 assumed: Mapping[str, Mapping[str, int]], trace: Trace
+                 ) -> tuple[Assignment | None, Assignment | None, str]:
+        """``findReplacementAssignment``: the pods of the unhealthy node placed again,
+        within the domain the rest of the assignment requires. Returns the merged
+        assignment, the replacement alone, and Kueue's reason when there is none."""
+        kept = [(v, c) for v, c in existing.domains if v[-1] != node]
+        count = 0
+        for values, n in existing.domains:  # deleteDomain
+            if values[-1] == node:
+                count = n
+        existing = Assignment(existing.levels, tuple(kept))
+        stale = self.stale_domain(existing)
+        if stale is not None:
+            return None, None, ("Cannot replace the node, because the existing "
+                                "topologyAssignment is invalid, as it contains the stale "
+                                f"domain {stale}")
+        request = replace(ps, count=count)
+        required = self._replacement_domain(request, existing)
+        topology = ps.topology
+        layers = topology.slice_layers() if topology is not None else ()
+        if layers and layers[0].size <= 0:
+            return None, None, "slice topology requested, but slice size not provided"
+        if layers and required and count % layers[0].size != 0:
+            # The innermost layer whose size divides the pods to replace keeps the
+            # leaf-level grouping; none: single pods.
+            size, level = 1, None
+            for layer in reversed(layers):
+                if count % layer.size == 0:
+                    size, level = layer.size, layer.topology
+                    break
+            request = replace(request, topology=replace(
+                topology, layers=(), slice_topology=level, slice_size=size))
+        found, reason = self.find_assignment(request, None, assumed, False, trace,
+                                             required)
+        if reason:
+            return None, None, reason
+        replacement = found.get(ps.name)
+        if replacement is None or not replacement.domains:
+            return None, None, f"cannot find replacement assignment for unhealthy node: {node}"
+        return self.merge(replacement, existing), replacement, ""
+
+    def stale_domain(self, assignment: Assignment) -> str | None:
+        """``IsTopologyAssignmentStale``: the first value of a domain that is not a leaf of
+        the tree (its node deleted or not Ready), else None."""
+        for values, _ in assignment.domains:
+            if ",".join(values) not in self.tree.leaves:
+                return values[0]
+        return None
+
+    def _replacement_domain(self, ps: PodSetRequest, existing: Assignment
+                            ) -> tuple[str, ...]:
+        """``requiredReplacementDomain``: the domain of the required level holding the
+        rest of the assignment, or, for slices left incomplete, the slice domain that
+        the replaced pods complete; () for none."""
+        tree = self.tree
+        key = self._level_key(ps.topology)
+        if key is None and ps.implied:
+            key = tree.levels[-1]
+        level = tree.level_index(key) if key is not None else None
+        if level is None or not existing.domains:
+            return ()
+        topology = ps.topology
+        layers = topology.slice_layers() if topology is not None else ()
+        if layers and layers[0].size <= 0:
+            return ()
+        if layers and ps.count % layers[0].size != 0:
+            if len(layers) > 1:
+                for layer in reversed(layers):
+                    if ps.count % layer.size != 0:
+                        return self._incomplete_slice(existing, ps.count, layer.size,
+                                                      layer.topology)
+            return self._incomplete_slice(existing, ps.count, layers[0].size,
+                                          layers[0].topology)
+        if topology is None or topology.required is None:
+            return ()
+        leaf = tree.leaves.get(",".join(existing.domains[0][0]))
+        if leaf is None:
+            return ()
+        dom = leaf.domain
+        while dom.level > level and dom.parent is not None:
+            dom = dom.parent
+        return dom.values
+
+    def _incomplete_slice(self, existing: Assignment, missing: int, size: int, key: str
+                          ) -> tuple[str, ...]:
+        """``findIncompleteSliceDomain``: the domain at the slice level whose pods plus the
+        missing ones make whole slices (the first such, in the assignment's order: Go
+        ranges over a map there, which has no order)."""
+        level = self.tree.level_index(key)
+        if level is None:
+            return ()
+        usage: dict[tuple[str, ...], int] = {}
+        for values, n in existing.domains:
+            leaf = self.tree.leaves.get(",".join(values))
+            if leaf is None:
+                continue
+            dom = leaf.domain
+            while dom.level > level and dom.parent is not None:
+                dom = dom.parent
+            usage[dom.values] = usage.get(dom.values, 0) + n
+        for values, n in usage.items():
+            if (n + missing) % size == 0:
+                return values
+        return ()
+
+    def merge(self, a: Assignment, b: Assignment) -> Assignment:
+        """``mergeTopologyAssignments``: both domain lists by the leaves' full level values,
+        equal neighbours summed."""
+        def path(values: tuple[str, ...]) -> str:
+            leaf = self.tree.leaves.get(",".join(values))
+            return ",".join(leaf.domain.values) if leaf is not None else ",".join(values)
+
+        merged: list[list] = []
+        for values, n in sorted((*a.domains, *b.domains), key=lambda d: path(d[0])):
+            if merged and merged[-1][0] == values:
+                merged[-1][1] += n
+            else:
+                merged.append([values, n])
+        return Assignment(a.levels, tuple((v, n) for v, n in merged))
+
     # -- phase 1 ----------------------------------------------------------------------------
 
     def _fill_in_counts(self, workers: PodSetRequest, requests: dict[str, int],
@@ -392,12 +604,12 @@ class FlavorSnapshot:
                             p.weight for p in workers.preferred_terms
                             if p.term.matches(node.name, labels))
                 self._fill_leaf(leaf, requests, leader_requests, assumed, simulate_empty,
-                                stats, trace)
+                                st, trace)
         else:
             stats.total += len(tree.leaves)
             for leaf in tree.leaves.values():
                 self._fill_leaf(leaf, requests, leader_requests, assumed, simulate_empty,
-                                stats, trace)
+                                st, trace)
         leader_required = st.leader_count > 0
         for root in tree.roots:
             _fill_helper(root, st.slice_size, st.slice_level, 0, st.slice_size_at_level,
@@ -406,8 +618,12 @@ class FlavorSnapshot:
     def _fill_leaf(self, leaf: Leaf, requests: dict[str, int],
                    leader_requests: dict[str, int] | None,
                    assumed: Mapping[str, Mapping[str, int]], simulate_empty: bool,
-                   stats: Exclusions, trace: Trace) -> None:
+                   st: _State, trace: Trace) -> None:
         dom = leaf.domain
+        stats = st.stats
+        if dom.values[:len(st.required_domain)] != st.required_domain:  # BelongsTo
+            stats.topology_domain += 1
+            return
         extra = assumed.get(dom.id)
         tas = leaf.tas_usage if not simulate_empty else None
         if tas or extra or leader_requests is not None:
@@ -865,6 +1081,18 @@ def _assume(assumed: dict[str, dict[str, int]], assignment: Assignment,
         for resource, value in requests.items():
             usage[resource] = usage.get(resource, 0) + value * count
         usage[PODS] = usage.get(PODS, 0) + count
+
+
+def _truncate(assignment: Assignment, count: int) -> Assignment:
+    """``TruncateAssignment``: the first ``count`` pods of the assignment, in order."""
+    out = []
+    left = count
+    for values, n in assignment.domains:
+        if left <= 0:
+            break
+        out.append((values, min(n, left)))
+        left -= min(n, left)
+    return Assignment(assignment.levels, tuple(out))
 
 
 def _slice_only(topology: TopologyRequest) -> bool:

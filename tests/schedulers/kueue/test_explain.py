@@ -93,8 +93,8 @@ def test_quota_refused_suggests_the_nominal_quota_that_admits_it() -> None:
     gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
     group, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(3))
     assert not group.schedulable and group.message.startswith("insufficient quota for cpu")
-    assert e.why == ("quota: the topology of flavor tas holds it now ('r1'); the quota of "
-                     "ClusterQueue cq stops it")
+    assert (e.cause.kind, e.cause.text) == ("quota", "the topology of flavor tas holds it now "
+                                            "('r1'); the quota of ClusterQueue cq stops it")
     [s] = e.suggestions
     assert (s.kind, s.change, s.result.selected) == (
         "quota", "raise the nominalQuota of ClusterQueue cq in flavor tas: cpu from 3 to 4",
@@ -118,7 +118,7 @@ def test_quota_suggestion_counts_admitted_workloads_of_the_queue() -> None:
     gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
     _, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(5, workloads=[other]))
     assert e.suggestions[0].change.endswith("cpu from 5 to 6")
-    assert "(its admitted Workloads in the inputs use 2 cpu)" in e.why
+    assert "(its admitted Workloads in the inputs use 2 cpu)" in e.cause.text
     again, _ = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(6, workloads=[other]))
     assert again.schedulable
 
@@ -126,7 +126,7 @@ def test_quota_suggestion_counts_admitted_workloads_of_the_queue() -> None:
 def test_quota_in_a_cohort_says_what_borrowing_depends_on() -> None:
     gr, pods = workload("q", ("main", 4, 1, {REQUIRED: RACK}))
     _, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(2, cohort="research", borrowing=1))
-    assert e.why.endswith("; borrowing from cohort research instead admits it only if the "
+    assert e.cause.text.endswith("; borrowing from cohort research instead admits it only if the "
                           "queue may borrow 2 cpu (borrowingLimit 1) and the cohort's other "
                           "ClusterQueues leave that unused: their live usage is not in the "
                           "inputs")
@@ -137,4 +137,5 @@ def test_quota_and_topology_both_refuse() -> None:
     gr, pods = workload("q", ("main", 7, 1, {REQUIRED: RACK}))
     group, e = _explain(cluster(TWO_BLOCKS), gr, pods, _queue(3))
     assert group.message.endswith("; no TAS flavor's topology would hold it either")
-    assert e.suggestions == () and e.why.startswith("quota and topology:")
+    assert e.suggestions == () and e.cause.kind == "quota"
+    assert e.cause.text.startswith("the ClusterQueue's quota refuses it, and no TAS flavor's")

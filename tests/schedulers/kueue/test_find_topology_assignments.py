@@ -23,20 +23,16 @@ from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
 from tasplan.schedulers.kueue import gates as g
 from tasplan.schedulers.kueue.request import SliceLayer, TopologyRequest
-from tasplan.schedulers.kueue.tas import FlavorSnapshot, PodSetRequest
+from tasplan.schedulers.kueue.tas import Assignment, FlavorSnapshot, PodSetRequest, Replacement
 from tasplan.schedulers.kueue.tree import HOSTNAME, TopologyTree, add, node_matches_flavor
 
 DATA = json.loads((Path(__file__).parent / "data" / "find_topology_assignments.json")
                   .read_text())
 KUEUE_COMMIT = DATA["commit"]
 
-# Cases about repairing or resizing admitted workloads, which a pre-submission planner
-# never runs: Kueue's node replacement (a Workload with an unhealthy node) and elastic
-# workload slices (ElasticJobsViaWorkloadSlicesWithTAS, alpha).
-NOT_MODELLED = {
-    "workload": "node replacement of an admitted workload (TASFailedNodeReplacement)",
-    "ElasticJobsViaWorkloadSlicesWithTAS": "elastic workload slices (alpha)",
-}
+# ElasticJobsViaWorkloadSlices gates Kueue's job integrations (a job may scale); only
+# ElasticJobsViaWorkloadSlicesWithTAS changes the placement.
+NOT_PLACEMENT_GATES = {"ElasticJobsViaWorkloadSlices"}
 
 
 def _quantity(resource: str, text: str) -> int:
@@ -84,7 +80,15 @@ def _podset(raw: dict) -> PodSetRequest:
         required_terms=_terms(required["NodeSelectorTerms"]["required"])
         if required else None,
         preferred_terms=tuple(PreferredTerm(t["weight"], _terms([t])[0])
-                              for t in preferred["preferred"]) if preferred else ())
+                              for t in preferred["preferred"]) if preferred else (),
+        previous=_assignment(raw.get("previousAssignment")))
+
+
+def _assignment(raw: dict | None) -> Assignment | None:
+    if raw is None:
+        return None
+    return Assignment(tuple(raw["Levels"]), tuple(
+        (tuple(d["Values"]), d["Count"]) for d in raw["Domains"]))
 
 
 def _usage(entries: list[dict]) -> dict[str, dict[str, int]]:
@@ -97,9 +101,20 @@ def _usage(entries: list[dict]) -> dict[str, dict[str, int]]:
     return out
 
 
+def _replacement(wl: dict | None) -> Replacement | None:
+    """The case's admitted Workload with an unhealthy node (``WithWorkload``): its
+    assignments, and ``workload.OwnedBySinglePod`` from its owners and annotation."""
+    if wl is None:
+        return None
+    single = (len(wl["ownerReferences"]) == 1 and wl["ownerReferences"][0] == ["v1", "Pod"]
+              and wl["annotations"].get("kueue.x-k8s.io/is-group-workload") != "true")
+    return Replacement(wl["unhealthyNodes"][0],
+                       {a["podSet"]: _assignment(a) for a in wl["admission"]}, single)
+
+
 def _run(case: dict) -> dict:
     overrides = [(k, v) for k, v in case.get("featureGates", {}).items()
-                 if k != "SkipReassignmentForPodOwnedWorkloads"]
+                 if k not in NOT_PLACEMENT_GATES]
     gates = g.gates_for(g.NEWEST, overrides)
     levels = case["levels"]
     flavor_labels = case.get("nodeLabels") or {}
@@ -119,7 +134,8 @@ def _run(case: dict) -> dict:
     for domain, usage in own.items():
         tree.add_tas_usage(domain, usage)
     snapshot = FlavorSnapshot("default", tree, (), gates)
-    results = snapshot.find_assignments([_podset(ps) for ps in case["podSets"]])
+    results = snapshot.find_assignments([_podset(ps) for ps in case["podSets"]],
+                                        replacing=_replacement(case.get("workload")))
     out = {}
     for name, res in results.items():
         a = res.assignment
@@ -135,19 +151,8 @@ def _want(case: dict) -> dict:
             for ps in case["podSets"]}
 
 
-def _skip(case: dict) -> str | None:
-    if "workload" in case:
-        return NOT_MODELLED["workload"]
-    if case.get("featureGates", {}).get("ElasticJobsViaWorkloadSlicesWithTAS"):
-        return NOT_MODELLED["ElasticJobsViaWorkloadSlicesWithTAS"]
-    return None
-
-
 @pytest.mark.parametrize("case", DATA["cases"], ids=[c["name"] for c in DATA["cases"]])
 def test_find_topology_assignments(case: dict) -> None:
-    why = _skip(case)
-    if why:
-        pytest.skip(f"not modelled: {why}")
     assert _run(case) == _want(case)
 
 
@@ -156,5 +161,4 @@ def test_table_is_kueue_s_whole_table() -> None:
     assert KUEUE_COMMIT == "ff69552e79ad21652c36caa97038382e55625cf7"
     names = [c["name"] for c in DATA["cases"]]
     assert len(names) == len(set(names)) == 140
-    skipped = [c["name"] for c in DATA["cases"] if _skip(c)]
-    assert len(skipped) < 15, skipped
+

@@ -145,3 +145,51 @@ def test_with_the_cluster_a_kueue_workload_gets_kueue_s_never_fits(tmp_path: Pat
     assert [(f.rule.id, f.resource, f.message) for f in report.findings] == [
         ("TP302", "Job ml/wide", 'ml/wide cannot be placed even in an empty cluster: topology '
          '"gpu-topology" allows to fit only 4 out of 5 pod(s)')]
+
+
+WORKLOAD = """
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: job-train-1, namespace: ml}
+spec:
+  queueName: team-ml
+  podSets:
+  - name: main
+    count: %d
+    topologyRequest: {%s}
+    template:
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: "40", nvidia.com/gpu: "8"}}}]
+"""
+
+
+def test_workload_slice_sizes(tmp_path: Path) -> None:
+    """Kueue 0.20's Workload webhook (validateTASSliceSize): a slice size only with a slice
+    topology, and above 0."""
+    found = _findings(tmp_path, WORKLOAD % (4, "required: cloud.com/rack, podSetSliceSize: 2"))
+    assert found == [("TP231", "spec.podSets[0].topologyRequest.podSetSliceSize",
+                      "may not be set when podSetSliceRequiredTopology is not specified")]
+    found = _findings(tmp_path, WORKLOAD % (4, "podSetSliceRequiredTopology: cloud.com/rack"))
+    assert found == [("TP231", "spec.podSets[0].topologyRequest.podSetSliceSize",
+                      "must be set when podSetSliceRequiredTopology is specified")]
+    assert _findings(tmp_path, WORKLOAD % (4, "podSetSliceRequiredTopology: cloud.com/rack, "
+                                               "podSetSliceSize: 2")) == []
+
+
+def test_with_the_cluster_a_pending_workload_object_is_checked(tmp_path: Path) -> None:
+    """A Kueue Workload without its job (kubectl get workloads): planned from its
+    topologyRequest alone on an empty cluster, not refused as 'no TAS request'. 4 whole
+    GPU nodes fit a rack of 4; 5 never do (TP302, Kueue's words)."""
+    from tasplan.lint import LintOptions
+
+    repo = Path(__file__).parents[3]
+    for name in ("topology.yaml", "flavor.yaml"):
+        (tmp_path / name).write_text((repo / "samples" / "kueue" / name).read_text())
+    rack = "required: topology.example.com/rack"
+    options = LintOptions(clusters=(repo / "samples" / "cluster",))
+    (tmp_path / "wl.yaml").write_text(WORKLOAD % (4, rack))
+    assert lint([tmp_path], options).findings == ()
+    (tmp_path / "wl.yaml").write_text(WORKLOAD % (5, rack))
+    assert [(f.rule.id, f.message) for f in lint([tmp_path], options).findings] == [
+        ("TP302", 'ml/job-train-1 cannot be placed even in an empty cluster: topology '
+         '"gpu-topology" allows to fit only 4 out of 5 pod(s)')]

@@ -119,7 +119,8 @@ def test_quota_explanation_in_json() -> None:
                          "-c", kueue / "flavor.yaml", "-o", "json"))
     assert errors(REPORT, doc) == []
     e = doc["groups"][0]["explanation"]
-    assert e["diagnosis"].startswith("quota: the topology of flavor h100 holds it now")
+    assert e["cause"]["kind"] == "quota"
+    assert e["cause"]["message"].startswith("the topology of flavor h100 holds it now")
     assert [(s["kind"], s["details"], s["result"]["schedulable"]) for s in e["suggestions"]] == [
         ("quota", {"clusterQueue": "interns", "flavor": "h100",
                    "nominalQuota": {"nvidia.com/gpu": "32"}}, True)]
