@@ -322,6 +322,12 @@ KEYS: tuple[SchedulingKey, ...] = (
     SchedulingKey("ray.io/priority-class-name", Where.LABEL, "KubeRay",
                   "the Volcano PodGroup's priority class", {},
                   honoured_by=_V_NOT_MADE.format("RayCluster")),
+    # --- YuniKorn (KubeRay's yunikorn batch scheduler reads them from the RayCluster)
+    SchedulingKey("yunikorn.apache.org/queue", Where.LABEL, "YuniKorn", "the YuniKorn queue",
+                  {}, honoured_by="nothing in tasplan (YuniKorn is not modelled)"),
+    SchedulingKey("yunikorn.apache.org/app-id", Where.LABEL, "YuniKorn",
+                  "the YuniKorn application the pods belong to", {},
+                  honoured_by="nothing in tasplan (YuniKorn is not modelled)"),
     # --- Grove
     SchedulingKey("*topologyConstraint.packDomain", Where.FIELD, "Grove",
                   "pack each replica into one domain of this level", {},

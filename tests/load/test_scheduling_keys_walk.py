@@ -281,6 +281,11 @@ PROBES: dict[str, Callable[[str], Probe]] = {
         ["spec", "subGroups"], [{"name": "s", "topologyConstraint": {
             "topology": "t", "preferredTopologyLevel": "rack"}}], 0)),
     "spec.queue": on(kai_podgroup, at(["spec", "queue"], "q", 0)),
+    # KubeRay ray-operator/config/samples/ray-cluster.yunikorn-scheduler.yaml (feeaf72fa)
+    "yunikorn.apache.org/queue": on(ray, at(["metadata", "labels",
+                                             "yunikorn.apache.org/queue"], "root.test")),
+    "yunikorn.apache.org/app-id": on(ray, at(["metadata", "labels",
+                                              "yunikorn.apache.org/app-id"], "app")),
     "*topologyConstraint.packDomain": on(grove, at(
         ["spec", "template", "topologyConstraint"], {"packDomain": "rack"})),
 }
