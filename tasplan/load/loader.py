@@ -387,12 +387,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             notes = meta.get("annotations") if isinstance(meta, dict) else None
             # (a KAI pod-group-name already gave the pod its group: kept for _kai_groups;
             # a bare pending pod for kai-scheduler: kept for KAI's default pod grouper)
-            if isinstance(notes, dict) and (
-                    pod_groups.named_group(decoded[0].labels, notes) is not None
-                    or _bare_kai_pod(decoded[0], meta)):
-                pod_annotations[(decoded[0].namespace, decoded[0].name)] = notes
-            elif _bare_kai_pod(decoded[0], meta):
-                pod_annotations[(decoded[0].namespace, decoded[0].name)] = {}
+            named = isinstance(notes, dict) \
+                and pod_groups.named_group(decoded[0].labels, notes) is not None
+            if named or _bare_kai_pod(decoded[0], meta):
+                pod_annotations[(decoded[0].namespace, decoded[0].name)] = \
+                    notes if isinstance(notes, dict) else {}
 
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
