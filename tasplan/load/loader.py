@@ -250,18 +250,25 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
 
 
 def _table_annotations(table: dict, pods: list[Pod]) -> dict[tuple[str, str], dict]:
-    """The annotations of a snapshot table's pods that name their group by one (Volcano's
-    group-name), keyed like ``pod_annotations``: the table keeps them in the shared
-    metadata, rows in pod order (``decode_pod_table`` checked its shape)."""
+    """The annotations of a snapshot table's pods that the pod grouping reads
+    (``_grouping_annotations``), keyed like ``pod_annotations``: the table keeps them in the
+    shared metadata, rows in pod order (``decode_pod_table`` checked its shape). Rows are
+    walked only when some metadata names a group or some spec asks for kai-scheduler."""
     columns = table["pods"]
-    named = {i: m["annotations"] for i, m in enumerate(columns["metadata"])
+    metas = columns["metadata"]
+    named = {i for i, m in enumerate(metas)
              if isinstance(m.get("annotations"), dict)
              and pod_groups.named_group(m.get("labels") or {}, m["annotations"]) is not None}
-    if not named:
+    kai = any(s.get("schedulerName") == KAI_SCHEDULER for s in columns["specs"])
+    if not named and not kai:
         return {}
-    return {(pod.namespace, pod.name): named[mi]
-            for pod, mi in zip(pods, columns["meta"], strict=True)
-            if mi in named and pod.group is None}
+    out = {}
+    for pod, mi in zip(pods, columns["meta"], strict=True):
+        if pod.group is None and (mi in named or kai):
+            found = _grouping_annotations(pod, metas[mi])
+            if found is not None:
+                out[(pod.namespace, pod.name)] = found
+    return out
 
 
 def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
@@ -383,15 +390,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
                                                                        pod.order - base))
         else:
             decoded = [decode_pod(d.source, d.obj, order, priorities)]
-            meta = d.obj.get("metadata")
-            notes = meta.get("annotations") if isinstance(meta, dict) else None
-            # (a KAI pod-group-name already gave the pod its group: kept for _kai_groups;
-            # a bare pending pod for kai-scheduler: kept for KAI's default pod grouper)
-            named = isinstance(notes, dict) \
-                and pod_groups.named_group(decoded[0].labels, notes) is not None
-            if named or _bare_kai_pod(decoded[0], meta):
-                pod_annotations[(decoded[0].namespace, decoded[0].name)] = \
-                    notes if isinstance(notes, dict) else {}
+            found = _grouping_annotations(decoded[0], d.obj.get("metadata"))
+            if found is not None:
+                pod_annotations[(decoded[0].namespace, decoded[0].name)] = found
 
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
@@ -724,11 +725,20 @@ def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiI
     return KaiInputs(topologies, groups, problems)
 
 
-def _bare_kai_pod(pod: Pod, meta: object) -> bool:
-    """A pending pod for kai-scheduler with no owner: KAI's pod grouper makes its PodGroup
-    from the pod itself (the "pod job" of ``DefaultGrouper.GetPodGroupMetadata``)."""
-    return (pod.scheduler_name == KAI_SCHEDULER and not pod.node_name and pod.group is None
-            and not (isinstance(meta, dict) and meta.get("ownerReferences")))
+def _grouping_annotations(pod: Pod, meta: object) -> dict | None:
+    """A pod's annotations when the pod grouping reads them, on every reader: it names its
+    group by one (a KAI pod-group-name already gave it its group: kept for ``_kai_groups``),
+    or it is a bare pending kai-scheduler pod with no owner, which KAI's pod grouper groups
+    by itself (the "pod job" of ``DefaultGrouper.GetPodGroupMetadata``); else None."""
+    meta = meta if isinstance(meta, dict) else {}
+    notes = meta.get("annotations")
+    notes = notes if isinstance(notes, dict) else None
+    if notes is not None and pod_groups.named_group(pod.labels, notes) is not None:
+        return notes
+    if pod.scheduler_name == KAI_SCHEDULER and not pod.node_name and pod.group is None \
+            and not meta.get("ownerReferences"):
+        return notes or {}
+    return None
 
 
 def _kai_bare_pods(pods: dict, kai: KaiInputs,
@@ -737,9 +747,9 @@ def _kai_bare_pods(pods: dict, kai: KaiInputs,
     grouper makes for it (KAI-Scheduler d5bc503a, ``defaultgrouper/default_grouper.go``):
     ``pg-<pod>-<uid>``, minMember 1, the pod's own kai.scheduler/topology* annotations."""
     made = {}
-    for key, pod in pods.items():
-        notes = annotations.get(key)
-        if notes is None or pod.group is not None or pod.scheduler_name != KAI_SCHEDULER \
+    for key, notes in annotations.items():
+        pod = pods.get(key)
+        if pod is None or pod.group is not None or pod.scheduler_name != KAI_SCHEDULER \
                 or pod.node_name or pod_groups.named_group(pod.labels, notes) is not None:
             continue
         name = f"pg-{pod.name}-{pod.uid}" if pod.uid else f"pg-{pod.name}"

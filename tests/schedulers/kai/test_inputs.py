@@ -252,3 +252,28 @@ def test_a_bare_kai_pod_gets_the_pod_group_kais_default_grouper_makes(tmp_path: 
         "  uid: 0b6c\n", "  uid: 0b6c\n  ownerReferences: [{apiVersion: apps/v1, kind: "
         "ReplicaSet, name: rs, uid: r1, controller: true}]\n"))
     assert plan(load_inputs([owned], [CLUSTER])).groups == ()
+
+
+def test_a_bare_kai_pod_in_the_cluster_is_grouped_alike_from_a_snapshot(tmp_path: Path) -> None:
+    """The same pending bare pod read from a cluster dump and from a tasplan snapshot of it
+    (the snapshot table keeps its kai.scheduler/topology* annotations): the same group with
+    the same constraint, and ``explain unschedulable`` places it alike."""
+    (tmp_path / "topology.yaml").write_text(TOPOLOGY)
+    (tmp_path / "bare.yaml").write_text(BARE_POD)
+    dump = ["-c", str(CLUSTER), "-c", str(tmp_path / "topology.yaml"), "-c",
+            str(tmp_path / "bare.yaml")]
+    snap = tmp_path / "snap.json"
+    result = CliRunner().invoke(app, ["snapshot", *dump, "-f", str(snap)])
+    assert result.exit_code == 0, result.output
+    loaded = [load_inputs([], [CLUSTER, tmp_path / "topology.yaml", tmp_path / "bare.yaml"]),
+              load_inputs([], [snap])]
+    for s in loaded:
+        assert [g.key for g in s.groups] == ["ml/pg-solo-0b6c"]
+        spec = s.kai.pod_groups["ml/pg-solo-0b6c"]
+        assert (spec.constraint.topology, spec.constraint.required) == ("dc", "rack")
+    outputs = [CliRunner().invoke(app, ["explain", "unschedulable", *args, "-o", "json"])
+               for args in (dump, ["-c", str(snap)])]
+    docs = [json.loads(o.stdout) for o in outputs]
+    assert [[g["name"], g["scheduler"], g["selected"]] for g in docs[0]["groups"]] == \
+        [[g["name"], g["scheduler"], g["selected"]] for g in docs[1]["groups"]]
+    assert docs[0]["groups"][0]["scheduler"] == "kai"
