@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Protocol
 
 from tasplan.model.quantity import format_quantity
@@ -360,18 +361,19 @@ class Session:
     def _runs(self, ops: Sequence[Op]) -> Iterator[tuple[list[Task], str, bool]]:
         """``ops`` cut into the longest runs of one node, status, job, sub-job and task
         class (or, without one, request), in order: the statements change per run."""
-        of = self._class
-        i = 0
-        while i < len(ops):
+        of, classes = self._class, self.task_classes
+        i, end = 0, len(ops)
+        while i < end:
             task, node, pipelined = ops[i]
             owner, cls = task.owner, of(task)
-            sub = owner.task_sub_job[task.uid]
+            subs = owner.task_sub_job
+            sub = subs[task.uid]
             j = i + 1
-            while j < len(ops):
+            while j < end:
                 other, other_node, other_pipelined = ops[j]
                 if other_node != node or other_pipelined != pipelined \
-                        or other.owner is not owner or owner.task_sub_job[other.uid] != sub \
-                        or of(other) is not cls \
+                        or other.owner is not owner or subs[other.uid] != sub \
+                        or classes.get(other.uid, of) is not cls \
                         or (cls is None and other.request != task.request):
                     break
                 j += 1
@@ -762,7 +764,7 @@ class Session:
                 placed += self._batch(job, sub, task, best, tasks)
             last = key
             self._apply(placed, best, pipelined)
-            ops.extend((t, best, pipelined) for t in placed)
+            ops.extend(zip(placed, repeat(best), repeat(pipelined)))
             for other in classes.values():
                 other.update(best, self._answer(other.task, best))
             if with_topology:

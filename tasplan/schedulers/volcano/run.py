@@ -60,11 +60,10 @@ class StatementSim(ClusterSim):
         self.marks: list[int] = []
 
     def assume(self, tasks: Sequence[Task], node: str) -> None:
-        statement, info = self.statement, self.infos[node]
+        statement = self.statement
         start = statement.checkpoint()  # one log entry per assumption
         self.marks.extend(range(start, start + len(tasks)))
-        for task in tasks:
-            statement.assume(task.payload, info)
+        statement.assume_many([task.payload for task in tasks], self.infos[node])
 
     def forget(self, tasks: Sequence[Task], node: str) -> None:
         n = len(tasks)
