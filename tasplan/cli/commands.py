@@ -177,8 +177,8 @@ def snapshot(
         "understand; larger and slower to reload.")] = False,
     file_format: Annotated[str | None, Option(
         "--format", metavar="json|binary", show_default=False,
-        help="json (readable) or binary (smaller, and --cluster reads it about twice as "
-        "fast). Default: binary for a .tsnap file name, else json.")] = None,
+        help="json (readable) or binary (smaller, and faster to read back). Default: "
+        "binary for a .tsnap file name, else json.")] = None,
     *,
     live: LiveOptions,
     traceback: TracebackOpt = False,
