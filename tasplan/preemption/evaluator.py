@@ -30,7 +30,7 @@ from tasplan.plan.notes import NoteCode
 from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.victims import Unit, reprieve_order
+from tasplan.preemption.victims import Unit, ranked, reprieve_order
 from tasplan.target import Target
 
 NEVER = "not eligible due to preemptionPolicy=Never."
@@ -112,9 +112,12 @@ def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statemen
     if not potential:
         return Attempt(None, NO_VICTIMS)
     with statement.trial():
+        leaving: dict[int, list[Pod]] = {}
         for unit in potential:
             for pod, i in unit.pods:
-                statement.evict(pod, nodes[i])
+                leaving.setdefault(i, []).append(pod)
+        for i, pods in leaving.items():
+            statement.evict_all(pods, nodes[i])
         without = statement.checkpoint()
         placed = rerun(nodes, statement)
         statement.rollback(without)
@@ -212,30 +215,29 @@ def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
     then by importance), computed from the classes of the evicted units only."""
     if not evicted:
         return ()
+    tiebreak = rules.uid_tiebreak
     gone = {id(u) for u in evicted}
-    keys = {u.decided(rules.uid_tiebreak) for u in evicted}
+    keys = {u.decided(tiebreak) for u in evicted}
     shapes = {(u.priority, u.kind, len(u.pods)) for u in evicted}
     uids = {k[-1] for k in keys if len(k) == 5}
-    classes: dict[tuple, list[Unit]] = {}
+    # decided key -> [(position in the reprieve order, unit)]
+    classes: dict[tuple, list[tuple[tuple, Unit]]] = {}
     for unit in potential:
         if (unit.priority, unit.kind, len(unit.pods)) not in shapes:
             continue
-        if (rules.uid_tiebreak and len(unit.pods) == 1 and unit.uid
-                and unit.uid not in uids):
+        if tiebreak and len(unit.pods) == 1 and (uid := unit.pods[0][0].uid) \
+                and uid not in uids:
             continue  # its class has its UID, which no evicted unit has
-        key = unit.decided(rules.uid_tiebreak)
+        key, importance = ranked(unit, tiebreak)
         if key in keys:
-            classes.setdefault(key, []).append(unit)
-
-    def position(u: Unit) -> tuple:
-        return id(u) not in broken, u.importance
-
-    mixed = [units for units in classes.values() if any(id(u) not in gone for u in units)]
+            classes.setdefault(key, []).append(((id(unit) not in broken, importance), unit))
+    mixed = [members for members in classes.values()
+             if any(id(u) not in gone for _, u in members)]
     if not mixed:
         return ()
-    units = min(mixed, key=lambda us: min(map(position, us)))
-    return _order_note(min((u for u in units if id(u) in gone), key=position),
-                       min((u for u in units if id(u) not in gone), key=position), rules)
+    members = min(mixed, key=min)
+    return _order_note(min(m for m in members if id(m[1]) in gone)[1],
+                       min(m for m in members if id(m[1]) not in gone)[1], rules)
 
 
 def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules

@@ -77,6 +77,18 @@ class Unit:
         return self._decided_prefix
 
 
+def ranked(unit: Unit, uid_tiebreak: bool) -> tuple[tuple, tuple]:
+    """``(unit.decided(uid_tiebreak), unit.importance)`` without caching anything on the
+    unit: cheap for the one-pod units a whole cluster of candidates mostly is."""
+    if len(unit.pods) != 1:
+        return unit.decided(uid_tiebreak), unit.importance
+    pod = unit.pods[0][0]
+    start = timestamp.sort_key(pod.start_time) if pod.start_time else _NOT_STARTED
+    prefix = (-unit.priority, -RANK[unit.kind], -1, start)
+    return ((*prefix, pod.uid) if uid_tiebreak and pod.uid else prefix,
+            (*prefix, pod.uid, pod.key))
+
+
 class Hierarchy:
     """The pod groups and composites of the cluster as kube-scheduler's preemption sees
     them. ``composites`` only with the CompositePodGroup gate (upstream: no composite

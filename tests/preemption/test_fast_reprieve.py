@@ -15,8 +15,18 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.preemption import evaluator
+from tasplan.preemption.victims import Hierarchy, ranked, units
 from tasplan.schedulers.planner import plan
-from tests.builders import CLUSTER, gang_pods, make_group, make_node, make_pod, release, snapshot
+from tests.builders import (
+    CLUSTER,
+    gang_pods,
+    make_group,
+    make_node,
+    make_pod,
+    node_infos,
+    release,
+    snapshot,
+)
 
 STARTS = ("", "2026-03-01T08:00:00Z", "2026-03-01T09:00:00Z")
 
@@ -75,3 +85,16 @@ def test_fast_reprieve_is_the_plain_one(version: str, monkeypatch: pytest.Monkey
             violated += found.pdb_violations > 0
     # The generator reaches what the fast path must keep: evictions, ties, budgets.
     assert preempted > 60 and noted > 10 and violated > 5, (preempted, noted, violated)
+
+
+def test_ranked_is_decided_and_importance() -> None:
+    rng = random.Random(7)
+    seen = 0
+    for _ in range(50):
+        snap = _cluster(rng)
+        infos = node_infos(snap.nodes, [p for p in snap.pods if p.node_name])
+        for unit in units(infos, Hierarchy(snap.group_index)):
+            for tiebreak in (False, True):
+                assert ranked(unit, tiebreak) == (unit.decided(tiebreak), unit.importance)
+            seen += len(unit.pods) > 1
+    assert seen  # groups evicted whole take the general path
