@@ -230,7 +230,10 @@ def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
             continue  # its class has its UID, which no evicted unit has
         key, importance = ranked(unit, tiebreak)
         if key in keys:
-            classes.setdefault(key, []).append(((id(unit) not in broken, importance), unit))
+            members = classes.get(key)
+            if members is None:
+                members = classes[key] = []
+            members.append(((id(unit) not in broken, importance), unit))
     mixed = [members for members in classes.values()
              if any(id(u) not in gone for _, u in members)]
     if not mixed:
