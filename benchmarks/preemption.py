@@ -79,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{pods:,} pods of cpu {args.cpu} at priority {args.priority:,}; load {load:.2f} s")
     print(f"plan cpu best {min(cpu):.3f} s, median {statistics.median(cpu):.3f} s; wall best "
           f"{min(wall):.3f} s, median {statistics.median(wall):.3f} s (of {args.repeat})")
-    print(f"{'SCHEDULABLE' if group.schedulable else 'UNSCHEDULABLE'} in {group.selected!r}: "
-          f"{victims:,} victims; {group.message}")
+    where = group.preemption.placement if group.preemption else None
+    print(f"{group.outcome} in {where!r}: {victims:,} victims; "
+          f"{group.preemption_message or group.message}")
     if args.json_out:
         args.json_out.write_text(json.dumps({
             "load_s": load, "plan_s": wall, "plan_cpu_s": cpu, "victims": victims,
-            "selected": group.selected, "message": group.message}, indent=2))
+            "outcome": str(group.outcome), "placement": where}, indent=2))
     return 0
 
 
