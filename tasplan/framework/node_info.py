@@ -76,7 +76,7 @@ class NodeInfo:
         """``add_pod`` of each of ``pods`` in order. Copies of one pod (equal requests,
         non-zero requests, host ports and pod affinity, as one equivalence class has) are
         added in one step, their count times one copy's totals: then True, and
-        ``remove_pods`` undoes it in one step too."""
+        ``remove_copies`` undoes it in one step too."""
         n = len(pods)
         if n < 2 or not _alike(pods):
             for pod in pods:
@@ -98,7 +98,7 @@ class NodeInfo:
         self.generation += n
         return True
 
-    def remove_pods(self, pods: Sequence[Pod]) -> None:
+    def remove_copies(self, pods: Sequence[Pod]) -> None:
         """Undo an ``add_pods(pods)`` that returned True (``remove_pod`` of each, last
         first): in one step while they are still the node's last pods, in order (an
         eviction undone since puts its pod back at the end: then one by one)."""
@@ -124,6 +124,26 @@ class NodeInfo:
             for pod in reversed(pods):
                 self.affinity_pods.remove(pod)
         self.generation += n
+
+    def remove_pods(self, pods: list[Pod]) -> None:
+        """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods."""
+        gone = set(map(id, pods))
+        self.pods[:] = [p for p in self.pods if id(p) not in gone]
+        req = self.requested
+        cpu = mem = 0
+        for pod in pods:
+            for name, value in pod.requests.items():
+                req[name] -= value
+            non_zero = pod.non_zero
+            cpu += non_zero[0]
+            mem += non_zero[1]
+            for port in pod.host_ports:
+                self.ports.remove(port)
+            if pod.pod_affinity is not None:
+                self.affinity_pods.remove(pod)
+        self.non_zero_cpu -= cpu
+        self.non_zero_memory -= mem
+        self.generation += len(pods)
 
     def with_pods(self, pods: list[Pod]) -> NodeInfo:
         """A detached copy of this node with ``pods`` added (nominated pods, upstream's

@@ -299,6 +299,11 @@ def observed(info: NodeInfo) -> tuple:
             info.generation)
 
 
+def _entries(log: list) -> list:
+    """Log entries by identity (an ``evict_all`` entry holds a tuple of pods)."""
+    return [(tuple(map(id, p)) if isinstance(p, tuple) else id(p), n.name) for p, n in log]
+
+
 MANY_OPS = st.lists(
     st.one_of(
         st.tuples(st.just("many"), st.integers(0, len(MANY_KINDS) - 1), st.integers(0, 2),
@@ -307,6 +312,7 @@ MANY_OPS = st.lists(
         st.tuples(st.just("checkpoint")),
         st.tuples(st.just("rollback"), st.integers(0, 1000)),
         st.tuples(st.just("evict"), st.integers(0, 2), st.integers(0, 1000)),
+        st.tuples(st.just("evict_all"), st.integers(0, 2), st.integers(0, 1000)),
         st.tuples(st.just("commit")),
     ),
     max_size=30,
@@ -352,11 +358,16 @@ def test_assume_many_is_single_assumptions(ops):
                 pod = batched[node].pods[which % len(batched[node].pods)]
                 sb.evict(pod, batched[node])
                 ss.evict(pod, single[node])
+        elif op[0] == "evict_all":
+            _, node, which = op
+            pods = batched[node].pods[which % 3::2]
+            if pods:
+                sb.evict_all(pods, batched[node])
+                ss.evict_all(pods, single[node])
         elif op[0] == "checkpoint":
             checkpoints.append(sb.checkpoint())
         elif op[0] == "commit":
-            assert [(id(p), n.name) for p, n in sb.commit()] == \
-                [(id(p), n.name) for p, n in ss.commit()]
+            assert _entries(sb.commit()) == _entries(ss.commit())
             checkpoints.clear()
             initial = [state(i) for i in batched]
         else:
@@ -365,9 +376,8 @@ def test_assume_many_is_single_assumptions(ops):
             ss.rollback(target)
         assert [observed(i) for i in batched] == [observed(i) for i in single]
         assert sb.checkpoint() == ss.checkpoint()
-        if not any(o[0] == "evict" for o in ops):  # changes_since never spans evictions
-            assert [(id(p), n.name) for p, n in sb.changes_since(0)] == \
-                [(id(p), n.name) for p, n in ss.changes_since(0)]
+        if not any(o[0].startswith("evict") for o in ops):  # never spans evictions
+            assert _entries(sb.changes_since(0)) == _entries(ss.changes_since(0))
     sb.rollback(0)
     ss.rollback(0)
     assert [observed(i) for i in batched] == [observed(i) for i in single]
@@ -407,3 +417,56 @@ def test_assume_many_is_one_step_for_copies_only():
     assert counting.held == 3 and with_reserver._batches == []
     with_reserver.rollback(1)
     assert counting.held == 1 and len(infos[2].pods) == 1
+
+
+# -- evict_all: what evict one by one does, in one operation ----------------------------------
+
+def _exact(info: NodeInfo, pods: list) -> tuple:
+    """Everything of a NodeInfo, order and zero entries included; pods named by their
+    place in ``pods`` (the node's pods as built)."""
+    where = {id(p): n for n, p in enumerate(pods)}
+    return (dict(info.requested), list(info.requested), info.non_zero_cpu,
+            info.non_zero_memory, [where[id(p)] for p in info.pods], list(info.ports),
+            [where[id(p)] for p in info.affinity_pods], info.generation)
+
+
+def _crowded() -> tuple[NodeInfo, list]:
+    ported = [replace(make_pod(f"port-{i}", 0.5, node="n0"),
+                      host_ports=(HostPort(8080 + i % 2), HostPort(53, "UDP")))
+              for i in range(3)]
+    plain = [make_pod(f"p-{i}", 1 + i % 2, node="n0", memory=i * MI) for i in range(4)]
+    affine = [replace(make_pod(f"aff-{i}", 1, node="n0", **{GPU: 1}),
+                      pod_affinity=PodAffinity()) for i in range(2)]
+    [info] = node_infos([make_node("n0", 64, memory=64 * MI, **{GPU: 4})],
+                        [*ported, *plain, *affine])
+    return info, list(info.pods)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(range(9)), st.integers(0, 9), st.integers(0, 9))
+def test_evict_all_is_evict_one_by_one(order, count, restored):
+    (one, pods), (bulk, bulk_pods) = _crowded(), _crowded()
+    initial = _exact(one, pods)
+    leaving = list(order[:count])
+    s_one, s_bulk = Statement(), Statement()
+    for n in leaving:
+        s_one.evict(pods[n], one)
+    s_bulk.evict_all([bulk_pods[n] for n in leaving], bulk)
+
+    def same() -> None:
+        assert _exact(one, pods) == _exact(bulk, bulk_pods)
+        assert [s_one.evicted(p) for p in pods] == [s_bulk.evicted(p) for p in bulk_pods]
+
+    same()
+    if restored < len(leaving):  # one back, then undone
+        mark_one, mark_bulk = s_one.checkpoint(), s_bulk.checkpoint()
+        s_one.restore(pods[leaving[restored]], one)
+        s_bulk.restore(bulk_pods[leaving[restored]], bulk)
+        same()
+        s_one.rollback(mark_one)
+        s_bulk.rollback(mark_bulk)
+        same()
+    s_one.rollback(0)
+    s_bulk.rollback(0)
+    same()
+    assert _exact(one, pods)[:4] == initial[:4]
