@@ -175,7 +175,6 @@ class NodeInfo:
         return f"NodeInfo({self.node.name}, pods={len(self.pods)})"
 
 
-
 def _alike(pods: Sequence[Pod]) -> bool:
     """Every pod adds to a node what the first one adds."""
     first = pods[0]
