@@ -120,7 +120,6 @@ def check(m: Manifest, gates: Gates | None = None) -> list[Violation]:
     """TP230 for every annotation Kueue's webhook refuses on the object's templates."""
     if not isinstance(m.obj, dict):
         return []
-    gates = gates or gates_for()
     found = []
     grouped = []
     where: dict[str, Path] = {}
@@ -129,6 +128,7 @@ def check(m: Manifest, gates: Gates | None = None) -> list[Violation]:
     for meta_path, asked, count in found_templates:
         if not any(k in PODSET_ANNOTATIONS for k in asked):
             continue
+        gates = gates or gates_for()
         errors = validate_request(asked, gates, "")
         if not errors:
             errors = validate_slice_size_bound(asked, count, "")

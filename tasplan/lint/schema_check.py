@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin
 
+import orjson
 from referencing import Registry
 
 try:  # jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
@@ -51,11 +52,45 @@ _TYPES: dict[str, Check] = {
 }
 
 
+MEMO_DEPTH = 2  # the fields of an object and of its fields have their verdicts memoised
+MEMO_SIZE = 4096
+_UNTYPED = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS \
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _memo(check: Check) -> Check:
+    """``check`` remembering its verdict per mapping or list, keyed by the value's JSON: a
+    stream of generated manifests repeats its specs and label maps thousands of times.
+    Equal JSON is an equal value for every keyword (types included: ``1``, ``1.0`` and
+    ``true`` differ). Not memoised: values orjson does not write as JSON of their own type
+    (datetimes, subclasses, non-string keys, integers beyond 64 bits raise) and JSON with a
+    ``null``, which NaN and infinity are written as too."""
+    verdicts: dict[bytes, bool] = {}
+
+    def memoised(x: Any) -> bool:
+        if type(x) is not dict and type(x) is not list:
+            return check(x)
+        try:
+            key = orjson.dumps(x, option=_UNTYPED)
+        except TypeError:
+            return check(x)
+        verdict = verdicts.get(key)
+        if verdict is None:
+            verdict = check(x)
+            if b"null" not in key:
+                if len(verdicts) >= MEMO_SIZE:
+                    verdicts.clear()
+                verdicts[key] = verdict
+        return verdict
+    return memoised
+
+
 class Compiler:
     def __init__(self, registry: Registry, format_checker: Any) -> None:
         self.registry = registry
         self.formats = format_checker
         self.refs: dict[str, Check] = {}
+        self.depth = 0  # of ``properties`` around the schema being compiled
 
     def compile(self, schema: Any, base: str) -> Check:
         if schema is True:
@@ -87,7 +122,13 @@ class Compiler:
         return lambda x: any(t(x) for t in tests)
 
     def _properties(self, value: dict, schema: dict, base: str) -> Check:
-        props = {name: self.compile(sub, base) for name, sub in value.items()}
+        self.depth += 1
+        try:
+            props = {name: self.compile(sub, base) for name, sub in value.items()}
+        finally:
+            self.depth -= 1
+        if self.depth < MEMO_DEPTH:
+            props = {name: _memo(check) for name, check in props.items()}
 
         def check(x: Any) -> bool:
             if not isinstance(x, dict):
