@@ -40,28 +40,57 @@ def documents(data: bytes) -> list[Any] | None:
     # otherwise pay the scan's set-up per document). The marker lines are left out; when
     # this finds something, the scan of the non-blank documents alone decides (a blank one
     # may hold a comment such as "# yes").
-    body, markers = _MARKER.subn(b"", data)
+    body, markers, first = without_markers(data)
     pieces = None
-    if risky(body):
+    if risky_lines(body):
         pieces = _MARKER.split(data)
         if risky(b"".join(p for p in pieces if _BLANK.fullmatch(p) is None)):
             return None
-    first = _MARKER.search(data)
     # libyaml's numbering: every marker starts a document; text before the first is one
     # unless it is blank (comments only)
-    blank_first = _BLANK.fullmatch(data, 0, len(data) if first is None else first.start())
-    expected = markers + (blank_first is None)
+    expected = markers + (_BLANK.fullmatch(data, 0, first) is None)
     if not expected:
         return []
     tree = ryml.Tree()
     with quiet_stderr():
         try:
-            roots = _stream(ryml, tree, data, expected, single=first is None)
+            roots = _stream(ryml, tree, data, expected, single=not markers)
         except StrictError:  # a duplicate key, which the reading of its piece finds too
             return None
         if roots is None:  # rapidyaml read the stream otherwise: ask it piece by piece
             roots = _one_by_one(ryml, tree, pieces or _MARKER.split(data))
     return roots
+
+
+def without_markers(data: bytes) -> tuple[bytes, int, int]:
+    """``_MARKER.subn(b"", data)`` and where the first marker starts (``len(data)`` when
+    there is none), by C-speed replaces (the regex tries ``^`` at every offset: 1 s on
+    60 MB). Every line that is exactly ``---`` goes, however many follow each other."""
+    starts = [i + 1 for i in (data.find(b"\n---\n"),) if i >= 0]
+    body, count = data, 0
+    while body.startswith(b"---\n"):
+        starts.append(0)
+        body, count = body[4:], count + 1
+    while True:
+        shorter = body.replace(b"\n---\n", b"\n")
+        if len(shorter) == len(body):
+            break
+        body, count = shorter, count + (len(body) - len(shorter)) // 4
+    if body == b"---" or body.endswith(b"\n---"):
+        starts.append(len(data) - 3)
+        body, count = body[:-3], count + 1
+    return body, count, min(starts, default=len(data))
+
+
+def risky_lines(body: bytes) -> bool:
+    """``risky(body)``, scanning each distinct line once (the scan never crosses a line):
+    generated streams repeat most of their lines (200,000 Pods: 3.2 million lines, 200,000
+    distinct)."""
+    lines = body.split(b"\n")
+    distinct = dict.fromkeys(lines)
+    if len(distinct) * 2 > len(lines):
+        return risky(body)
+    return risky(b"\n".join(distinct))
 
 
 def _stream(ryml, tree, data: bytes, expected: int, *, single: bool) -> list[Any] | None:
