@@ -69,18 +69,20 @@ class ParseProblem:
 class ManifestFile:
     """One input file. ``nodes`` holds each document's root node; for JSON and for YAML
     that rapidyaml read, it is composed on first use (None when even that fails: findings
-    then have no position). ``spans``: where each document is in ``text`` (YAML that
-    rapidyaml read), so that only the document a finding is in gets composed."""
+    then have no position). ``split``: YAML that rapidyaml read, whose documents are
+    composed one by one, from ``spans`` (where each is in ``text``, found on first use),
+    so that only the document a finding is in gets composed."""
 
     label: str
     text: str
     nodes: list[yaml.Node | None] | None = None
     composed: bool = False
+    split: bool = False
     spans: list[tuple[int, int]] | None = None
     lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
 
     def node(self, document: int) -> yaml.Node | None:
-        if self.spans is not None:
+        if self.split:
             return self._document(document)
         if not self.composed:
             self.composed = True
@@ -97,7 +99,10 @@ class ManifestFile:
         return self.lines.get(document, 0) if self.lines is not None else 0
 
     def _document(self, document: int) -> yaml.Node | None:
-        assert self.spans is not None
+        if self.spans is None:
+            from tasplan.load.yaml_fast import spans
+
+            self.spans = spans(self.text)
         if self.nodes is None:
             self.nodes, self.lines = [None] * len(self.spans), {}
         if document >= len(self.spans):
@@ -275,11 +280,11 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         except StrictError as exc:
             return [], ParseProblem(str(exc), exc.line)
         return _objects(file, roots), None
-    from tasplan.load.yaml_fast import documents, spans
+    from tasplan.load.yaml_fast import documents
 
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one
-        file.spans = spans(text)
+        file.split = True
         return _objects(file, fast), None
     if len(data) > compose_limit():
         return [], ParseProblem(
