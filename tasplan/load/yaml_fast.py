@@ -57,8 +57,10 @@ def documents(data: bytes) -> list[Any] | None:
             roots = _stream(ryml, tree, data, expected, single=not markers)
         except StrictError:  # a duplicate key, which the reading of its piece finds too
             return None
-        if roots is None:  # rapidyaml read the stream otherwise: ask it piece by piece
-            roots = _one_by_one(ryml, tree, pieces or _MARKER.split(data))
+        if roots is None:  # rapidyaml read the stream otherwise: ask it piece by piece,
+            # on a new tree (clearing the stream's, sized for every document, costs its
+            # whole capacity per piece)
+            roots = _one_by_one(ryml, ryml.Tree(), pieces or _MARKER.split(data))
     return roots
 
 
