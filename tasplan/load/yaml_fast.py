@@ -89,7 +89,7 @@ def risky_lines(body: bytes) -> bool:
     generated streams repeat most of their lines (200,000 Pods: 3.2 million lines, 200,000
     distinct)."""
     lines = body.split(b"\n")
-    distinct = dict.fromkeys(lines)
+    distinct = set(lines)  # any order: the answer is whether one line is risky
     if len(distinct) * 2 > len(lines):
         return risky(body)
     return risky(b"\n".join(distinct))
