@@ -6,6 +6,7 @@ and columns included, with findings at random documents of generated streams."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import sys
@@ -220,3 +221,23 @@ def test_warned_keys_are_never_skipped(tmp_path) -> None:
         found = [i for i in find_intents(obj, "x", kind_id)
                  if all(s == Status.WARNED for s in i.key.planned.values())]
         assert not found or expansion._may_warn(obj, kind_id)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([" ", "-", "?", ":", "\t", "- "]),
+                          st.integers(0, 12), st.sampled_from(["", "a", "[", "{x: [", "]"])),
+                max_size=8))
+def test_nesting_bound_searches_lines_as_the_multiline_regex(lines) -> None:
+    """``may_nest_deeper`` finds an indentation run after line breaks (and at the start)
+    where it tried ``^`` at every offset: the same answer."""
+    from tasplan.load import nesting
+
+    data = "\n".join(c * n + rest for c, n, rest in lines).encode()
+    brackets = data.translate(nesting._BRACKETS, nesting._NOT_BRACKETS)
+    for limit in (3, 6, 10):
+        flow = len(brackets)
+        if flow > limit // 2:
+            flow = max(itertools.accumulate(b - 1 for b in brackets), default=0)
+        expected = flow >= limit or re.search(
+            rb"^[ \t?:-]{%d,}" % (limit - flow), data, re.M) is not None
+        assert nesting.may_nest_deeper(data, limit) == expected
