@@ -13,6 +13,7 @@ duplicate key -- and the file is read by libyaml as before, which reports the pr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -21,6 +22,7 @@ from tasplan.load.nesting import TooDeep
 from tasplan.load.strict import StrictError, check_json_keys
 from tasplan.load.yaml_dump import UNICODE, emit_json, quiet_stderr, risky
 
+CHUNK_BYTES = 1 << 23
 _MARKER = re.compile(rb"^---(?:\n|\Z)", re.M)
 _BLANK = re.compile(rb"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
 _TEXT_MARKER = re.compile(_MARKER.pattern.decode(), re.M)
@@ -35,33 +37,52 @@ def documents(data: bytes) -> list[Any] | None:
         import ryml
     except ImportError:
         return None
+    # The stream is read in chunks of a few megabytes, each cut before a marker line:
+    # rapidyaml's tree and JSON of one chunk at a time stay small.
+    bounds = list(_chunks(data, CHUNK_BYTES)) or [(0, 0)]
+    parts = [without_markers(data[a:b]) for a, b in bounds]
     # One scan of all the documents: its patterns never cross a line, and every document
     # starts one, so this is the scan of each (a file of many small documents would
     # otherwise pay the scan's set-up per document). The marker lines are left out; when
     # this finds something, the scan of the non-blank documents alone decides (a blank one
     # may hold a comment such as "# yes").
-    body, markers, first = without_markers(data)
     pieces = None
-    if risky_lines(body):
+    if risky_lines(b"".join(body for body, _, _ in parts)):
         pieces = _MARKER.split(data)
         if risky(b"".join(p for p in pieces if _BLANK.fullmatch(p) is None)):
             return None
     # libyaml's numbering: every marker starts a document; text before the first is one
-    # unless it is blank (comments only)
-    expected = markers + (_BLANK.fullmatch(data, 0, first) is None)
-    if not expected:
-        return []
+    # unless it is blank (comments only). Chunks after the first start with a marker.
+    leading = _BLANK.fullmatch(data, 0, parts[0][2]) is None
+    single = sum(count for _, count, _ in parts) == 0
     tree = ryml.Tree()
+    roots: list[Any] | None = []
     with quiet_stderr():
-        try:
-            roots = _stream(ryml, tree, data, expected, single=not markers)
-        except StrictError:  # a duplicate key, which the reading of its piece finds too
-            return None
-        if roots is None:  # rapidyaml read the stream otherwise: ask it piece by piece,
-            # on a new tree (clearing the stream's, sized for every document, costs its
-            # whole capacity per piece)
-            roots = _one_by_one(ryml, ryml.Tree(), pieces or _MARKER.split(data))
+        for k, (a, b) in enumerate(bounds):
+            expected = parts[k][1] + (leading and not k)
+            try:
+                chunk = _stream(ryml, tree, data[a:b], expected, single=single) \
+                    if expected else []
+            except StrictError:  # a duplicate key, which the reading of its piece finds too
+                return None
+            if chunk is None:  # rapidyaml read the stream otherwise: ask it piece by piece,
+                # on a new tree (clearing the stream's, sized for a chunk of documents,
+                # costs its whole capacity per piece)
+                roots = _one_by_one(ryml, ryml.Tree(), pieces or _MARKER.split(data))
+                break
+            roots.extend(chunk)
     return roots
+
+
+def _chunks(data: bytes, size: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of pieces of about ``size`` bytes, each but the first starting at a
+    column-0 ``---`` line."""
+    start = 0
+    while start < len(data):
+        cut = data.find(b"\n---\n", start + size) if start + size < len(data) else -1
+        end = len(data) if cut < 0 else cut + 1
+        yield start, end
+        start = end
 
 
 def without_markers(data: bytes) -> tuple[bytes, int, int]:

@@ -81,6 +81,7 @@ def test_generated_streams_report_identically_on_both_paths(seed, tmp_path, monk
     path = tmp_path / "stream.yaml"
     path.write_text(_stream(2000, flawed))
     assert yaml_fast.documents(path.read_bytes()) is not None  # the fast path ran
+    monkeypatch.setattr(yaml_fast, "CHUNK_BYTES", 50_000)  # 12 chunks
     fast, plain = _reports([path], monkeypatch)
     assert fast == plain
     found = {f.document for f in lint([path], LintOptions(strict=True)).findings}
@@ -186,11 +187,15 @@ def test_one_parse_of_the_stream_reads_each_document(docs, leading_marker) -> No
     elif whole is not None and pieces is not None:
         assert whole == pieces
     fast = reader.parse("w.yaml", raw)
+    with mock.patch.object(yaml_fast, "CHUNK_BYTES", 10):  # a chunk per few documents
+        chunked = reader.parse("w.yaml", raw)
     with mock.patch.object(yaml_fast, "documents", lambda data: None):
         plain = reader.parse("w.yaml", raw)
     assert [(m.document, m.item, m.obj) for m in fast[0]] == \
         [(m.document, m.item, m.obj) for m in plain[0]]
-    assert fast[1] == plain[1]
+    assert fast[1] == plain[1] == chunked[1]
+    assert [(m.document, m.item, m.obj) for m in chunked[0]] == \
+        [(m.document, m.item, m.obj) for m in plain[0]]
 
 
 def test_warned_keys_are_never_skipped(tmp_path) -> None:
