@@ -4,25 +4,19 @@ validator builds an object per keyword and instance; most manifests have no find
 
 Exact by construction: every keyword the schemas use is compiled with Draft 2020-12's
 meaning (``type`` with integral floats as integers and booleans as neither, ``const`` and
-``enum`` with jsonschema's own equality, ``format`` with the same FormatChecker, ``pattern``
-with ``re.search``); a schema holding any other keyword is not compiled at all, and
-jsonschema decides. Only a valid verdict is used: an invalid object is validated again by
-jsonschema, which names the violations.
+``enum`` with jsonschema's own equality, ``format`` with the checks of the FormatChecker
+jsonschema is given, ``pattern`` with ``re.search``); a schema holding any other keyword is
+not compiled at all, and jsonschema decides. Only a valid verdict is used: an invalid
+object is validated again by jsonschema, which names the violations. jsonschema itself is
+imported only for a ``const`` or ``enum`` of values other than strings and null.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urljoin
-
-from referencing import Registry
-
-try:  # jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
-    from jsonschema._utils import equal
-except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
-    equal = None
 
 Check = Callable[[Any], bool]
 
@@ -51,10 +45,55 @@ _TYPES: dict[str, Check] = {
 }
 
 
+def _every(checks: list[Check]) -> Check:
+    """All of ``checks``, first to last (a loop: a generator per call costs more than the
+    checks of most nodes)."""
+    if len(checks) == 1:
+        return checks[0]
+
+    def every(x: Any) -> bool:
+        for check in checks:  # noqa: SIM110 - a loop: all() of a generator is slower
+            if not check(x):
+                return False
+        return True
+    return every
+
+
+def _some(checks: list[Check]) -> Check:
+    """Any of ``checks``, first to last."""
+    if len(checks) == 1:
+        return checks[0]
+
+    def some(x: Any) -> bool:
+        for check in checks:  # noqa: SIM110 - a loop: all() of a generator is slower
+            if check(x):
+                return True
+        return False
+    return some
+
+
+def _equal() -> Callable[[Any, Any], bool] | None:
+    """jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
+    (such a schema is then left to jsonschema)."""
+    try:
+        from jsonschema._utils import equal
+    except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
+        return None
+    return equal
+
+
+def _strings_or_null(values: list) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
+
 class Compiler:
-    def __init__(self, registry: Registry, format_checker: Any) -> None:
-        self.registry = registry
-        self.formats = format_checker
+    """``lookup(base, ref)``: what a ``$ref`` points at; ``formats``: format name -> the
+    check the FormatChecker runs (a format not named passes)."""
+
+    def __init__(self, lookup: Callable[[str, str], Any],
+                 formats: Mapping[str, Check]) -> None:
+        self.lookup = lookup
+        self.formats = formats
         self.refs: dict[str, Check] = {}
 
     def compile(self, schema: Any, base: str) -> Check:
@@ -75,24 +114,24 @@ class Compiler:
             checks.append(make(value, schema, base))
         if not checks:
             return lambda x: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda x: all(check(x) for check in checks)
+        return _every(checks)
 
     # ------------------------------------------------------------------ keywords
 
     def _type(self, value: Any, schema: dict, base: str) -> Check:
         names = [value] if isinstance(value, str) else list(value)
-        tests = [_TYPES[n] for n in names]
-        return lambda x: any(t(x) for t in tests)
+        return _some([_TYPES[n] for n in names])
 
     def _properties(self, value: dict, schema: dict, base: str) -> Check:
         props = {name: self.compile(sub, base) for name, sub in value.items()}
 
         def check(x: Any) -> bool:
-            if not isinstance(x, dict):
-                return True
-            return all(props[k](v) for k, v in x.items() if k in props)
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    sub = props.get(k)
+                    if sub is not None and not sub(v):
+                        return False
+            return True
         return check
 
     def _additionalProperties(self, value: Any, schema: dict, base: str) -> Check:
@@ -117,7 +156,14 @@ class Compiler:
         if "prefixItems" in schema or not isinstance(value, dict | bool):
             raise Unsupported("prefixItems")
         sub = self.compile(value, base)
-        return lambda x: not isinstance(x, list) or all(sub(i) for i in x)
+
+        def check(x: Any) -> bool:
+            if isinstance(x, list):
+                for item in x:
+                    if not sub(item):
+                        return False
+            return True
+        return check
 
     def _minItems(self, value: int, schema: dict, base: str) -> Check:
         return lambda x: not isinstance(x, list) or len(x) >= value
@@ -137,37 +183,40 @@ class Compiler:
     def _const(self, value: Any, schema: dict, base: str) -> Check:
         if isinstance(value, str):  # jsonschema compares with == when either is a string
             return lambda x: x == value
-        if equal is None:
+        if value is None:  # equal to null: null itself (a string never equals it)
+            return lambda x: x is None
+        same = _equal()
+        if same is None:
             raise Unsupported("const")
-        return lambda x: equal(x, value)
+        return lambda x: same(x, value)
 
     def _enum(self, value: list, schema: dict, base: str) -> Check:
-        if all(isinstance(v, str) for v in value):
-            allowed = frozenset(value)
+        if _strings_or_null(value):  # as const: == for strings, null is only null
+            allowed = frozenset(v for v in value if v is not None)
+            if None in value:
+                return lambda x: x is None or (isinstance(x, str) and x in allowed)
             return lambda x: isinstance(x, str) and x in allowed
-        if equal is None:
+        same = _equal()
+        if same is None:
             raise Unsupported("enum")
-        return lambda x: any(equal(x, v) for v in value)
+        return lambda x: any(same(x, v) for v in value)
 
     def _pattern(self, value: str, schema: dict, base: str) -> Check:
         rx = re.compile(value)
         return lambda x: not isinstance(x, str) or rx.search(x) is not None
 
     def _format(self, value: str, schema: dict, base: str) -> Check:
-        formats = self.formats
-        return lambda x: formats.conforms(x, value)
+        return self.formats.get(value, lambda x: True)
 
     def _not(self, value: Any, schema: dict, base: str) -> Check:
         sub = self.compile(value, base)
         return lambda x: not sub(x)
 
     def _allOf(self, value: list, schema: dict, base: str) -> Check:
-        subs = [self.compile(s, base) for s in value]
-        return lambda x: all(s(x) for s in subs)
+        return _every([self.compile(s, base) for s in value])
 
     def _anyOf(self, value: list, schema: dict, base: str) -> Check:
-        subs = [self.compile(s, base) for s in value]
-        return lambda x: any(s(x) for s in subs)
+        return _some([self.compile(s, base) for s in value])
 
     def _oneOf(self, value: list, schema: dict, base: str) -> Check:
         subs = [self.compile(s, base) for s in value]
@@ -185,6 +234,5 @@ class Compiler:
         if known is None:
             target: list[Check] = []
             self.refs[uri] = known = lambda x: target[0](x)  # recursion: filled in below
-            resolved = self.registry.resolver(base).lookup(value)
-            target.append(self.compile(resolved.contents, uri.split("#")[0]))
+            target.append(self.compile(self.lookup(base, value), uri.split("#")[0]))
         return known

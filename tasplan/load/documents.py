@@ -139,11 +139,11 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     and bound Pods to the model directly (``Document.model``), and so do large kubectl
     YAML Lists that ``load/yaml_dump.py`` can convert exactly; what they do not take, this
     module reads as before."""
-    if typed:
-        from tasplan.load import typed as typed_reader
+    if typed and _suffix(path) == ".json":
+        from tasplan.load import typed as typed_reader  # msgspec: for JSON only
 
-        if (_suffix(path) == ".json" and path.suffix.lower() != GZIP and str(path) != "-"
-                and path.is_file() and path.stat().st_size <= max_input_bytes()):
+        if (path.suffix.lower() != GZIP and str(path) != "-" and path.is_file()
+                and path.stat().st_size <= max_input_bytes()):
             docs = typed_reader.read_json_stream(path, workload=workload)
             if docs is not None:
                 return iter(docs)
@@ -163,6 +163,8 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     if typed and len(data) > STRICT_TYPED_BYTES:
         docs = None
         if _is_json(path, data):
+            from tasplan.load import typed as typed_reader
+
             docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
                                                   workload=workload)
         elif not yaml_mapped:  # gzip, stdin, another suffix
