@@ -12,6 +12,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,38 @@ def _strings_only(check: Any) -> Any:
 # not named here passes, as it does there).
 FORMAT_CHECKS: dict[str, Any] = {name: _strings_only(check)
                                  for name, (_, check) in FORMATS.items()}
+
+
+class _Formats:
+    """The FormatChecker the compiled predicates are given, without jsonschema: the part of
+    its interface they use (``conforms``, ``checkers``), over ``FORMAT_CHECKS``."""
+
+    def __init__(self) -> None:
+        self.checkers = {name: (check, ()) for name, check in FORMAT_CHECKS.items()}
+
+    def conforms(self, instance: Any, format: str) -> bool:
+        entry = self.checkers.get(format)
+        return entry is None or bool(entry[0](instance))
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    contents: Any
+
+
+@dataclass(frozen=True)
+class _Resolver:
+    """The registry the compiled predicates are given, without referencing: the part of a
+    ``referencing`` Registry they use (``resolver(base).lookup(ref).contents``), answered by
+    ``lookup``."""
+
+    base: str = ""
+
+    def resolver(self, base: str) -> _Resolver:
+        return _Resolver(base)
+
+    def lookup(self, ref: str) -> _Resolved:
+        return _Resolved(lookup(self.base, ref))
 
 
 @cache
@@ -184,7 +217,17 @@ def check_of(key: tuple[str, str]) -> Any:
 def _compiler() -> Any:
     from tasplan.lint.schema_check import Compiler
 
-    return Compiler(lookup, FORMAT_CHECKS)
+    return Compiler(_Resolver(), _Formats())
+
+
+def _schemas() -> tuple[_Resolver, dict[tuple[str, str], dict]]:
+    """What the compiler resolves with, and every kind's inlined schema (the tests')."""
+    return _Resolver(), {key: schema_of(key) for key in sorted(kinds())}
+
+
+def _checks() -> dict[tuple[str, str], Any]:
+    """Every kind's compiled predicate, for the kinds it compiles (the tests')."""
+    return {key: check for key in sorted(kinds()) if (check := check_of(key)) is not None}
 
 
 def known_versions(kind: str) -> list[str]:

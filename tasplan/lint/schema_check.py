@@ -4,19 +4,38 @@ validator builds an object per keyword and instance; most manifests have no find
 
 Exact by construction: every keyword the schemas use is compiled with Draft 2020-12's
 meaning (``type`` with integral floats as integers and booleans as neither, ``const`` and
-``enum`` with jsonschema's own equality, ``format`` with the checks of the FormatChecker
-jsonschema is given, ``pattern`` with ``re.search``); a schema holding any other keyword is
-not compiled at all, and jsonschema decides. Only a valid verdict is used: an invalid
-object is validated again by jsonschema, which names the violations. jsonschema itself is
-imported only for a ``const`` or ``enum`` of values other than strings and null.
+``enum`` with jsonschema's own equality (imported only for values other than strings
+and null), ``format`` with the same FormatChecker, ``pattern``
+with ``re.search``); a schema holding any other keyword is not compiled at all, and
+jsonschema decides. Only a valid verdict is used: an invalid object is validated again by
+jsonschema, which names the violations.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
+
+if TYPE_CHECKING:
+    from referencing import Registry
+
+
+def _equal() -> Callable[[Any, Any], bool] | None:
+    """jsonschema's own equality (1 != True, 1 == 1.0), imported by a schema that compares
+    values other than strings and null; private, so its absence is allowed (jsonschema then
+    validates such a schema alone)."""
+    try:
+        from jsonschema._utils import equal
+    except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
+        return None
+    return equal
+
+
+def _strings_or_null(values: list) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
 
 Check = Callable[[Any], bool]
 
@@ -45,55 +64,10 @@ _TYPES: dict[str, Check] = {
 }
 
 
-def _every(checks: list[Check]) -> Check:
-    """All of ``checks``, first to last (a loop: a generator per call costs more than the
-    checks of most nodes)."""
-    if len(checks) == 1:
-        return checks[0]
-
-    def every(x: Any) -> bool:
-        for check in checks:  # noqa: SIM110 - a loop: all() of a generator is slower
-            if not check(x):
-                return False
-        return True
-    return every
-
-
-def _some(checks: list[Check]) -> Check:
-    """Any of ``checks``, first to last."""
-    if len(checks) == 1:
-        return checks[0]
-
-    def some(x: Any) -> bool:
-        for check in checks:  # noqa: SIM110 - a loop: all() of a generator is slower
-            if check(x):
-                return True
-        return False
-    return some
-
-
-def _equal() -> Callable[[Any, Any], bool] | None:
-    """jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
-    (such a schema is then left to jsonschema)."""
-    try:
-        from jsonschema._utils import equal
-    except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
-        return None
-    return equal
-
-
-def _strings_or_null(values: list) -> bool:
-    return all(v is None or isinstance(v, str) for v in values)
-
-
 class Compiler:
-    """``lookup(base, ref)``: what a ``$ref`` points at; ``formats``: format name -> the
-    check the FormatChecker runs (a format not named passes)."""
-
-    def __init__(self, lookup: Callable[[str, str], Any],
-                 formats: Mapping[str, Check]) -> None:
-        self.lookup = lookup
-        self.formats = formats
+    def __init__(self, registry: Registry, format_checker: Any) -> None:
+        self.registry = registry
+        self.formats = format_checker
         self.refs: dict[str, Check] = {}
 
     def compile(self, schema: Any, base: str) -> Check:
@@ -114,24 +88,24 @@ class Compiler:
             checks.append(make(value, schema, base))
         if not checks:
             return lambda x: True
-        return _every(checks)
+        if len(checks) == 1:
+            return checks[0]
+        return lambda x: all(check(x) for check in checks)
 
     # ------------------------------------------------------------------ keywords
 
     def _type(self, value: Any, schema: dict, base: str) -> Check:
         names = [value] if isinstance(value, str) else list(value)
-        return _some([_TYPES[n] for n in names])
+        tests = [_TYPES[n] for n in names]
+        return lambda x: any(t(x) for t in tests)
 
     def _properties(self, value: dict, schema: dict, base: str) -> Check:
         props = {name: self.compile(sub, base) for name, sub in value.items()}
 
         def check(x: Any) -> bool:
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    sub = props.get(k)
-                    if sub is not None and not sub(v):
-                        return False
-            return True
+            if not isinstance(x, dict):
+                return True
+            return all(props[k](v) for k, v in x.items() if k in props)
         return check
 
     def _additionalProperties(self, value: Any, schema: dict, base: str) -> Check:
@@ -156,14 +130,7 @@ class Compiler:
         if "prefixItems" in schema or not isinstance(value, dict | bool):
             raise Unsupported("prefixItems")
         sub = self.compile(value, base)
-
-        def check(x: Any) -> bool:
-            if isinstance(x, list):
-                for item in x:
-                    if not sub(item):
-                        return False
-            return True
-        return check
+        return lambda x: not isinstance(x, list) or all(sub(i) for i in x)
 
     def _minItems(self, value: int, schema: dict, base: str) -> Check:
         return lambda x: not isinstance(x, list) or len(x) >= value
@@ -183,40 +150,43 @@ class Compiler:
     def _const(self, value: Any, schema: dict, base: str) -> Check:
         if isinstance(value, str):  # jsonschema compares with == when either is a string
             return lambda x: x == value
-        if value is None:  # equal to null: null itself (a string never equals it)
+        if value is None:  # null equals only null (a string never equals it)
             return lambda x: x is None
-        same = _equal()
-        if same is None:
+        equal = _equal()
+        if equal is None:
             raise Unsupported("const")
-        return lambda x: same(x, value)
+        return lambda x: equal(x, value)
 
     def _enum(self, value: list, schema: dict, base: str) -> Check:
-        if _strings_or_null(value):  # as const: == for strings, null is only null
+        if _strings_or_null(value):  # as const: == for strings, null only for null
             allowed = frozenset(v for v in value if v is not None)
             if None in value:
                 return lambda x: x is None or (isinstance(x, str) and x in allowed)
             return lambda x: isinstance(x, str) and x in allowed
-        same = _equal()
-        if same is None:
+        equal = _equal()
+        if equal is None:
             raise Unsupported("enum")
-        return lambda x: any(same(x, v) for v in value)
+        return lambda x: any(equal(x, v) for v in value)
 
     def _pattern(self, value: str, schema: dict, base: str) -> Check:
         rx = re.compile(value)
         return lambda x: not isinstance(x, str) or rx.search(x) is not None
 
     def _format(self, value: str, schema: dict, base: str) -> Check:
-        return self.formats.get(value, lambda x: True)
+        formats = self.formats
+        return lambda x: formats.conforms(x, value)
 
     def _not(self, value: Any, schema: dict, base: str) -> Check:
         sub = self.compile(value, base)
         return lambda x: not sub(x)
 
     def _allOf(self, value: list, schema: dict, base: str) -> Check:
-        return _every([self.compile(s, base) for s in value])
+        subs = [self.compile(s, base) for s in value]
+        return lambda x: all(s(x) for s in subs)
 
     def _anyOf(self, value: list, schema: dict, base: str) -> Check:
-        return _some([self.compile(s, base) for s in value])
+        subs = [self.compile(s, base) for s in value]
+        return lambda x: any(s(x) for s in subs)
 
     def _oneOf(self, value: list, schema: dict, base: str) -> Check:
         subs = [self.compile(s, base) for s in value]
@@ -234,5 +204,6 @@ class Compiler:
         if known is None:
             target: list[Check] = []
             self.refs[uri] = known = lambda x: target[0](x)  # recursion: filled in below
-            target.append(self.compile(self.lookup(base, value), uri.split("#")[0]))
+            resolved = self.registry.resolver(base).lookup(value)
+            target.append(self.compile(resolved.contents, uri.split("#")[0]))
         return known

@@ -32,7 +32,7 @@ def _corpus(tmp: Path) -> list[dict]:
     for file in files:
         manifests, _ = parse(str(file), file.read_bytes())
         objects += [m.obj for m in manifests if isinstance(m.obj, dict)
-                    and (m.obj.get("apiVersion"), m.obj.get("kind")) in schema.kinds()]
+                    and (m.obj.get("apiVersion"), m.obj.get("kind")) in schema._schemas()[1]]
     return objects
 
 
@@ -76,17 +76,18 @@ def _mutations(obj: dict):
 def _agree(obj: dict, key: tuple | None = None) -> bool:
     key = key or (obj.get("apiVersion"), obj.get("kind"))
     expected = not any(schema.validators()[key].iter_errors(obj))
-    assert schema.check_of(key)(obj) == expected, obj
+    assert schema._checks()[key](obj) == expected, obj
     return expected
 
 
 def test_every_schema_compiles() -> None:
-    assert all(schema.check_of(key) is not None for key in schema.kinds())
+    assert set(schema._checks()) == set(schema._schemas()[1])
 
 
 def test_unknown_keywords_are_not_compiled() -> None:
+    registry, _ = schema._schemas()
     with pytest.raises(Unsupported):
-        Compiler(schema.lookup, {}).compile({"type": "array", "uniqueItems": True}, "x")
+        Compiler(registry, None).compile({"type": "array", "uniqueItems": True}, "x")
 
 
 @pytest.mark.slow
@@ -107,7 +108,7 @@ def test_same_verdicts_as_jsonschema(tmp_path: Path) -> None:
 def test_lint_takes_the_valid_verdict_only(monkeypatch) -> None:
     """An invalid object's violations still come from jsonschema."""
     key = ("scheduling.k8s.io/v1beta1", "PodGroup")
-    assert key in schema.kinds()
+    assert key in schema._schemas()[1]
     obj = {"apiVersion": key[0], "kind": key[1], "metadata": {"name": "Bad_Name"},
            "spec": {"schedulingPolicy": {"gang": {"minCount": 0}}}}
     found = schema.validate(obj, *key)
@@ -120,7 +121,7 @@ def test_without_jsonschemas_equality_const_and_enum_are_left_to_jsonschema(monk
     import tasplan.lint.schema_check as schema_check
 
     monkeypatch.setattr(schema_check, "_equal", lambda: None)
-    compiler = Compiler(schema.lookup, {})
+    compiler = Compiler(schema._schemas()[0], None)
     assert compiler.compile({"const": "x"}, "urn:t")("x")
     assert compiler.compile({"enum": ["a", "b"]}, "urn:t")("b")
     for keyword in ({"const": 1}, {"enum": [1, "a"]}):
