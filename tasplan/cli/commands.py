@@ -127,6 +127,7 @@ def check(
 
 def lint(
     paths: Annotated[list[str], Argument(
+        metavar="PATH",
         help="Manifest files or directories; '-' reads file names from stdin, one a line "
         "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
     cluster: Annotated[list[Path], Option(
@@ -141,7 +142,8 @@ def lint(
         "--summary", help="Print counts (to stderr for the machine-readable formats).")]
     = False,
     namespace: Annotated[str, Option(
-        "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
+        "--namespace", "-n", metavar="NS",
+        help="Namespace of objects that set none (as kubectl apply -n).")]
     = "default",
     kube_version: Annotated[str | None, Option(
         "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
@@ -149,10 +151,12 @@ def lint(
     = None,
     traceback: TracebackOpt = False,
 ) -> int:
-    """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
+    """Lint the manifests you submit, for CI (--cluster: also capacity).
 
-    Schema, references and gang sizes; with --cluster also topology keys, capacity, taints
-    and selectors. Other kinds are skipped.
+    Workload API objects, Pods, workload controllers and the training/serving kinds check
+    expands (TrainJob, PyTorchJob, MPIJob, RayCluster, JobSet, ...), Kueue, KAI and Volcano
+    objects: schema, references, gang sizes, scheduler webhooks' rules; with --cluster also
+    topology keys, capacity, taints and selectors. Kinds that make no pods are skipped.
 
     Exit status: 0 clean, 1 error findings (or any finding with --strict), 2 unreadable
     input or usage error.
@@ -190,6 +194,7 @@ def snapshot(
 
 def explain(
     targets: Annotated[list[str], Argument(
+        metavar="TARGET",
         help="'unschedulable' (every pending group of the inputs), group names (ns/name; a "
         "bare name with -n) or workload files and directories.", show_default=False)
     ] = [],  # noqa: B006 - never mutated
