@@ -152,6 +152,8 @@ WHEN_USED = {
     "lint-error": (["lint", "{tmp}/bad.yaml", "-o", "json"], "jsonschema"),
     "lint-dra": (["lint", "dra/cluster/deviceclasses.yaml", "-o", "json"], "tasplan.dra.cel"),
     "lint-junit": (["lint", "workloads", "-o", "junit"], "tasplan.lint.formats.junit"),
+    "binary-snapshot": (["snapshot", "-c", "cluster", "-f", "{tmp}/c.tsnap"],
+                        "tasplan.snapshot.binary"),
 }
 
 
