@@ -10,7 +10,10 @@ Inputs (written to ``--out-dir``, never into the repository):
 
 Then, in one process, best of ``--repeat``: (a) load + plan of cluster + gang (no DRA), and
 (b) load + plan of cluster + devices + gang-dra. The issue's budget: (b) plans within 1 s of
-(a). Run it under the shared benchmark lock::
+(a). ``--explain`` then times, on the DRA inputs loaded once, ``plan`` (what ``check`` does
+after loading) against ``explain`` of the unschedulable gang (plan + every suggestion), CPU
+time, best of ``--repeat``; issue 28's budget: explain <= 1.5x check, load included. Run it
+under the shared benchmark lock::
 
     flock /tmp/tasplan-bench.lock .venv/bin/python benchmarks/dra.py \\
         --cluster /work/bench-cache/c5000.json --gang /work/bench-cache/gang.yaml \\
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--explain", action="store_true",
+                        help="also time explain against check on the DRA inputs")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import tasplan
@@ -116,10 +121,40 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:8} {best[key][0]:8.2f} {best[key][1]:8.2f}  {verdicts[key][:90]}")
     extra = best["dra"][1] - best["no-dra"][1]
     print(f"plan time with DRA minus without: {extra:+.2f} s (budget +1.00 s)")
+    report = {"samples": rows, "best": best, "verdicts": verdicts}
+    if args.explain:
+        report["explain"] = time_explain(tasplan, [gang_dra], [args.cluster, devices],
+                                         args.repeat)
     if args.json_out:
-        args.json_out.write_text(json.dumps({"samples": rows, "best": best,
-                                             "verdicts": verdicts}, indent=2))
+        args.json_out.write_text(json.dumps(report, indent=2))
     return 0
+
+
+def time_explain(tasplan, workloads: list[Path], clusters: list[Path], repeat: int) -> dict:
+    """CPU time of load, plan and explain of the same loaded inputs, best of ``repeat``."""
+    from tasplan.explain.explainer import explain
+    from tasplan.explain.selection import select
+
+    gc.collect()
+    start = time.process_time()
+    snapshot = tasplan.load_inputs(workloads=workloads, clusters=clusters)
+    load = time.process_time() - start
+    plans, explains, suggestions = [], [], []
+    for _ in range(repeat):
+        start = time.process_time()
+        tasplan.plan(snapshot)
+        plans.append(time.process_time() - start)
+        start = time.process_time()
+        found = explain(select(snapshot, [], unschedulable=True))
+        explains.append(time.process_time() - start)
+        suggestions = [s.kind for e in found.explanations.values() for s in e.suggestions]
+    check, whole = load + min(plans), load + min(explains)
+    print(f"DRA, CPU s: load {load:.2f}, plan {min(plans):.2f}, explain {min(explains):.2f} "
+          f"(suggestions: {', '.join(suggestions) or 'none'})")
+    print(f"explain / check, load included: {whole / check:.2f}x (budget 1.50x); beyond "
+          f"loading: {min(explains) / min(plans):.2f}x")
+    return {"load_cpu_s": load, "plan_cpu_s": plans, "explain_cpu_s": explains,
+            "suggestions": suggestions}
 
 
 def _node_names(tasplan, cluster: Path) -> list[str]:

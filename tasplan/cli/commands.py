@@ -127,6 +127,7 @@ def check(
 
 def lint(
     paths: Annotated[list[str], Argument(
+        metavar="PATH",
         help="Manifest files or directories; '-' reads file names from stdin, one a line "
         "(git ls-files '*.yaml' | tasplan lint -).", show_default=False)],
     cluster: Annotated[list[Path], Option(
@@ -141,7 +142,8 @@ def lint(
         "--summary", help="Print counts (to stderr for the machine-readable formats).")]
     = False,
     namespace: Annotated[str, Option(
-        "--namespace", "-n", help="Namespace of objects that set none (as kubectl apply -n).")]
+        "--namespace", "-n", metavar="NS",
+        help="Namespace of objects that set none (as kubectl apply -n).")]
     = "default",
     kube_version: Annotated[str | None, Option(
         "--kube-version", metavar="1.35|1.36|1.37|1.38", show_default=False,
@@ -149,10 +151,12 @@ def lint(
     = None,
     traceback: TracebackOpt = False,
 ) -> int:
-    """Lint Workload, PodGroup, Pod and Job manifests for CI (--cluster: also capacity).
+    """Lint the manifests you submit, for CI (--cluster: also capacity).
 
-    Schema, references and gang sizes; with --cluster also topology keys, capacity, taints
-    and selectors. Other kinds are skipped.
+    Workload API objects, Pods, workload controllers and the training/serving kinds check
+    expands (TrainJob, PyTorchJob, MPIJob, RayCluster, JobSet, ...), Kueue, KAI and Volcano
+    objects: schema, references, gang sizes, scheduler webhooks' rules; with --cluster also
+    topology keys, capacity, taints and selectors. Kinds that make no pods are skipped.
 
     Exit status: 0 clean, 1 error findings (or any finding with --strict), 2 unreadable
     input or usage error.
@@ -166,7 +170,7 @@ def lint(
 def snapshot(
     output_file: Annotated[str | None, Option(
         "--output-file", "-f", metavar="FILE", show_default=False,
-        help="Snapshot file to write (.gz: gzip; - : stdout).")] = None,
+        help="Snapshot file to write (.tsnap: binary; .gz: gzip; - : stdout).")] = None,
     output: Annotated[str | None, Option(
         "--output", "-o", metavar="FILE", show_default=False,
         help="The same as --output-file (kept for existing scripts; a format name such as "
@@ -175,21 +179,31 @@ def snapshot(
     as_list: Annotated[bool, Option(
         "--as-list", help="Write a plain v1 List (pods expanded) that kubectl-style readers "
         "understand; larger and slower to reload.")] = False,
+    file_format: Annotated[str | None, Option(
+        "--format", metavar="json|binary", show_default=False,
+        help="json (readable) or binary (smaller, and faster to read back). Default: "
+        "binary for a .tsnap file name, else json.")] = None,
     *,
     live: LiveOptions,
     traceback: TracebackOpt = False,
 ) -> int:
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
     (--cluster) as a portable snapshot that --cluster reads back ~10x faster.
+
+    JSON by default; binary (--format binary, or a .tsnap file name) is smaller and reads
+    faster still. --cluster reads both, recognising a binary snapshot by its contents.
     """
+    from tasplan.cli.snapshot import file_format as chosen_format
     from tasplan.cli.snapshot import output_path, run_snapshot
 
-    return run_guarded(lambda: run_snapshot(output_path(output_file, output), cluster, live,
-                                            as_list), traceback=traceback)
+    return run_guarded(lambda: run_snapshot(
+        output_path(output_file, output), cluster, live, as_list,
+        chosen_format(file_format, output_file or output, as_list)), traceback=traceback)
 
 
 def explain(
     targets: Annotated[list[str], Argument(
+        metavar="TARGET",
         help="'unschedulable' (every pending group of the inputs), group names (ns/name; a "
         "bare name with -n) or workload files and directories.", show_default=False)
     ] = [],  # noqa: B006 - never mutated

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 WorkloadArgs = Annotated[list[Path], Argument(
     metavar="WORKLOAD",
-    help="Workload files or directories: Workload, PodGroup, Pod and Job manifests to plan.",
+    help="Workload files or directories: the manifests to plan (Workload API objects, Pods, "
+    "Jobs, training and serving kinds such as TrainJob or RayCluster).",
     show_default=False)]
 FilenameOpt = Annotated[list[Path], Option(
     "--filename", "-f", metavar="FILE", show_default=False,

@@ -69,6 +69,26 @@ class NodeInfo:
             self.affinity_pods.remove(pod)
         self.generation += 1
 
+    def remove_pods(self, pods: list[Pod]) -> None:
+        """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods."""
+        gone = set(map(id, pods))
+        self.pods[:] = [p for p in self.pods if id(p) not in gone]
+        req = self.requested
+        cpu = mem = 0
+        for pod in pods:
+            for name, value in pod.requests.items():
+                req[name] -= value
+            non_zero = pod.non_zero
+            cpu += non_zero[0]
+            mem += non_zero[1]
+            for port in pod.host_ports:
+                self.ports.remove(port)
+            if pod.pod_affinity is not None:
+                self.affinity_pods.remove(pod)
+        self.non_zero_cpu -= cpu
+        self.non_zero_memory -= mem
+        self.generation += len(pods)
+
     def with_pods(self, pods: list[Pod]) -> NodeInfo:
         """A detached copy of this node with ``pods`` added (nominated pods, upstream's
         ``addGENominatedPods``)."""

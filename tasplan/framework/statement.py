@@ -44,6 +44,7 @@ class Reserver(Protocol):
 class Op(Enum):
     EVICT = "evict"
     RESTORE = "restore"
+    EVICT_ALL = "evict-all"  # several pods of one node at once (its log entry holds a tuple)
 
 
 # One undo entry per operation: (reserver, token) pairs, or None when nothing was reserved.
@@ -85,6 +86,15 @@ class Statement:
         self._evicted.add(id(pod))
         self._move(pod, node, Op.EVICT)
 
+    def evict_all(self, pods: list[Pod], node: NodeInfo) -> None:
+        """Every pod of ``pods`` leaves ``node``, as ``evict`` one by one would leave it
+        (preemption's candidates, a whole cluster of them): one operation to undo."""
+        node.remove_pods(pods)
+        self._evicted.update(map(id, pods))
+        self._moves.append((len(self._log), Op.EVICT_ALL))
+        self._log.append((tuple(pods), node))  # type: ignore[arg-type]
+        self._undo.append(None)
+
     def restore(self, pod: Pod, node: NodeInfo) -> None:
         """An evicted ``pod`` comes back to ``node``."""
         node.add_pod(pod)
@@ -112,9 +122,15 @@ class Statement:
             pod, node = log.pop()
             release(self._undo.pop())
             if moves and moves[-1][0] == len(log):
-                if moves.pop()[1] is Op.EVICT:
+                op = moves.pop()[1]
+                if op is Op.EVICT:
                     node.add_pod(pod)
                     self._evicted.discard(id(pod))
+                elif op is Op.EVICT_ALL:  # back as one by one rollbacks would put them
+                    pods = pod[::-1]  # type: ignore[index]
+                    for one in pods:
+                        node.add_pod(one)
+                    self._evicted.difference_update(map(id, pods))
                 else:
                     node.remove_pod(pod)
                     self._evicted.add(id(pod))

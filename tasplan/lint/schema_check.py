@@ -4,7 +4,8 @@ validator builds an object per keyword and instance; most manifests have no find
 
 Exact by construction: every keyword the schemas use is compiled with Draft 2020-12's
 meaning (``type`` with integral floats as integers and booleans as neither, ``const`` and
-``enum`` with jsonschema's own equality, ``format`` with the same FormatChecker, ``pattern``
+``enum`` with jsonschema's own equality (imported only for values other than strings
+and null), ``format`` with the same FormatChecker, ``pattern``
 with ``re.search``); a schema holding any other keyword is not compiled at all, and
 jsonschema decides. Only a valid verdict is used: an invalid object is validated again by
 jsonschema, which names the violations.
@@ -14,15 +15,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from referencing import Registry
+if TYPE_CHECKING:
+    from referencing import Registry
 
-try:  # jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
-    from jsonschema._utils import equal
-except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
-    equal = None
+
+def _equal() -> Callable[[Any, Any], bool] | None:
+    """jsonschema's own equality (1 != True, 1 == 1.0), imported by a schema that compares
+    values other than strings and null; private, so its absence is allowed (jsonschema then
+    validates such a schema alone)."""
+    try:
+        from jsonschema._utils import equal
+    except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
+        return None
+    return equal
+
+
+def _strings_or_null(values: list) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
 
 Check = Callable[[Any], bool]
 
@@ -193,14 +206,20 @@ class Compiler:
     def _const(self, value: Any, schema: dict, base: str) -> Check:
         if isinstance(value, str):  # jsonschema compares with == when either is a string
             return lambda x: x == value
+        if value is None:  # null equals only null (a string never equals it)
+            return lambda x: x is None
+        equal = _equal()
         if equal is None:
             raise Unsupported("const")
         return lambda x: equal(x, value)
 
     def _enum(self, value: list, schema: dict, base: str) -> Check:
-        if all(isinstance(v, str) for v in value):
-            allowed = frozenset(value)
+        if _strings_or_null(value):  # as const: == for strings, null only for null
+            allowed = frozenset(v for v in value if v is not None)
+            if None in value:
+                return lambda x: x is None or (isinstance(x, str) and x in allowed)
             return lambda x: isinstance(x, str) and x in allowed
+        equal = _equal()
         if equal is None:
             raise Unsupported("enum")
         return lambda x: any(equal(x, v) for v in value)

@@ -30,7 +30,7 @@ from tasplan.plan.notes import NoteCode
 from tasplan.plan.preemption_result import PreemptionResult, Victim
 from tasplan.plan.result import GroupResult
 from tasplan.preemption.budgets import DisruptionBudget
-from tasplan.preemption.victims import Unit, reprieve_order
+from tasplan.preemption.victims import Unit, ranked, reprieve_order
 from tasplan.target import Target
 
 NEVER = "not eligible due to preemptionPolicy=Never."
@@ -112,46 +112,135 @@ def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statemen
     if not potential:
         return Attempt(None, NO_VICTIMS)
     with statement.trial():
+        leaving: dict[int, list[Pod]] = {}
         for unit in potential:
             for pod, i in unit.pods:
-                statement.evict(pod, nodes[i])
+                leaving.setdefault(i, []).append(pod)
+        for i, pods in leaving.items():
+            statement.evict_all(pods, nodes[i])
         without = statement.checkpoint()
         placed = rerun(nodes, statement)
         statement.rollback(without)
         if placed is None:
             return Attempt(None, NOT_ENOUGH)
         reprieve = None if rules.rerun_each else _Reprieve(fw, nodes, statement, placed[1])
-        evicted: list[Unit] = []
-        violations = 0
-        order = reprieve_order(potential, budgets, legacy_selectors=rules.legacy_selectors)
-        for unit, broken in order:
-            if reprieve is not None:
-                kept = reprieve.try_back(unit)
-            else:  # 1.36: the unit back, the whole cycle again
-                mark = statement.checkpoint()
-                for pod, i in unit.pods:
-                    statement.restore(pod, nodes[i])
-                again = statement.checkpoint()
-                rerun_placed = rerun(nodes, statement)
-                statement.rollback(again)
-                kept = rerun_placed is not None
-                if kept:
-                    placed = rerun_placed
-                else:
-                    statement.rollback(mark)
-            if not kept:
-                violations += broken
-                evicted.append(unit)
+        if FAST and reprieve is not None and not reprieve.cross_checks:
+            evicted, violations, notes = _reprieve_touching(reprieve, potential, budgets,
+                                                            rules)
+        else:
+            evicted, violations, notes, placed = _reprieve_each(
+                reprieve, nodes, statement, potential, budgets, rules, rerun, placed)
     name, assignments = placed
     victims = sorted((Victim(p.key, nodes[i].node.name, unit.priority, p.group, unit.key,
                              unit.kind if unit.key else None, len(unit.pods))
                       for unit in evicted for p, i in unit.pods), key=lambda v: v.pod)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
-    notes = _order_notes([u for u, _ in order], {id(u) for u in evicted}, rules)
     notes += _budget_notes(budgets, potential)
     return Attempt(PreemptionResult(name, tuple(victims),
                                     {p.key: nodes[i].node.name for p, i in assignments},
                                     message, violations, notes), message)
+
+
+def _reprieve_each(reprieve: _Reprieve | None, nodes: Sequence[NodeInfo],
+                   statement: Statement, potential: Sequence[Unit],
+                   budgets: Sequence[DisruptionBudget], rules: Rules, rerun: Rerun,
+                   placed: Placed) -> tuple[list[Unit], int, tuple, Placed]:
+    """Step 4 as upstream runs it: every candidate in reprieve order. Returns the evicted
+    units, the budget violations among them, the order note, and what is placed."""
+    evicted: list[Unit] = []
+    violations = 0
+    order = reprieve_order(potential, budgets, legacy_selectors=rules.legacy_selectors)
+    for unit, broken in order:
+        if reprieve is not None:
+            kept = reprieve.try_back(unit)
+        else:  # 1.36: the unit back, the whole cycle again
+            mark = statement.checkpoint()
+            for pod, i in unit.pods:
+                statement.restore(pod, nodes[i])
+            again = statement.checkpoint()
+            rerun_placed = rerun(nodes, statement)
+            statement.rollback(again)
+            kept = rerun_placed is not None
+            if kept:
+                placed = rerun_placed
+            else:
+                statement.rollback(mark)
+        if not kept:
+            violations += broken
+            evicted.append(unit)
+    notes = _order_notes([u for u, _ in order], {id(u) for u in evicted}, rules)
+    return evicted, violations, notes, placed
+
+
+# The equivalent of _reprieve_each without the work that cannot change the answer (tests
+# compare both: tests/preemption/test_fast_reprieve.py).
+FAST = True
+
+
+def _reprieve_touching(reprieve: _Reprieve, potential: Sequence[Unit],
+                       budgets: Sequence[DisruptionBudget], rules: Rules
+                       ) -> tuple[list[Unit], int, tuple]:
+    """Step 4 without cross-node filters: a unit on none of the placed pods' nodes is put
+    back without a check and changes nothing a later check reads, so only the units on
+    those nodes are tried, in their reprieve order (budgets are spent over the units that
+    a budget covers, in the same order as upstream's whole list). The order note is
+    looked up among the units equal to an evicted one."""
+    broken = _violations(potential, budgets, rules.legacy_selectors)
+    by_node = reprieve.by_node
+    touching = [u for u in potential if any(i in by_node for _, i in u.pods)]
+    evicted: list[Unit] = []
+    violations = 0
+    for unit in sorted(touching, key=lambda u: (id(u) not in broken, u.importance)):
+        if not reprieve.try_back(unit):
+            violations += broken.get(id(unit), 0)
+            evicted.append(unit)
+    return evicted, violations, _order_notes_among(potential, evicted, broken, rules)
+
+
+def _violations(potential: Sequence[Unit], budgets: Sequence[DisruptionBudget],
+                legacy: bool) -> dict[int, int]:
+    """id(unit) -> its pods that break a budget, for the units that break one: budgets are
+    spent only by the pods they cover, so the covered units alone, in order, decide."""
+    if not budgets:
+        return {}
+    covered = [u for u in potential
+               if any(b.covers(p) for p, _ in u.pods for b in budgets)]
+    return {id(u): n for u, n in reprieve_order(covered, budgets, legacy_selectors=legacy)
+            if n}
+
+
+def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
+                       broken: dict[int, int], rules: Rules) -> tuple[tuple[str, str], ...]:
+    """``_order_notes`` over the reprieve order of ``potential`` (violating units first,
+    then by importance), computed from the classes of the evicted units only."""
+    if not evicted:
+        return ()
+    tiebreak = rules.uid_tiebreak
+    gone = {id(u) for u in evicted}
+    keys = {u.decided(tiebreak) for u in evicted}
+    shapes = {(u.priority, u.kind, len(u.pods)) for u in evicted}
+    uids = {k[-1] for k in keys if len(k) == 5}
+    # decided key -> [(position in the reprieve order, unit)]
+    classes: dict[tuple, list[tuple[tuple, Unit]]] = {}
+    for unit in potential:
+        if (unit.priority, unit.kind, len(unit.pods)) not in shapes:
+            continue
+        if tiebreak and len(unit.pods) == 1 and (uid := unit.pods[0][0].uid) \
+                and uid not in uids:
+            continue  # its class has its UID, which no evicted unit has
+        key, importance = ranked(unit, tiebreak)
+        if key in keys:
+            members = classes.get(key)
+            if members is None:
+                members = classes[key] = []
+            members.append(((id(unit) not in broken, importance), unit))
+    mixed = [members for members in classes.values()
+             if any(id(u) not in gone for _, u in members)]
+    if not mixed:
+        return ()
+    members = min(mixed, key=min)
+    return _order_note(min(m for m in members if id(m[1]) in gone)[1],
+                       min(m for m in members if id(m[1]) not in gone)[1], rules)
 
 
 def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
@@ -166,8 +255,11 @@ def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
     if not mixed:
         return ()
     units = mixed[0]
-    gone = next(u for u in units if id(u) in evicted)
-    kept = next(u for u in units if id(u) not in evicted)
+    return _order_note(next(u for u in units if id(u) in evicted),
+                       next(u for u in units if id(u) not in evicted), rules)
+
+
+def _order_note(gone: Unit, kept: Unit, rules: Rules) -> tuple[tuple[str, str], ...]:
     return ((NoteCode.VICTIM_ORDER, f"{_name(gone)} and {_name(kept)} are equally important as "
              "victims (priority, rank, pods, start time"
              + (", UID" if rules.uid_tiebreak else "") + "): upstream orders them "
@@ -243,16 +335,18 @@ class _Reprieve:
         """Phase 1: the pods placed on node ``i``, in order, each with the earlier ones
         assumed, against the node-local filters (with nominated pods, as upstream)."""
         info = self.work[i]
-        earlier: list[Pod] = []
+        view = info  # the node with the earlier placed pods: one copy, grown pod by pod
         for pod in self.by_node.get(i, ()):
-            view = info.with_pods(earlier) if earlier else info
             reserved = [p for p in info.nominated if p.priority >= pod.priority
                         and p is not pod and (p.group is None or p.group != pod.group)]
             if reserved and self._fails(pod, view.with_pods(reserved)):
                 return False
             if self._fails(pod, view):
                 return False
-            earlier.append(pod)
+            if view is info:
+                view = info.with_pods([pod])
+            else:
+                view.add_pod(pod)
         return True
 
     def _fails(self, pod: Pod, info: NodeInfo) -> bool:

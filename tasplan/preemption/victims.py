@@ -77,6 +77,18 @@ class Unit:
         return self._decided_prefix
 
 
+def ranked(unit: Unit, uid_tiebreak: bool) -> tuple[tuple, tuple]:
+    """``(unit.decided(uid_tiebreak), unit.importance)`` without caching anything on the
+    unit: cheap for the one-pod units a whole cluster of candidates mostly is."""
+    if len(unit.pods) != 1:
+        return unit.decided(uid_tiebreak), unit.importance
+    pod = unit.pods[0][0]
+    start = timestamp.sort_key(pod.start_time) if pod.start_time else _NOT_STARTED
+    prefix = (-unit.priority, -RANK[unit.kind], -1, start)
+    return ((*prefix, pod.uid) if uid_tiebreak and pod.uid else prefix,
+            (*prefix, pod.uid, pod.key))
+
+
 class Hierarchy:
     """The pod groups and composites of the cluster as kube-scheduler's preemption sees
     them. ``composites`` only with the CompositePodGroup gate (upstream: no composite
@@ -133,18 +145,32 @@ def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy) -> list[Unit]:
     scheduled pod under that link, wherever it runs."""
     whole: dict[str, list[tuple[Pod, int]]] = {}
     out: list[Unit] = []
+    # pod.group -> (its highest disruptionMode-all link or None, kind alone, the tree's
+    # priority or None: the pod's own): the same for every pod of a group.
+    seen: dict[str, tuple[PodGroup | CompositePodGroup | None, str, int | None]] = {}
     for info in infos:
+        index = info.index
         for pod in info.pods:
-            bound = hierarchy.bound(pod)
+            if pod.group is None:  # no hierarchy: evicted alone, at its own priority
+                out.append(Unit(((pod, index),), pod.priority, POD))
+                continue
+            found = seen.get(pod.group)
+            if found is None:
+                chain = hierarchy.chain(pod)
+                found = seen[pod.group] = (hierarchy.bound(pod), POD_GROUP if
+                                           hierarchy.member(pod) else POD,
+                                           (chain[-1].priority or 0) if chain else None)
+            bound, kind, priority = found
+            if priority is None:
+                priority = pod.priority
             if bound is None:
-                kind = POD_GROUP if hierarchy.member(pod) else POD
-                out.append(Unit(((pod, info.index),), hierarchy.priority(pod), kind))
+                out.append(Unit(((pod, index),), priority, kind))
                 continue
             members = whole.get(bound.key)
             if members is None:
                 members = whole[bound.key] = []
-                out.append(Unit((), hierarchy.priority(pod), bound.kind, bound.key))
-            members.append((pod, info.index))
+                out.append(Unit((), priority, bound.kind, bound.key))
+            members.append((pod, index))
     return [Unit(tuple(whole[u.key]), u.priority, u.kind, u.key) if u.key is not None
             else u for u in out]
 

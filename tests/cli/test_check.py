@@ -492,7 +492,7 @@ def test_help_text_is_reflowed_not_cut_at_docstring_line_breaks() -> None:
     """A docstring's line breaks are source layout: at 80 columns a sentence runs on."""
     result = CliRunner().invoke(app, ["lint", "--help"], env={"COLUMNS": "80"})
     assert result.exit_code == 0
-    assert "capacity, taints and selectors" in result.stdout
+    assert "with --cluster also topology keys" in result.stdout
     top = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "80"})
     assert "kubectl dumps (--cluster)" in top.stdout
 

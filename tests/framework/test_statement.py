@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement, StatementError
 from tasplan.model.pod import HostPort
+from tasplan.model.pod_affinity import PodAffinity
 from tests.builders import make_node, make_pod, node_infos, pod_with
 
 MI = 1024 * 1024
@@ -274,3 +275,56 @@ def test_changes_since_never_spans_an_eviction():
     assert statement.changes_since(after) == [(POD_KINDS[0], infos[1])]
     with pytest.raises(StatementError):
         statement.changes_since(0)
+
+
+# -- evict_all: what evict one by one does, in one operation ----------------------------------
+
+def _exact(info: NodeInfo, pods: list) -> tuple:
+    """Everything of a NodeInfo, order and zero entries included; pods named by their
+    place in ``pods`` (the node's pods as built)."""
+    where = {id(p): n for n, p in enumerate(pods)}
+    return (dict(info.requested), list(info.requested), info.non_zero_cpu,
+            info.non_zero_memory, [where[id(p)] for p in info.pods], list(info.ports),
+            [where[id(p)] for p in info.affinity_pods], info.generation)
+
+
+def _crowded() -> tuple[NodeInfo, list]:
+    ported = [replace(make_pod(f"port-{i}", 0.5, node="n0"),
+                      host_ports=(HostPort(8080 + i % 2), HostPort(53, "UDP")))
+              for i in range(3)]
+    plain = [make_pod(f"p-{i}", 1 + i % 2, node="n0", memory=i * MI) for i in range(4)]
+    affine = [replace(make_pod(f"aff-{i}", 1, node="n0", **{GPU: 1}),
+                      pod_affinity=PodAffinity()) for i in range(2)]
+    [info] = node_infos([make_node("n0", 64, memory=64 * MI, **{GPU: 4})],
+                        [*ported, *plain, *affine])
+    return info, list(info.pods)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(range(9)), st.integers(0, 9), st.integers(0, 9))
+def test_evict_all_is_evict_one_by_one(order, count, restored):
+    (one, pods), (bulk, bulk_pods) = _crowded(), _crowded()
+    initial = _exact(one, pods)
+    leaving = list(order[:count])
+    s_one, s_bulk = Statement(), Statement()
+    for n in leaving:
+        s_one.evict(pods[n], one)
+    s_bulk.evict_all([bulk_pods[n] for n in leaving], bulk)
+
+    def same() -> None:
+        assert _exact(one, pods) == _exact(bulk, bulk_pods)
+        assert [s_one.evicted(p) for p in pods] == [s_bulk.evicted(p) for p in bulk_pods]
+
+    same()
+    if restored < len(leaving):  # one back, then undone
+        mark_one, mark_bulk = s_one.checkpoint(), s_bulk.checkpoint()
+        s_one.restore(pods[leaving[restored]], one)
+        s_bulk.restore(bulk_pods[leaving[restored]], bulk)
+        same()
+        s_one.rollback(mark_one)
+        s_bulk.rollback(mark_bulk)
+        same()
+    s_one.rollback(0)
+    s_bulk.rollback(0)
+    same()
+    assert _exact(one, pods)[:4] == initial[:4]
