@@ -16,7 +16,7 @@ from tasplan.lint.reader import parse
 from tasplan.lint.schema_check import Compiler, Unsupported
 
 ROOT = Path(__file__).resolve().parents[2]
-VALUES = [None, -1, 1.5, 2**31, True, "", "Bad_Name", [], {"x": 1}]
+VALUES = [None, -1, 1.5, 2.0, 2**31, True, "", "Bad_Name", [], {"x": 1}]
 
 
 def _corpus(tmp: Path) -> list[dict]:
