@@ -300,6 +300,37 @@ def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) ->
     pods[key] = pod
 
 
+class _PodPositions(Mapping):
+    """Key -> input position of the pods in no group yet, looked up when asked: the pod
+    grouping asks for the few pods that form a group, not for every pod of a cluster."""
+
+    def __init__(self, pods: Mapping[tuple[str, str], Pod], positions: Mapping) -> None:
+        self._pods, self._positions = pods, positions
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        pod = self._pods[key]
+        if pod.group is not None:
+            raise KeyError(key)
+        return self._positions.get(pod.source, 0)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return (key for key, pod in self._pods.items() if pod.group is None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str]) -> None:
+    """``_put_pod`` of each pod of ``batch`` (a snapshot's pod table): one dict update
+    when no name repeats, in the batch or before it (the usual case)."""
+    fresh = {(p.namespace, p.name): p for p in batch}
+    if len(fresh) == len(batch) and pods.keys().isdisjoint(fresh):
+        pods.update(fresh)
+        return
+    for pod in batch:
+        _put_pod(pods, pod, warnings)
+
+
 def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
     """Two objects of one kind and name among the cluster inputs, or among the workload
     inputs: the API server holds one, so which one is meant is not known. (A workload
@@ -397,9 +428,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
         order += len(decoded)
-        for pod in decoded:
-            _put_pod(pods, pod, warnings)
-            if has_selectors and not pod.node_name:
+        _put_pods(pods, decoded, warnings)
+        for pod in decoded if has_selectors else ():
+            if not pod.node_name:
                 owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []
@@ -429,8 +460,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
                               pod_annotations))
     groups.extend(pod_groups.group_pods(
-        pods, pod_annotations, {(p.namespace, p.name): positions.get(p.source, 0)
-                                for p in pods.values() if p.group is None},
+        pods, pod_annotations, _PodPositions(pods, positions),
         overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)

@@ -25,7 +25,7 @@ from typing import Any
 
 from tasplan.errors import InputError
 from tasplan.load.documents import locate
-from tasplan.load.group_names import named_group
+from tasplan.load.group_names import LABEL_KEYS, named_group
 from tasplan.load.producers import Overrides
 from tasplan.model.group import Expansion, PodGroup, PodSet, Policy, pairs
 from tasplan.model.pod import Pod
@@ -64,6 +64,8 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
         if pod.group is not None:
             continue
         notes = annotations.get(pkey) or {}
+        if not notes and not bare and LABEL_KEYS.isdisjoint(pod.labels):
+            continue  # names no group (most pods of a cluster): named_group says None
         named = named_group(pod.labels, notes if isinstance(notes, dict) else {})
         if named is None:
             if not (bare and pod.source.workload and not pod.node_name and not pod.terminal):
