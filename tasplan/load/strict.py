@@ -267,6 +267,7 @@ def check_json_ints(data: bytes) -> None:
     ``sha256:3220264326175167845...`` no longer cost a second, slow parse."""
     if not any(not _in_string(data, m.start()) for m in _long_ints(data)):
         return
+
     def integer(text: str) -> int:
         if len(text.lstrip("-")) > MAX_DIGITS:
             raise StrictError(f"number with {len(text)} digits is out of range (int64)")

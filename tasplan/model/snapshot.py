@@ -6,8 +6,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_not, itemgetter
 
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.dra import NO_DRA, DraInputs
@@ -46,15 +44,12 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
                 ) -> tuple[dict, dict, tuple[Pod, ...]]:
     """Node name -> NodeUsage for the nodes that have pods; node name -> count of pods
     bound to nodes missing from the snapshot (their requests cannot be counted); and the
-    pending pods nominated to a node of the snapshot (room is held for them there).
-
-    Pods of one class share their ``requests`` mapping and ``non_zero`` pair (the loaders
-    decode them once per distinct spec), so a node's sums are taken per distinct mapping,
-    times its count: what is left per pod is putting it in its node's list."""
+    pending pods nominated to a node of the snapshot (room is held for them there)."""
     names = {n.name for n in nodes}
-    on: dict[str, list[Pod]] = {}
+    acc: dict[str, tuple[dict, list, list, list]] = {}
     missing: dict[str, int] = {}
     nominated = []
+    affinity: dict[str, list[Pod]] = {}
     for pod in pods:
         name = pod.node_name
         if not name:
@@ -64,35 +59,27 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
             continue
         if pod.phase in TERMINAL_PHASES:
             continue
-        listed = on.get(name)
-        if listed is None:
-            if name not in names:
-                missing[name] = missing.get(name, 0) + 1
-                continue
-            listed = on[name] = []
-        listed.append(pod)
-    usage = {name: _usage(listed) for name, listed in on.items()}
+        if name not in names:
+            missing[name] = missing.get(name, 0) + 1
+            continue
+        entry = acc.get(name)
+        if entry is None:
+            entry = acc[name] = ({}, [0, 0], [], [])
+        requested, non_zero, on_node, ports = entry
+        for resource, value in pod.requests.items():
+            requested[resource] = requested.get(resource, 0) + value
+        cpu, mem = pod.non_zero
+        non_zero[0] += cpu
+        non_zero[1] += mem
+        on_node.append(pod)
+        if pod.pod_affinity is not None:
+            affinity.setdefault(name, []).append(pod)
+        if pod.host_ports:
+            ports.extend(pod.host_ports)
+    usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports),
+                             tuple(affinity.get(name, ())))
+             for name, (req, nz, on, ports) in acc.items()}
     return usage, missing, tuple(nominated)
-
-
-_REQUESTS, _NON_ZERO = attrgetter("requests"), attrgetter("non_zero")
-_PORTS, _AFFINITY = attrgetter("host_ports"), attrgetter("pod_affinity")
-
-
-def _usage(pods: list[Pod]) -> NodeUsage:
-    """The usage of one node's pods (in order). Resources are summed in the order they
-    first appear, as a pod-by-pod sum would add them."""
-    requests = list(map(_REQUESTS, pods))
-    by_id = dict(zip(map(id, requests), requests, strict=True))
-    requested: dict[str, int] = {}
-    for key, n in Counter(map(id, requests)).items():
-        for resource, value in by_id[key].items():
-            requested[resource] = requested.get(resource, 0) + value * n
-    non_zero = list(map(_NON_ZERO, pods))
-    affinity = tuple(compress(pods, map(is_not, map(_AFFINITY, pods), repeat(None))))
-    return NodeUsage(requested, sum(map(itemgetter(0), non_zero)),
-                     sum(map(itemgetter(1), non_zero)), tuple(pods),
-                     tuple(chain.from_iterable(map(_PORTS, pods))), affinity)
 
 
 @dataclass(frozen=True)
