@@ -11,6 +11,7 @@ yields its ``items`` and then itself, for the loader to decode its pod table.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 import zlib
@@ -47,9 +48,18 @@ def max_input_bytes() -> int:
 
 def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> bytes:
     """At most ``limit`` bytes of ``stream``, read in bounded chunks (``read(limit)`` on a
-    buffered stream reserves ``limit`` bytes up front); more is an error."""
+    buffered stream reserves ``limit`` bytes up front); more is an error. A regular file
+    is read in one call into one buffer of its size (a 548 MB dump read in chunks and
+    joined costs a second copy, and twice its size in memory)."""
     chunks: list[bytes] = []
     total = 0
+    size = _regular_size(stream)
+    if size is not None and size <= limit:
+        data = stream.read(size + 1)
+        if len(data) <= size:  # at its end: the whole file
+            return data
+        chunks.append(data)  # it grew meanwhile: read on, within the limit
+        total = len(data)
     while total <= limit:
         chunk = stream.read(min(READ_CHUNK, limit + 1 - total))
         if not chunk:
@@ -60,6 +70,17 @@ def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> by
         raise InputError(label, f"{what} is larger than the limit of {limit} bytes "
                          f"({MAX_INPUT_BYTES.hint()})")
     return b"".join(chunks)
+
+
+def _regular_size(stream: Any) -> int | None:
+    """Bytes left in ``stream`` when it is a regular file, else None."""
+    if not isinstance(stream, io.BufferedReader | io.FileIO):
+        return None  # a decompressing stream's fileno is the compressed file's
+    try:
+        info = os.fstat(stream.fileno())
+        return info.st_size - stream.tell() if stat.S_ISREG(info.st_mode) else None
+    except (OSError, ValueError):
+        return None
 
 
 def expand_paths(path: str | os.PathLike, warnings: list[str] | None = None) -> list[Path]:

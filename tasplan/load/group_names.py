@@ -11,7 +11,6 @@ KUEUE_GROUP = "kueue.x-k8s.io/pod-group-name"
 COSCHEDULING = "scheduling.x-k8s.io/pod-group"
 VOLCANO = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
 KAI = "pod-group-name"
-LABEL_KEYS = frozenset({KUEUE_GROUP, COSCHEDULING})  # the labels named_group reads
 
 
 def named_group(labels: Mapping[str, Any], annotations: Mapping[str, Any]

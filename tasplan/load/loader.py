@@ -300,26 +300,6 @@ def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) ->
     pods[key] = pod
 
 
-class _PodPositions(Mapping):
-    """Key -> input position of the pods in no group yet, looked up when asked: the pod
-    grouping asks for the few pods that form a group, not for every pod of a cluster."""
-
-    def __init__(self, pods: Mapping[tuple[str, str], Pod], positions: Mapping) -> None:
-        self._pods, self._positions = pods, positions
-
-    def __getitem__(self, key: tuple[str, str]) -> int:
-        pod = self._pods[key]
-        if pod.group is not None:
-            raise KeyError(key)
-        return self._positions.get(pod.source, 0)
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        return (key for key, pod in self._pods.items() if pod.group is None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str]) -> None:
     """``_put_pod`` of each pod of ``batch`` (a snapshot's pod table): one dict update
     when no name repeats, in the batch or before it (the usual case)."""
@@ -409,7 +389,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             if pod.order != order:
                 pod = replace(pod, order=order)
             order += 1
-            _put_pod(pods, pod, warnings)
+            key = (pod.namespace, pod.name)
+            if key in pods:
+                _put_pod(pods, pod, warnings)
+            else:
+                pods[key] = pod
             continue
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
@@ -460,8 +444,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
                               pod_annotations))
     groups.extend(pod_groups.group_pods(
-        pods, pod_annotations, _PodPositions(pods, positions),
-        overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
+        pods, pod_annotations, positions, overrides,
+        pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     kueue = _kueue_inputs(by_kind, warnings)
