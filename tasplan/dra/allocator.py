@@ -12,7 +12,7 @@ pod's claims only: devices that earlier pods took stay taken.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.model.dra import (
     ALL,
@@ -96,41 +96,61 @@ def device_reaches(d: Device, node: Node) -> bool:
     return d.all_nodes
 
 
+def _pools(slices: Sequence[ResourceSlice]) -> list[Pool]:
+    """The pools of ``slices``: newest generation only, slices by name, with what the
+    allocator asks of a pool (complete, invalid, binding conditions, counters)."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in slices:
+        key = (s.driver, s.pool)
+        newest[key] = max(newest.get(key, -1), s.generation)
+    pools: dict[tuple[str, str], Pool] = {k: Pool(k[0], k[1], g) for k, g in newest.items()}
+    counts: dict[tuple[str, str], int] = {}
+    for s in slices:
+        pool = pools[(s.driver, s.pool)]
+        if s.generation != pool.generation:
+            continue  # obsolete, even when the newer generation has fewer devices
+        pool.slices.append(s)
+        counts[(s.driver, s.pool)] = s.slice_count
+        for name, counters in s.shared_counters.items():
+            pool.counters[name] = dict(counters)
+    for key, pool in pools.items():
+        pool.slices.sort(key=lambda s: s.name)
+        pool.complete = len(pool.slices) == counts[key]
+        names: set[str] = set()
+        for s in pool.slices:
+            for d in s.devices:
+                if d.name in names:
+                    pool.invalid = True
+                names.add(d.name)
+                pool.binding_conditions |= bool(d.binding_conditions)
+                pool.has_counter_use |= bool(d.consumes)
+    return list(pools.values())
+
+
 class World:
     """The immutable DRA inputs, indexed once per run: pools (newest generation only),
     candidate devices per node, taints, and the selector cache."""
 
     def __init__(self, inputs: DraInputs) -> None:
+        self._index(inputs, _pools(inputs.slices))
+
+    def extended(self, slices: Sequence[ResourceSlice]) -> World:
+        """The world of the inputs with ``slices`` published too (``World`` of both). Slices
+        for nodes that publish nothing yet, in pools of their own (a copy of a node's
+        devices), join this world's pools; anything else rebuilds them all."""
+        inputs = replace(self.inputs, slices=(*self.inputs.slices, *slices))
+        if any((s.driver, s.pool) in self.pool_index or not s.node_name
+               or s.node_name in self.local for s in slices):
+            return World(inputs)
+        world = World.__new__(World)
+        world._index(inputs, [*self.pools, *_pools(slices)])
+        return world
+
+    def _index(self, inputs: DraInputs, pools: list[Pool]) -> None:
         self.inputs = inputs
         self.classes: Mapping[str, DeviceClass] = inputs.classes
-        newest: dict[tuple[str, str], int] = {}
-        for s in inputs.slices:
-            key = (s.driver, s.pool)
-            newest[key] = max(newest.get(key, -1), s.generation)
-        pools: dict[tuple[str, str], Pool] = {k: Pool(k[0], k[1], g) for k, g in newest.items()}
-        counts: dict[tuple[str, str], int] = {}
-        for s in inputs.slices:
-            pool = pools[(s.driver, s.pool)]
-            if s.generation != pool.generation:
-                continue  # obsolete, even when the newer generation has fewer devices
-            pool.slices.append(s)
-            counts[(s.driver, s.pool)] = s.slice_count
-            for name, counters in s.shared_counters.items():
-                pool.counters[name] = dict(counters)
-        for key, pool in pools.items():
-            pool.slices.sort(key=lambda s: s.name)
-            pool.complete = len(pool.slices) == counts[key]
-            names: set[str] = set()
-            for s in pool.slices:
-                for d in s.devices:
-                    if d.name in names:
-                        pool.invalid = True
-                    names.add(d.name)
-                    pool.binding_conditions |= bool(d.binding_conditions)
-                    pool.has_counter_use |= bool(d.consumes)
         # Pools sorted by (driver, pool); those with binding conditions after all others.
-        self.pools = sorted(pools.values(),
-                            key=lambda p: (p.binding_conditions, p.driver, p.name))
+        self.pools = sorted(pools, key=lambda p: (p.binding_conditions, p.driver, p.name))
         self.pool_index = {(p.driver, p.name): p for p in self.pools}
         self._pool_order = {(p.driver, p.name): i for i, p in enumerate(self.pools)}
         self.local: dict[str, list[ResourceSlice]] = {}
