@@ -122,7 +122,8 @@ class Case:
         if dra is None:
             yield
             return
-        slices = [s for c in copies for s in copied_slices(dra.inputs.slices, like.name, c.name)]
+        slices = [s for c in copies for s in copied_slices(dra.published_by(like.name), like.name,
+                                                             c.name)]
         with dra.more_slices(slices):
             yield
 
@@ -179,7 +180,7 @@ class Case:
         world = dra.world
         if world.network or world.rules or not dra.own_claims(self.ctx.pending[0]):
             return None
-        copies = copied_slices(dra.inputs.slices, node.name, "")
+        copies = copied_slices(dra.published_by(node.name), node.name, "")
         if len({s.pool for s in copies}) != len(copies) or \
                 len({s.driver for s in copies}) != len(copies):
             return None

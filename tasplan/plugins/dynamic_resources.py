@@ -74,6 +74,7 @@ class DynamicResources:
     def _bind(self, inputs: DraInputs, groups: dict[str, PodGroup]) -> None:
         self.inputs = inputs
         self.world = self._inputs_world = World(inputs)
+        self._published: dict[str, list[ResourceSlice]] | None = None
         self.ledger = DeviceLedger(self.world)
         self._groups = groups
         self._uses: dict[int, tuple] = {}
@@ -94,6 +95,15 @@ class DynamicResources:
             yield
         finally:
             self.world = self.ledger.world = world
+
+    def published_by(self, node: str) -> list[ResourceSlice]:
+        """The input's node-local slices of ``node`` (every generation), in input order."""
+        if self._published is None:
+            self._published = {}
+            for s in self.inputs.slices:
+                if s.node_name:
+                    self._published.setdefault(s.node_name, []).append(s)
+        return self._published.get(node, [])
 
     def holders(self, pods: Iterable[Pod]) -> dict[str, int]:
         """How many of ``pods`` use each claim that the input has allocated."""
