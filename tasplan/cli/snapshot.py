@@ -16,7 +16,8 @@ from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.loader import assemble, gc_paused, require_kind, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
-from tasplan.snapshot.write import write_snapshot
+from tasplan.snapshot.write import BINARY, JSON, format_for, write_snapshot
+from tasplan.untrusted import quote
 from tasplan.version import __version__
 
 # Names that are output formats elsewhere (-o FORMAT): as a snapshot file name they are
@@ -34,14 +35,24 @@ def output_path(output_file: str | None, output: str | None) -> str:
         raise UsageError("name the snapshot file: --output-file FILE (-f FILE; .gz: gzip; "
                          "- : stdout)")
     if path.lower() in FORMAT_NAMES:
-        raise UsageError(f"refusing to write a snapshot file named {path!r}: a snapshot is "
-                         "always JSON; name the file, e.g. -f cluster.json (or cluster.json.gz "
-                         "for gzip, - for stdout)")
+        raise UsageError(f"refusing to write a snapshot file named {path!r}: name the file, "
+                         "e.g. -f cluster.json (cluster.json.gz for gzip, cluster.tsnap for "
+                         "binary, - for stdout); --format json|binary chooses the format")
     return path
 
 
+def file_format(requested: str | None, path: str | None, as_list: bool) -> str:
+    """``--format``, or what the file name asks for (``.tsnap``: binary)."""
+    if requested is not None and requested not in (JSON, BINARY):
+        raise UsageError(f"--format: expected json or binary, got {quote(requested)}")
+    fmt = requested or (format_for(path) if path and path != "-" else JSON)
+    if as_list and fmt == BINARY:
+        raise UsageError("--as-list writes a plain JSON List; it has no binary form")
+    return fmt
+
+
 def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
-                 as_list: bool) -> int:
+                 as_list: bool, fmt: str = JSON) -> int:
     options.check(offline_namespace=False)
     if options.live == bool(clusters):
         raise UsageError("give either --live or --cluster files to snapshot")
@@ -53,7 +64,7 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
             document = _from_files(clusters, started)
     if as_list:
         document = snapshot_format.to_list(document)
-    size = write_snapshot(document, output)
+    size = write_snapshot(document, output, fmt)
     if not options.quiet and output != "-":
         _summary(output, document, size, time.monotonic() - started)
     teardown.keep(document)

@@ -11,6 +11,7 @@ yields its ``items`` and then itself, for the loader to decode its pod table.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 import zlib
@@ -33,9 +34,10 @@ from tasplan.load.strict import (
 )
 from tasplan.load.yaml_loader import GZIP, decode_yaml, load_yaml, locate
 from tasplan.model.source import Source
+from tasplan.snapshot import binary as snapshot_binary
 from tasplan.snapshot import format as snapshot_format
 
-SUFFIXES = (".yaml", ".yml", ".json")
+SUFFIXES = (".yaml", ".yml", ".json", snapshot_binary.SUFFIX)
 READ_CHUNK = 16 * 1024**2
 STRICT_TYPED_BYTES = 16 * 1024**2  # files up to this size are read by the (strict) dict path
 
@@ -46,9 +48,18 @@ def max_input_bytes() -> int:
 
 def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> bytes:
     """At most ``limit`` bytes of ``stream``, read in bounded chunks (``read(limit)`` on a
-    buffered stream reserves ``limit`` bytes up front); more is an error."""
+    buffered stream reserves ``limit`` bytes up front); more is an error. A regular file
+    is read in one call into one buffer of its size (a 548 MB dump read in chunks and
+    joined costs a second copy, and twice its size in memory)."""
     chunks: list[bytes] = []
     total = 0
+    size = _regular_size(stream)
+    if size is not None and size <= limit:
+        data = stream.read(size + 1)
+        if len(data) <= size:  # at its end: the whole file
+            return data
+        chunks.append(data)  # it grew meanwhile: read on, within the limit
+        total = len(data)
     while total <= limit:
         chunk = stream.read(min(READ_CHUNK, limit + 1 - total))
         if not chunk:
@@ -59,6 +70,17 @@ def read_limited(stream: Any, label: str, limit: int, what: str = "input") -> by
         raise InputError(label, f"{what} is larger than the limit of {limit} bytes "
                          f"({MAX_INPUT_BYTES.hint()})")
     return b"".join(chunks)
+
+
+def _regular_size(stream: Any) -> int | None:
+    """Bytes left in ``stream`` when it is a regular file, else None."""
+    if not isinstance(stream, io.BufferedReader | io.FileIO):
+        return None  # a decompressing stream's fileno is the compressed file's
+    try:
+        info = os.fstat(stream.fileno())
+        return info.st_size - stream.tell() if stat.S_ISREG(info.st_mode) else None
+    except (OSError, ValueError):
+        return None
 
 
 def expand_paths(path: str | os.PathLike, warnings: list[str] | None = None) -> list[Path]:
@@ -139,6 +161,9 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     and bound Pods to the model directly (``Document.model``), and so do large kubectl
     YAML Lists that ``load/yaml_dump.py`` can convert exactly; what they do not take, this
     module reads as before."""
+    if str(path) != "-" and path.suffix.lower() != GZIP and _binary_head(path):
+        return parsed_documents(str(path), [_binary_snapshot(str(path), _read_bytes(path))],
+                                workload=workload)
     if typed:
         from tasplan.load import typed as typed_reader
 
@@ -158,6 +183,9 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
         if docs is not None:
             return iter(docs)
     data = _read_bytes(path)
+    if snapshot_binary.is_binary(data):  # gzip or stdin
+        return parsed_documents(str(path), [_binary_snapshot(str(path), data)],
+                                workload=workload)
     # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
     # the typed path checks strings only, so a large kubectl dump is not re-encoded).
     if typed and len(data) > STRICT_TYPED_BYTES:
@@ -172,6 +200,33 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
         if docs is not None:
             return iter(docs)
     return parsed_documents(str(path), _parse(path, data), workload=workload)
+
+
+def _binary_head(path: Path) -> bool:
+    """Whether a file starts like a binary snapshot (its first bytes: any name will do)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a FIFO would block the open: the ordinary read refuses it
+        with open(path, "rb") as fh:
+            return snapshot_binary.is_binary(fh.read(len(snapshot_binary.MAGIC)))
+    except OSError:
+        return False  # the ordinary read reports it
+
+
+def _binary_snapshot(label: str, data: bytes) -> dict[str, Any]:
+    """A binary snapshot -> the snapshot document its JSON form holds, read as strictly:
+    its JSON parts by the JSON reader of every input, its columns typed."""
+    def parse_json(text: bytes, what: str) -> Any:
+        try:
+            return parse_bytes(label, text, ".json")[0]
+        except InputError as exc:
+            raise InputError(label, f"malformed binary snapshot: {what}: {exc.detail}",
+                             field=exc.field) from None
+
+    try:
+        return snapshot_binary.decode(data, parse_json)
+    except snapshot_binary.BinaryError as exc:
+        raise InputError(label, str(exc)) from None
 
 
 def parsed_documents(label: str, objects: Iterable[Any], *,

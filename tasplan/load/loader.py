@@ -378,7 +378,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             if pod.order != order:
                 pod = replace(pod, order=order)
             order += 1
-            _put_pod(pods, pod, warnings)
+            key = (pod.namespace, pod.name)
+            if key in pods:
+                _put_pod(pods, pod, warnings)
+            else:
+                pods[key] = pod
             continue
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
@@ -429,9 +433,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
                               pod_annotations))
     groups.extend(pod_groups.group_pods(
-        pods, pod_annotations, {(p.namespace, p.name): positions.get(p.source, 0)
-                                for p in pods.values() if p.group is None},
-        overrides, pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
+        pods, pod_annotations, positions, overrides,
+        pod_groups.coscheduling_groups(by_kind[""]), {g.key for g in groups}))
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     kueue = _kueue_inputs(by_kind, warnings)

@@ -25,7 +25,7 @@ from typing import Any
 
 from tasplan.errors import InputError
 from tasplan.load.documents import locate
-from tasplan.load.group_names import named_group
+from tasplan.load.group_names import COSCHEDULING, KUEUE_GROUP, named_group
 from tasplan.load.producers import Overrides
 from tasplan.model.group import Expansion, PodGroup, PodSet, Policy, pairs
 from tasplan.model.pod import Pod
@@ -49,7 +49,7 @@ class _Found:
 
 
 def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str, str], Any],
-               positions: Mapping[tuple[str, str], int], overrides: Overrides,
+               positions: Mapping[Source, int], overrides: Overrides,
                coscheduling: Mapping[tuple[str, str], int],
                existing: set[str] = frozenset()) -> list[PodGroup]:
     """Groups for the pods that name one by label or annotation (``annotations``: pod key
@@ -57,14 +57,20 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
     group per namespace of the workload inputs' bare pending pods. Member pods get the
     group (``pods`` is updated). ``coscheduling``: minMember of scheduler-plugins PodGroups
     by (namespace, name). A pod naming a group the inputs define otherwise (``existing``:
-    a Volcano PodGroup object) joins it."""
+    a Volcano PodGroup object) joins it. ``positions``: input position by pod source."""
     found: dict[str, _Found] = {}
     bare = overrides.min_count is not None or overrides.topology_key is not None
     for pkey, pod in pods.items():
         if pod.group is not None:
             continue
-        notes = annotations.get(pkey) or {}
-        named = named_group(pod.labels, notes if isinstance(notes, dict) else {})
+        notes = annotations.get(pkey) if annotations else None
+        labels = pod.labels
+        if notes is None and KUEUE_GROUP not in labels and COSCHEDULING not in labels:
+            named = None  # named_group's answer without those labels and annotations
+            notes = {}
+        else:
+            notes = notes or {}
+            named = named_group(labels, notes if isinstance(notes, dict) else {})
         if named is None:
             if not (bare and pod.source.workload and not pod.node_name and not pod.terminal):
                 continue
@@ -74,7 +80,7 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
             pods[pkey] = replace(pod, group=f"{pod.namespace}/{name}")
             continue
         group = found.setdefault(f"{pod.namespace}/{name}", _Found(
-            owner, key, position=positions.get(pkey, 0), source=pod.source))
+            owner, key, position=positions.get(pod.source, 0), source=pod.source))
         group.pods.append(pod)
         group.annotations.append(notes if isinstance(notes, dict) else {})
         if owner == "Kueue" and isinstance(notes, dict) and KUEUE_TOTAL in notes:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import codecs
 import mmap
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,7 @@ _EMPTY: dict = {}
 _FALSY = frozenset({b"null", b"false", b"0", b"[]", b"{}", b'""'})
 _INT64 = (-(2**63), 2**63 - 1)  # as the dict path (strict.check_json_ints) and the API server
 _NOWHERE = Source("")
+_tuple = tuple.__new__
 
 
 class _Fallback(Exception):
@@ -250,13 +252,8 @@ def _typed_list(label: str, data: bytes, workload: bool) -> Any:
         return _UNDECIDED
     reader = _Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
                      top.apiVersion)
-    raws = None
-    for k, item in enumerate(items):
-        if not reader.typed(k, item):
-            if raws is None:
-                raws = _FILE.decode(data).items
-            if not reader.as_dict(k, raws[k]):
-                return None
+    if not reader.items(items, lambda: _FILE.decode(data).items):
+        return None
     return reader.docs if reader.done() else None
 
 
@@ -371,13 +368,38 @@ class _Reader:
             except msgspec.DecodeError:
                 return False
             return all(self.raw(len(self.docs), raw) for raw in raws)
-        raws = None
+        return self.items(items, lambda: _RAWS.decode(piece))
+
+    def items(self, items: list[_Item], raws: Callable[[], Any]) -> bool:
+        """A List's items in order: typed where they can be, else from their bytes
+        (``raws()``: every item's, asked for once when needed); False when one is not an
+        object. ``typed`` for each item, inlined: this loop runs once per object."""
+        docs, label, workload = self.docs, self.label, self.workload
+        item_kind, list_api, cache, starts = self.item_kind, self.list_api, self.cache, self.starts
+        append = docs.append
+        base = len(docs)
+        all_raws = None
         for i, item in enumerate(items):
-            if not self.typed(len(self.docs), item):
-                if raws is None:
-                    raws = _RAWS.decode(piece)
-                if not self.as_dict(len(self.docs), raws[i]):
-                    return False
+            k = base + i
+            kind, api = item.kind, item.apiVersion
+            if kind is UNSET and item_kind:  # NodeList items may omit kind
+                kind, api = item_kind, list_api
+            if api == "v1" and (kind == "Pod" or kind == "Node"):
+                source = _tuple(Source, (label, 0, k, workload, "items", ""))
+                try:
+                    if kind == "Pod":
+                        append(_tuple(Document, (source, _POD, _pod(item, source, self.pods,
+                                                                    cache, starts))))
+                        self.pods += 1
+                    else:
+                        append(_tuple(Document, (source, _NODE, _node(item, source))))
+                    continue
+                except _Fallback:
+                    pass
+            if all_raws is None:
+                all_raws = raws()
+            if not self.as_dict(k, all_raws[i]):
+                return False
         return True
 
     def raw(self, k: int, raw: Raw) -> bool:
@@ -394,14 +416,16 @@ class _Reader:
             kind, api = self.item_kind, self.list_api
         if api != "v1":
             return False
-        source = Source(self.label, 0, k, self.workload)
+        # Source(label, 0, k, workload) and Document(...) built as the tuples they are:
+        # a NamedTuple's own __new__ is a Python function (one of each per pod).
+        source = _tuple(Source, (self.label, 0, k, self.workload, "items", ""))
         try:
             if kind == "Pod":
-                doc = Document(source, _POD, _pod(item, source, self.pods, self.cache,
-                                                  self.starts))
+                doc = _tuple(Document, (source, _POD, _pod(item, source, self.pods,
+                                                           self.cache, self.starts)))
                 self.pods += 1
             elif kind == "Node":
-                doc = Document(source, _NODE, _node(item, source))
+                doc = _tuple(Document, (source, _NODE, _node(item, source)))
             else:
                 return False
         except _Fallback:
@@ -474,8 +498,9 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
             or not _INT64[0] <= priority <= _INT64[1]):
         raise _Fallback  # pending pods, and priorities resolved from their class
     affinity = spec.affinity
-    if affinity is not None and (_truthy(affinity.podAffinity)
-                                 or _truthy(affinity.podAntiAffinity)):
+    if affinity is not None and (
+            (affinity.podAffinity is not _NULL and _truthy(affinity.podAffinity))
+            or (affinity.podAntiAffinity is not _NULL and _truthy(affinity.podAntiAffinity))):
         raise _Fallback  # bound pods with pod affinity: decoded in full
     if spec.resourceClaims is not _NULL and _truthy(spec.resourceClaims):
         raise _Fallback  # bound pods with DRA claims (what an eviction frees): likewise
@@ -490,12 +515,20 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         if start == "":
             raise _Fallback  # "" is not a time: the dict path refuses it, with the field
     namespace = meta.namespace or "default"
-    # The requests cache key: the common single-container pod's without a generator.
+    # The requests cache key; pods with containers only (the common case) without a
+    # generator. Its length tells the shapes apart: 1 or 2 for these, 4 for the others.
     containers = spec.containers
-    if (containers is not None and len(containers) == 1 and spec.initContainers is None
-            and spec.overhead is _NULL and spec.resources is _NULL):
+    if (containers and spec.initContainers is None and spec.overhead is _NULL
+            and spec.resources is _NULL and len(containers) <= 2):
         c = containers[0]
-        key: tuple = (bytes(c.resources), c.restartPolicy, bytes(c.ports))
+        ports = c.ports
+        key: tuple = ((bytes(c.resources), c.restartPolicy,
+                       None if ports is _NULL else bytes(ports)),)
+        if len(containers) == 2:
+            c = containers[1]
+            ports = c.ports
+            key = (key[0], (bytes(c.resources), c.restartPolicy,
+                            None if ports is _NULL else bytes(ports)))
     else:
         key = _resources_key(spec)
     value = cache.get(key)
@@ -503,20 +536,20 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         value = cache[key] = _compute_resources(spec)
     requests, non_zero, host_ports = value
     # As core_v1.owner_kind and core_v1.kueue_workload.
-    kueue_workload = ""
+    kueue_workload = owner_kind = ""
+    named = spec.schedulingGroup is not None or spec.workloadRef is not None
     if annotations is not None:
         if type(annotations.kueue_workload) is str:
             kueue_workload = annotations.kueue_workload
         if annotations.mirror is not None:
             owner_kind = "Node"
-        else:
-            owner_kind = _controller_kind(meta.ownerReferences)
-    else:
-        owner_kind = _controller_kind(meta.ownerReferences)
-    group = None
-    if (spec.schedulingGroup is not None or spec.workloadRef is not None
-            or (annotations is not None and annotations.pod_group is not None)):
-        group = _group(namespace, spec, meta)
+        named = named or annotations.pod_group is not None
+    if not owner_kind:
+        for ref in meta.ownerReferences or ():
+            if ref.controller is True and type(ref.kind) is str:
+                owner_kind = ref.kind
+                break
+    group = _group(namespace, spec, meta) if named else None
     if start is None:
         start = ""
     else:
@@ -527,14 +560,6 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         deleting=bool(meta.deletionTimestamp), owner_kind=owner_kind,
         kueue_workload=kueue_workload, uid=meta.uid or "", start_time=start,
     )
-
-
-def _controller_kind(refs: list[_OwnerRef] | None) -> str:
-    """As ``core_v1.owner_kind`` for a pod without the mirror annotation."""
-    for ref in refs or ():
-        if ref.controller is True and type(ref.kind) is str:
-            return ref.kind
-    return ""
 
 
 def _group(namespace: str, spec: _Spec, meta: _Meta) -> str | None:

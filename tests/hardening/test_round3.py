@@ -428,3 +428,31 @@ def test_a_null_entry_of_a_snapshot_pod_table(tmp_path: Path, column: str) -> No
     snap.write_text(json.dumps(doc))
     one_line_error(invoke("check", TRAIN, "-c", snap), f"pods.{column}[0]",
                    "expected a mapping, got null")
+
+
+@pytest.mark.parametrize(("text", "refused", "read_again"), [
+    ('{"a": 9223372036854775808}', True, True),
+    ('{"a" :\n  -9223372036854775809}', True, True),
+    ('[1, 9223372036854775808]', True, True),
+    ('{"image": "x@sha256:92233720368547758081234"}', False, False),  # a digest
+    ('{"a": "k:9223372036854775808", "b": 9223372036854775808}', True, True),
+    ('{"a": "k: 9223372036854775808"}', False, True),  # after a space: may be a number
+])
+def test_long_digit_runs_inside_strings_are_not_read_twice(
+        text: str, refused: bool, read_again: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The int64 check reads the file again (slowly) only for a digit run that may be a
+    number; one after a colon that does not end a key is inside a string."""
+    import json as json_module
+
+    from tasplan.errors import StrictError
+    from tasplan.load import strict
+
+    calls = []
+    real = json_module.loads
+    monkeypatch.setattr(strict.json, "loads", lambda *a, **k: calls.append(1) or real(*a, **k))
+    if refused:
+        with pytest.raises(StrictError, match="out of range"):
+            strict.check_json_ints(text.encode())
+    else:
+        strict.check_json_ints(text.encode())
+    assert bool(calls) == read_again

@@ -551,3 +551,26 @@ def test_forbidden_kueue_lists_are_a_warning(kubeconfig: Path, cluster: Cluster,
     assert result.exit_code == 0, result.output
     assert "RBAC does not allow listing workloads.kueue.x-k8s.io" in result.stderr
     assert "Kueue's objects are planned without it" in result.stderr
+
+
+def test_binary_snapshot_live_has_the_bytes_of_the_same_objects_as_files(
+        kubeconfig: Path, tmp_path: Path) -> None:
+    """``snapshot --live -f x.tsnap`` writes what ``snapshot -c`` of the same objects as
+    files writes, byte for byte once the origin (server, time, inputs) is set aside; and
+    the reports read from it are the files' reports."""
+    from tasplan.load.documents import _binary_snapshot
+    from tasplan.snapshot import binary
+
+    live, files = tmp_path / "live.tsnap", tmp_path / "files.tsnap"
+    assert invoke("snapshot", "-f", live, "--live", "-q").exit_code == 0
+    # The files in the order the live read lists the kinds.
+    in_order = [a for name in ("nodes", "priorityclasses", "poddisruptionbudgets", "pods")
+                for a in ("-c", SAMPLE_CLUSTER / f"{name}.yaml")]
+    assert invoke("snapshot", "-f", files, *in_order, "-q").exit_code == 0
+    documents = [_binary_snapshot(str(p), p.read_bytes()) for p in (live, files)]
+    assert documents[0]["metadata"]["server"] and not documents[1]["metadata"]["server"]
+    for document in documents:
+        document["metadata"] = {}
+    assert binary.encode(documents[0]) == binary.encode(documents[1])
+    assert invoke("check", TRAIN, "-c", live, "-o", "json").stdout == \
+        invoke("check", TRAIN, "-c", SAMPLE_CLUSTER, "-o", "json").stdout

@@ -574,3 +574,60 @@ def test_deeply_nested_field_of_a_pod(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_inputs([path])
     assert info.value.field == "metadata.labels"
+
+
+# ------------------------------------------------------------- reading a file whole (issue 28)
+
+
+def test_a_regular_file_is_read_whole_in_one_read(tmp_path: Path) -> None:
+    from tasplan.load import documents
+
+    data = bytes(range(256)) * 5000
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    with path.open("rb") as fh:
+        assert documents.read_limited(fh, str(path), len(data)) == data
+    with path.open("rb") as fh:  # from where the stream stands
+        fh.read(1000)
+        assert documents.read_limited(fh, str(path), len(data)) == data[1000:]
+    with path.open("rb") as fh, pytest.raises(InputError, match="larger than the limit"):
+        documents.read_limited(fh, str(path), len(data) - 1)
+
+
+def test_a_file_that_grows_while_read_is_read_on_within_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fstat's size is a hint: a file longer than it said (written to meanwhile) is read on
+    in chunks, and the limit still applies."""
+    import os
+
+    from tasplan.load import documents
+
+    data = b"x" * 100_000
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    real = os.fstat
+
+    def shorter(fd: int) -> os.stat_result:
+        st = real(fd)
+        return os.stat_result((*st[:6], 10, *st[7:]))  # st_size: 10 bytes
+
+    monkeypatch.setattr(documents.os, "fstat", shorter)
+    monkeypatch.setattr(documents, "READ_CHUNK", 4096)
+    with path.open("rb") as fh:
+        assert documents.read_limited(fh, str(path), len(data)) == data
+    with path.open("rb") as fh, pytest.raises(InputError, match="larger than the limit"):
+        documents.read_limited(fh, str(path), len(data) - 1)
+
+
+def test_streams_that_are_not_files_are_read_in_chunks(tmp_path: Path) -> None:
+    import gzip
+    import io
+
+    from tasplan.load import documents
+
+    data = b"y" * 50_000
+    assert documents.read_limited(io.BytesIO(data), "-", len(data)) == data
+    path = tmp_path / "f.gz"
+    path.write_bytes(gzip.compress(data))
+    with gzip.open(path, "rb") as fh:  # its fileno is the compressed file's
+        assert documents.read_limited(fh, str(path), len(data)) == data

@@ -141,6 +141,10 @@ def _objects() -> list[dict]:
     started = _pod("started")
     started["metadata"]["uid"] = "0b9c6a58-2f5e-4c1e-9d7a-1f2e3d4c5b6a"
     started["status"]["startTime"] = "2026-03-01T10:00:00.25+02:00"
+    two_a = {"name": "a", "resources": RESOURCES,
+             "ports": [{"containerPort": 1, "hostPort": 7070}]}
+    two_b = {"name": "b", "resources": {"requests": {"cpu": "1"}},
+             "ports": [{"containerPort": 2, "hostPort": 7071, "protocol": "UDP"}]}
     tainted = _node("n2", allocatable={"cpu": "4", "memory": 1024**3, "pods": 10},
                     images=[{"names": ["x"], "sizeBytes": 1}])
     tainted["spec"] = {"unschedulable": True,
@@ -184,6 +188,11 @@ def _objects() -> list[dict]:
         no_phase,
         claims,
         started,
+        # Two-container pods take the requests cache's short key: containers in the other
+        # order give other host ports, an explicit null ports list the same as none.
+        _pod("two-containers", containers=[two_a, two_b]),
+        _pod("two-containers-swapped", containers=[two_b, two_a]),
+        _pod("two-containers-null-ports", containers=[{**two_a, "ports": None}, two_b]),
         _pod("pending", node=""),
     ]
 
@@ -199,7 +208,7 @@ def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
     decoded = _assert_same(path)
     # Nodes and bound pods are typed; affinity, DRA claims, class-resolved priority,
     # pending pods and the other kinds take the dict path.
-    assert decoded == 4 + 23 - 5
+    assert decoded == 4 + 26 - 5
     assert _assert_same(path, chunk_bytes=512) == decoded
 
 

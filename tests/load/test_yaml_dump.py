@@ -110,8 +110,8 @@ def test_generated_dump_plans_as_its_json(generated, small_files_typed, tmp_path
 
 def test_hand_written_objects_decode_identically(tmp_path: Path) -> None:
     path = _write(tmp_path / "c.yaml", _kubectl_yaml(_objects()))
-    assert _assert_same(path) == 4 + 23 - 5
-    assert _assert_same(path, chunk_bytes=1) == 4 + 23 - 5
+    assert _assert_same(path) == 4 + 26 - 5
+    assert _assert_same(path, chunk_bytes=1) == 4 + 26 - 5
 
 
 def test_node_list_items_may_omit_kind(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_read_documents_takes_the_fast_path_above_the_strict_size(tmp_path, monk
     assert not any(d.model for d in docs)  # small: libyaml, which also refuses duplicates
     monkeypatch.setattr(documents, "STRICT_TYPED_BYTES", 0)
     docs = list(read_documents(path, workload=False, typed=True))
-    assert sum(d.model is not None for d in docs) == 4 + 23 - 5
+    assert sum(d.model is not None for d in docs) == 4 + 26 - 5
 
 
 # ------------------------------------------------------------------- scalars and constructs
