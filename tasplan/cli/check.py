@@ -77,16 +77,22 @@ def run_check(workloads: list[Path], clusters: list[Path], output: str = "table"
             document["comparisons"] = comparisons_document(comparisons)
         write_stdout(fmt.render_document(document))
     else:
-        from tasplan.report.compare import render_comparisons
         from tasplan.report.table import TOP_PLACEMENTS, render_plan, skipped_lines
         from tasplan.report.whatif import render_what_if
+
+        def compared(target: int) -> list:
+            if not comparisons:  # --compare only: its renderer is imported when used
+                return []
+            from tasplan.report.compare import render_comparisons
+
+            return [*render_comparisons(comparisons, target)]
 
         warn(result.warnings)
         target_notes(result.target)
         write_stdout(render(lambda target: [*render_what_if(applied), *render_plan(
             result, wide=fmt.kind == "wide", all_assignments=all_assignments, width=target,
             rows=None if every_placement else TOP_PLACEMENTS),
-            *skipped_lines(snapshot.skipped, nothing), *render_comparisons(comparisons, target)],
+            *skipped_lines(snapshot.skipped, nothing), *compared(target)],
             stdout_width(width)))
     teardown.keep(loaded.edited, snapshot, result)
     return exit_status(result, snapshot, nothing)

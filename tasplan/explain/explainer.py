@@ -23,7 +23,6 @@ from tasplan.explain.counterfactuals import (
     topology_key,
 )
 from tasplan.explain.domains import analyse_domains, first_diagnosis
-from tasplan.explain.kai import explainer as kai_explainer
 from tasplan.explain.result import ExplainResult, Explanation, Suggestion
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.profile import Profile, SchedulerConfig
@@ -75,7 +74,7 @@ def explain(snapshot: ClusterSnapshot, profile: Profile | None = None,
     kube = KubeScheduler(run=partial(_ExplainingRun, shared=shared))
     kueue = kueue or KueueScheduler()
     schedulers = {**in_tree_schedulers(kube, kueue),
-                  KAI: KaiScheduler(explain=kai_explainer(explanations))}
+                  KAI: KaiScheduler(explain=partial(_explain_kai, explanations))}
     result = plan(snapshot, profile, registry, all_assignments=all_assignments,
                   scheduler_config=scheduler_config, target=target, preempt=preempt,
                   scheduler=scheduler, schedulers=schedulers, pdb_allowance=pdb_allowance)
@@ -264,3 +263,11 @@ def _fits_empty_counted(case: Case) -> bool | None:
             return True
     return False
 
+
+def _explain_kai(explanations: dict[str, Explanation], run: object, group: PodGroup,
+                 tried: object) -> None:
+    """The hook ``KaiScheduler(explain=...)`` calls for a group that does not fit (KAI's
+    explainer is imported with KAI's first such group)."""
+    from tasplan.explain.kai import explain_group
+
+    explanations[group.key] = explain_group(run, group, tried)

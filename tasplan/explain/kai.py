@@ -24,18 +24,11 @@ from tasplan.model.kai import Constraint, KaiPodGroup
 from tasplan.model.pod import Pod
 from tasplan.plan.result import PlacementResult
 from tasplan.schedulers.kai.fit import fits_resources
-from tasplan.schedulers.kai.scheduler import KaiRun, Planned
+from tasplan.schedulers.kai.run import KaiRun, Planned
 
 DOMAINS_TRIED = 3
 EXTRA_TRIES = 3
 MAX_ADDED = 64
-
-
-def explainer(explanations: dict[str, Explanation]) -> Callable[..., None]:
-    """The hook ``KaiScheduler(explain=...)`` calls for a group that does not fit."""
-    def explain(run: KaiRun, group: PodGroup, tried: Planned) -> None:
-        explanations[group.key] = explain_group(run, group, tried)
-    return explain
 
 
 def explain_group(run: KaiRun, group: PodGroup, tried: Planned) -> Explanation:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from operator import is_
+
 from tasplan.model.node import Node
 from tasplan.model.pod import HostPort, Pod
 from tasplan.model.snapshot import EMPTY_USAGE, NodeUsage
@@ -69,6 +72,59 @@ class NodeInfo:
             self.affinity_pods.remove(pod)
         self.generation += 1
 
+    def add_pods(self, pods: Sequence[Pod]) -> bool:
+        """``add_pod`` of each of ``pods`` in order. Copies of one pod (equal requests,
+        non-zero requests, host ports and pod affinity, as one equivalence class has) are
+        added in one step, their count times one copy's totals: then True, and
+        ``remove_copies`` undoes it in one step too."""
+        n = len(pods)
+        if n < 2 or not _alike(pods):
+            for pod in pods:
+                self.add_pod(pod)
+            return False
+        first = pods[0]
+        req = self.requested
+        for name, value in first.requests.items():
+            req[name] = req.get(name, 0) + value * n
+        cpu, mem = first.non_zero
+        self.non_zero_cpu += cpu * n
+        self.non_zero_memory += mem * n
+        self.pods.extend(pods)
+        if first.host_ports:
+            for pod in pods:
+                self.ports.extend(pod.host_ports)
+        if first.pod_affinity is not None:
+            self.affinity_pods.extend(pods)
+        self.generation += n
+        return True
+
+    def remove_copies(self, pods: Sequence[Pod]) -> None:
+        """Undo an ``add_pods(pods)`` that returned True (``remove_pod`` of each, last
+        first): in one step while they are still the node's last pods, in order (an
+        eviction undone since puts its pod back at the end: then one by one)."""
+        n = len(pods)
+        mine = self.pods
+        if len(mine) < n or not all(map(is_, mine[len(mine) - n:], pods)):
+            for pod in reversed(pods):
+                self.remove_pod(pod)
+            return
+        del mine[len(mine) - n:]
+        first = pods[0]
+        req = self.requested
+        for name, value in first.requests.items():
+            req[name] -= value * n
+        cpu, mem = first.non_zero
+        self.non_zero_cpu -= cpu * n
+        self.non_zero_memory -= mem * n
+        if first.host_ports:
+            for pod in reversed(pods):
+                for port in pod.host_ports:
+                    self.ports.remove(port)
+        if first.pod_affinity is not None:
+            for pod in reversed(pods):
+                self.affinity_pods.remove(pod)
+        self.generation += n
+
     def remove_pods(self, pods: list[Pod]) -> None:
         """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods."""
         gone = set(map(id, pods))
@@ -117,3 +173,12 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.node.name}, pods={len(self.pods)})"
+
+
+def _alike(pods: Sequence[Pod]) -> bool:
+    """Every pod adds to a node what the first one adds."""
+    first = pods[0]
+    requests, non_zero, ports, affinity = (first.requests, first.non_zero, first.host_ports,
+                                           first.pod_affinity)
+    return all(p.requests == requests and p.non_zero == non_zero and p.host_ports == ports
+               and p.pod_affinity == affinity for p in pods)

@@ -15,6 +15,11 @@ A *trial* (``trial()``, or ``begin``/``end``) is undone as a whole, what was com
 it included: a preemption re-run or a what-if runs the ordinary cycle, which commits its
 winner, and leaves no trace.
 
+``assume_many`` assumes copies of one pod onto one node as one step (one change to the
+node's totals however many copies), undone in one step too; the log still holds one entry
+per pod, so checkpoints, ``changes_since`` and ``commit`` read as if they were assumed one by
+one.
+
 State outside the nodes (DRA devices) follows through ``reservers``: plugins whose
 ``reserve(pod, node)`` runs after each assumption (upstream's Reserve) and returns an undo
 token that ``unreserve`` takes back on rollback (upstream's Unreserve).
@@ -22,9 +27,10 @@ token that ``unreserve`` takes back on rollback (upstream's Unreserve).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
+from itertools import repeat
 from typing import Protocol
 
 from tasplan.framework.node_info import NodeInfo
@@ -52,8 +58,8 @@ Undo = tuple[tuple[Reserver, object], ...] | None
 
 
 class Statement:
-    __slots__ = ("_commit_asked", "_evicted", "_log", "_moves", "_trials", "_undo",
-                 "reservers")
+    __slots__ = ("_batches", "_commit_asked", "_evicted", "_log", "_moves", "_trials",
+                 "_undo", "reservers")
 
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
@@ -61,6 +67,8 @@ class Statement:
         # (log position, operation) of the evictions and restores, in order: the rest of
         # the log are assumptions (the hot path stays as cheap as the log alone).
         self._moves: list[tuple[int, Op]] = []
+        # (start, end) log positions of the runs ``assume_many`` added in one step, in order
+        self._batches: list[tuple[int, int]] = []
         self._evicted: set[int] = set()  # id() of the pods evicted now, committed or not
         self._trials = 0
         self._commit_asked = False
@@ -79,6 +87,22 @@ class Statement:
             undo = tuple((r, t) for r in self.reservers
                          if (t := r.reserve(pod, node)) is not None) or None
         self._undo.append(undo)
+
+    def assume_many(self, pods: Sequence[Pod], node: NodeInfo) -> None:
+        """``assume`` of each of ``pods`` onto ``node``, in order: one step, undone in one
+        step, when they are copies of one pod (``NodeInfo.add_pods``). With reservers, pod
+        by pod: each pod's reservation is its own."""
+        if self.reservers or len(pods) < 2:
+            for pod in pods:
+                self.assume(pod, node)
+            return
+        log = self._log
+        start = len(log)
+        block = node.add_pods(pods)
+        log.extend(zip(pods, repeat(node)))
+        self._undo.extend(repeat(None, len(pods)))
+        if block:
+            self._batches.append((start, len(log)))
 
     def evict(self, pod: Pod, node: NodeInfo) -> None:
         """``pod`` leaves ``node`` (preemption)."""
@@ -117,8 +141,17 @@ class Statement:
         log = self._log
         if not 0 <= checkpoint <= len(log):
             raise StatementError(f"checkpoint {checkpoint} outside the log (length {len(log)})")
-        moves = self._moves
+        moves, batches = self._moves, self._batches
         while len(log) > checkpoint:
+            if batches and batches[-1][1] == len(log):
+                start = batches.pop()[0]
+                cut = max(start, checkpoint)  # a checkpoint inside the run keeps its head
+                node = log[start][1]
+                node.remove_copies([pod for pod, _ in log[cut:]])
+                del log[cut:], self._undo[cut:]
+                if cut - start > 1:
+                    batches.append((start, cut))
+                continue
             pod, node = log.pop()
             release(self._undo.pop())
             if moves and moves[-1][0] == len(log):
@@ -153,7 +186,7 @@ class Statement:
         if self._trials:
             self._commit_asked = True
             return done
-        self._log, self._undo, self._moves = [], [], []
+        self._log, self._undo, self._moves, self._batches = [], [], [], []
         return done
 
     def begin(self) -> int:

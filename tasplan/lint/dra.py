@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from tasplan.dra.cel import compile_error
 from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Path, Violation
@@ -142,6 +141,8 @@ def check(manifests: Iterable[Manifest], namespace: str,
 
 
 def _compiled(m: Manifest, path: Path, expression: str) -> Iterator[Found]:
+    from tasplan.dra.cel import compile_error  # the CEL engine: for DRA selectors only
+
     problem = compile_error(expression)
     if problem:
         yield m, Violation("TP211", path, f"CEL selector does not compile: "

@@ -8,7 +8,7 @@ import gc
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -101,26 +101,17 @@ class _Run:
         if not isinstance(m.obj, dict):
             return [Violation("TP002", (), "expected a Kubernetes object (a mapping with "
                               f"apiVersion and kind), got {type_name(m.obj)}")]
-        missing = [f for f in ("apiVersion", "kind") if not isinstance(m.obj.get(f), str)
-                   or not m.obj.get(f)]
+        missing = [f for f, v in (("apiVersion", m.api_version), ("kind", m.kind)) if not v]
         if missing:
             return [Violation("TP002", (f,), "required field is missing (every object needs "
                               "apiVersion and kind)") for f in missing]
         served = self._served(m)
         if served is not None:
             return [served]
-        if dra.is_dra(m):
+        handler = _handler(m)
+        if handler is not None:
             self.checked.add(id(m))
-            return dra.validate(m)
-        if kai.is_kai(m):
-            self.checked.add(id(m))
-            return kai.validate(m)
-        if volcano.is_volcano(m):
-            self.checked.add(id(m))
-            return [*volcano.validate(m), *kueue.check(m)]
-        if kueue.is_kueue_object(m):
-            self.checked.add(id(m))
-            return kueue.validate_object(m)
+            return handler(m)
         found = schema.validate(m.obj, m.api_version, m.kind)
         tas = kueue.check(m)
         if found is not None or tas:
@@ -236,6 +227,24 @@ class _Run:
         label = f"{m.kind} {_name(m)}".strip() if isinstance(m.obj, dict) else ""
         return Finding(r, severity, m.file.label, line, column, m.document, m.item,
                        format_path(v.path), v.message, label)
+
+
+def _volcano(m: Manifest) -> list[Violation]:
+    return [*volcano.validate(m), *kueue.check(m)]
+
+
+_HANDLERS: dict[tuple[str, str], Callable[[Manifest], list[Violation]] | None] = {}
+
+
+def _handler(m: Manifest) -> Callable[[Manifest], list[Violation]] | None:
+    """The validator of the kinds read by their decoders (DRA, KAI, Volcano, Kueue's own
+    objects), by (apiVersion, kind): each is_* test answers from those two alone."""
+    key = (m.api_version, m.kind)
+    if key not in _HANDLERS:
+        _HANDLERS[key] = (dra.validate if dra.is_dra(m) else kai.validate if kai.is_kai(m)
+                          else _volcano if volcano.is_volcano(m)
+                          else kueue.validate_object if kueue.is_kueue_object(m) else None)
+    return _HANDLERS[key]
 
 
 MAX_REJECTED = 50  # objects the loader rejects before lint --cluster stops re-trying

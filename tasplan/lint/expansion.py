@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
+
+import orjson
 
 from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
@@ -20,7 +23,7 @@ from tasplan.load.intents import find_intents
 from tasplan.load.loader import pod_producers
 from tasplan.load.producers import Producer, Unplannable, synthesise
 from tasplan.load.trainjob import RUNTIME_KINDS
-from tasplan.model.scheduling_keys import Status, describe
+from tasplan.model.scheduling_keys import KEYS, Status, Where, describe
 from tasplan.model.source import Source
 
 Found = tuple[Manifest, Violation]
@@ -82,6 +85,38 @@ def _templates(producer: Producer) -> None:
                    synthesised=True, owner=batch.owner or owner)
 
 
+@cache
+def _warned(kind_id: str) -> re.Pattern[bytes] | None:
+    """What TP220 may warn about in an object of ``kind_id``, as JSON text: the keys of
+    labels and annotations it warns about, the last name of each such field of the kind's.
+    None: a field named by a pattern (every such object is walked)."""
+    names = []
+    for key in KEYS:
+        if not all(s == Status.WARNED for s in key.planned.values()):
+            continue
+        if key.where != Where.FIELD:
+            names.append(key.key)
+        elif kind_id in key.kinds or not key.kinds:  # as find_intents picks fields
+            name = key.key.rpartition(".")[2]
+            if any(c in name for c in "*?["):
+                return None
+            names.append(name)
+    return re.compile(b"|".join(re.escape(orjson.dumps(n)) for n in names) or b"(?!)")
+
+
+def _may_warn(obj: object, kind_id: str) -> bool:
+    """False when no key TP220 warns about is in the object's JSON (every key of every
+    mapping is written there): the walk over it (``find_intents``) would find none."""
+    pattern = _warned(kind_id)
+    if pattern is None:
+        return True
+    try:
+        text = orjson.dumps(obj)
+    except TypeError:  # a key that is not a string, a date: walk it
+        return True
+    return pattern.search(text) is not None
+
+
 def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Found]:
     manifests = list(manifests)
     runtimes = [Document(_source(m), _obj(m, namespace)) for m in manifests
@@ -103,9 +138,11 @@ def check(manifests: Iterable[Manifest], namespace: str = "default") -> list[Fou
                 text = f"tasplan check skips it: {exc.reason}"
                 out.append((m, Violation("TP219", ("spec",),
                                          text + (f" ({exc.hint})" if exc.hint else ""))))
-        f = ObjectFields(source, obj)
         kind_id = (f"{m.api_version.rsplit('/', 1)[0]}/{m.kind}" if "/" in m.api_version
                    else m.kind)
+        if not _may_warn(obj, kind_id):
+            continue
+        f = ObjectFields(source, obj)
         for intent in find_intents(obj, f"{m.kind} {f.name}", kind_id):
             # Warned when no scheduler of tasplan's honours it (check's auto plans such a
             # workload with the one that does).

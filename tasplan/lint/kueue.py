@@ -120,15 +120,20 @@ def check(m: Manifest, gates: Gates | None = None) -> list[Violation]:
     """TP230 for every annotation Kueue's webhook refuses on the object's templates."""
     if not isinstance(m.obj, dict):
         return []
-    gates = gates or gates_for()
     found = []
     grouped = []
     where: dict[str, Path] = {}
-    found_templates = [(("metadata",), _annotations(m.obj), 1)] if m.kind == "Pod" else list(
-        templates(m.obj.get("spec"), ("spec",)))
+    if m.kind == "Pod":
+        meta = m.obj.get("metadata")
+        if not isinstance(meta, dict) or not meta.get("annotations"):
+            return []  # most pods: no annotation to validate
+        found_templates = [(("metadata",), _annotations(m.obj), 1)]
+    else:
+        found_templates = list(templates(m.obj.get("spec"), ("spec",)))
     for meta_path, asked, count in found_templates:
         if not any(k in PODSET_ANNOTATIONS for k in asked):
             continue
+        gates = gates or gates_for()
         errors = validate_request(asked, gates, "")
         if not errors:
             errors = validate_slice_size_bound(asked, count, "")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +69,20 @@ class ParseProblem:
 class ManifestFile:
     """One input file. ``nodes`` holds each document's root node; for JSON and for YAML
     that rapidyaml read, it is composed on first use (None when even that fails: findings
-    then have no position). ``spans``: where each document is in ``text`` (YAML that
-    rapidyaml read), so that only the document a finding is in gets composed."""
+    then have no position). ``split``: YAML that rapidyaml read, whose documents are
+    composed one by one, from ``spans`` (where each is in ``text``, found on first use),
+    so that only the document a finding is in gets composed."""
 
     label: str
     text: str
     nodes: list[yaml.Node | None] | None = None
     composed: bool = False
+    split: bool = False
     spans: list[tuple[int, int]] | None = None
     lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
 
     def node(self, document: int) -> yaml.Node | None:
-        if self.spans is not None:
+        if self.split:
             return self._document(document)
         if not self.composed:
             self.composed = True
@@ -97,7 +99,10 @@ class ManifestFile:
         return self.lines.get(document, 0) if self.lines is not None else 0
 
     def _document(self, document: int) -> yaml.Node | None:
-        assert self.spans is not None
+        if self.spans is None:
+            from tasplan.load.yaml_fast import spans
+
+            self.spans = spans(self.text)
         if self.nodes is None:
             self.nodes, self.lines = [None] * len(self.spans), {}
         if document >= len(self.spans):
@@ -114,34 +119,32 @@ class ManifestFile:
 
 @dataclass(slots=True)
 class Manifest:
-    """One Kubernetes object of a file: a document, or an item of a ``kind: List``."""
+    """One Kubernetes object of a file: a document, or an item of a ``kind: List``.
+    ``kind``, ``api_version``, ``namespace`` and ``name`` are read once (every rule asks
+    for them; a 200,000-document file asked 23 times per object): "" when absent or not
+    a string (an empty namespace too)."""
 
     file: ManifestFile
     document: int
     item: int | None
     obj: Any
+    kind: str = field(init=False)
+    api_version: str = field(init=False)
+    namespace: str = field(init=False)
+    name: str = field(init=False)
 
-    @property
-    def kind(self) -> str:
-        kind = self.obj.get("kind") if isinstance(self.obj, dict) else None
-        return kind if isinstance(kind, str) else ""
-
-    @property
-    def api_version(self) -> str:
-        v = self.obj.get("apiVersion") if isinstance(self.obj, dict) else None
-        return v if isinstance(v, str) else ""
-
-    @property
-    def namespace(self) -> str:
-        meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
-        ns = meta.get("namespace") if isinstance(meta, dict) else None
-        return ns if isinstance(ns, str) and ns else ""
-
-    @property
-    def name(self) -> str:
-        meta = self.obj.get("metadata") if isinstance(self.obj, dict) else None
-        name = meta.get("name") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) else ""
+    def __post_init__(self) -> None:
+        obj = self.obj
+        kind = version = namespace = name = ""
+        if isinstance(obj, dict):
+            kind, version = obj.get("kind"), obj.get("apiVersion")
+            meta = obj.get("metadata")
+            if isinstance(meta, dict):
+                namespace, name = meta.get("namespace"), meta.get("name")
+        self.kind = kind if isinstance(kind, str) else ""
+        self.api_version = version if isinstance(version, str) else ""
+        self.namespace = namespace if isinstance(namespace, str) else ""
+        self.name = name if isinstance(name, str) else ""
 
     def locate(self, path: FieldPath, *, key: bool = False) -> Mark:
         """Position of ``path``: its value (or, with ``key``, its key). A path that does not
@@ -277,11 +280,11 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
         except StrictError as exc:
             return [], ParseProblem(str(exc), exc.line)
         return _objects(file, roots), None
-    from tasplan.load.yaml_fast import documents, spans
+    from tasplan.load.yaml_fast import documents
 
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one
-        file.spans = spans(text)
+        file.split = True
         return _objects(file, fast), None
     if len(data) > compose_limit():
         return [], ParseProblem(

@@ -12,19 +12,25 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
-from urllib.parse import urljoin
-
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urljoin
 
 from tasplan.lint.report import Violation
 from tasplan.load.document import type_name
 from tasplan.model.selectors import valid_label_key
 from tasplan.untrusted import quote
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
+
+# jsonschema and referencing are imported when an object is not valid (the compiled
+# predicates of ``schema_check`` recognise the valid ones) or a schema uses a reference
+# ``lookup`` does not resolve: lint of valid manifests does not pay for them.
 
 SCHEMA_GROUP = "scheduling.k8s.io"
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -47,43 +53,121 @@ FORMATS: dict[str, tuple[str, Any]] = {
         lambda s: s not in ("", ".", "..") and "/" not in s and "%" not in s),
 }
 
-_FORMAT_CHECKER = FormatChecker(formats=())
+
 def _strings_only(check: Any) -> Any:
     """A format applies to strings; other types are the ``type`` keyword's finding (a
     format check must never raise on them)."""
     return lambda value: not isinstance(value, str) or check(value)
 
 
-for _name, (_, _check) in FORMATS.items():
-    _FORMAT_CHECKER.checks(_name)(_strings_only(_check))
+# Format name -> predicate: what the FormatChecker given to jsonschema checks (a format
+# not named here passes, as it does there).
+FORMAT_CHECKS: dict[str, Any] = {name: _strings_only(check)
+                                 for name, (_, check) in FORMATS.items()}
 
 
-def _load() -> tuple[Registry, dict[tuple[str, str], dict]]:
-    registry: Registry = Registry()
+class _Formats:
+    """The FormatChecker the compiled predicates are given, without jsonschema: the part of
+    its interface they use (``conforms``, ``checkers``), over ``FORMAT_CHECKS``."""
+
+    def __init__(self) -> None:
+        self.checkers = {name: (check, ()) for name, check in FORMAT_CHECKS.items()}
+
+    def conforms(self, instance: Any, format: str) -> bool:
+        entry = self.checkers.get(format)
+        return entry is None or bool(entry[0](instance))
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    contents: Any
+
+
+@dataclass(frozen=True)
+class _Resolver:
+    """The registry the compiled predicates are given, without referencing: the part of a
+    ``referencing`` Registry they use (``resolver(base).lookup(ref).contents``), answered by
+    ``lookup``."""
+
+    base: str = ""
+
+    def resolver(self, base: str) -> _Resolver:
+        return _Resolver(base)
+
+    def lookup(self, ref: str) -> _Resolved:
+        return _Resolved(lookup(self.base, ref))
+
+
+@cache
+def _format_checker() -> Any:
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    for name, check in FORMAT_CHECKS.items():
+        checker.checks(name)(check)
+    return checker
+
+
+@cache
+def _documents() -> tuple[dict[str, dict], dict[tuple[str, str], dict]]:
+    """Every schema by ``$id``, and the manifest schemas by (apiVersion, kind)."""
+    by_id: dict[str, dict] = {}
     by_kind: dict[tuple[str, str], dict] = {}
     for entry in sorted(resources.files("tasplan.lint").joinpath("schemas").iterdir(),
                         key=lambda e: e.name):
         if not entry.name.endswith(".json"):
             continue
         schema = json.loads(entry.read_text(encoding="utf-8"))
-        registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+        by_id[schema["$id"]] = schema
         props = schema.get("properties", {})
         # tasplan's own output documents (PlanReport, ClusterSnapshot) are published here
         # too, but they are not manifests to lint.
         if "apiVersion" in props and not schema.get("tasplanOutput"):
             by_kind[(props["apiVersion"]["const"], props["kind"]["const"])] = schema
-    return registry.crawl(), by_kind
+    return by_id, by_kind
 
 
-def _inline(node: Any, base: str, registry: Registry, stack: tuple[str, ...] = ()) -> Any:
+@cache
+def _registry() -> Registry:
+    """The schemas as a ``referencing`` registry (jsonschema's validators resolve with it)."""
+    from referencing import Registry, Resource
+
+    registry: Registry = Registry()
+    for uri, schema in _documents()[0].items():
+        registry = registry.with_resource(uri, Resource.from_contents(schema))
+    return registry.crawl()
+
+
+def lookup(base: str, ref: str) -> Any:
+    """What ``ref`` (relative to ``base``) points at: a schema of ``schemas/`` by its
+    ``$id`` and a JSON Pointer fragment, as every reference there is written; any other
+    form is resolved by ``referencing``, as jsonschema resolves it."""
+    uri = urljoin(base, ref)
+    document, _, fragment = uri.partition("#")
+    node = _documents()[0].get(document)
+    if node is not None and (fragment == "" or fragment.startswith("/")):
+        for token in fragment.split("/")[1:]:
+            token = unquote(token).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                break
+        else:
+            return node
+    return _registry().resolver(base).lookup(ref).contents
+
+
+def _inline(node: Any, base: str, stack: tuple[str, ...] = ()) -> Any:
     """The schema with every non-recursive ``$ref`` replaced by its target (``allOf`` when
     the ref has sibling keywords). Same verdicts; it spares jsonschema a registry lookup
     per ref and instance, which was half of the validation time."""
     if isinstance(node, list):
-        return [_inline(n, base, registry, stack) for n in node]
+        return [_inline(n, base, stack) for n in node]
     if not isinstance(node, dict):
         return node
-    node = {k: v if k in ("const", "enum") else _inline(v, base, registry, stack)
+    node = {k: v if k in ("const", "enum") else _inline(v, base, stack)
             for k, v in node.items()}
     ref = node.get("$ref")
     if ref is None:
@@ -91,55 +175,72 @@ def _inline(node: Any, base: str, registry: Registry, stack: tuple[str, ...] = (
     uri = urljoin(base, ref)
     if uri in stack:  # recursive (composite templates): keep it as an absolute ref
         return {**node, "$ref": uri}
-    resolved = registry.resolver(base).lookup(ref)
-    target = _inline(resolved.contents, uri.split("#")[0], registry, (*stack, uri))
+    target = _inline(lookup(base, ref), uri.split("#")[0], (*stack, uri))
     rest = {k: v for k, v in node.items() if k != "$ref"}
     return {"allOf": [target], **rest} if rest else target
 
 
+def kinds() -> frozenset[tuple[str, str]]:
+    """The (apiVersion, kind) pairs that have a schema."""
+    return frozenset(_documents()[1])
+
+
 @cache
-def _schemas() -> tuple[Registry, dict[tuple[str, str], dict]]:
-    """The registry and each (apiVersion, kind)'s schema with its refs inlined."""
-    registry, by_kind = _load()
-    return registry, {key: _inline(schema, schema["$id"], registry)
-                      for key, schema in by_kind.items()}
+def schema_of(key: tuple[str, str]) -> dict:
+    """The schema of (apiVersion, kind) with its refs inlined, made when first needed."""
+    schema = _documents()[1][key]
+    return _inline(schema, schema["$id"])
 
 
 @cache
 def validators() -> dict[tuple[str, str], Draft202012Validator]:
     """(apiVersion, kind) -> compiled validator; built once per process."""
-    registry, schemas = _schemas()
-    return {key: Draft202012Validator(schema, registry=registry,
-                                      format_checker=_FORMAT_CHECKER)
-            for key, schema in schemas.items()}
+    from jsonschema import Draft202012Validator
+
+    return {key: Draft202012Validator(schema_of(key), registry=_registry(),
+                                      format_checker=_format_checker())
+            for key in sorted(kinds())}
 
 
 @cache
-def _checks() -> dict[tuple[str, str], Any]:
-    """(apiVersion, kind) -> exact validity predicate (``schema_check``), for the schemas
-    it compiles."""
-    from tasplan.lint.schema_check import Compiler, Unsupported
+def check_of(key: tuple[str, str]) -> Any:
+    """The exact validity predicate of (apiVersion, kind) (``schema_check``), or None when
+    it holds a keyword that module does not compile (jsonschema decides alone)."""
+    from tasplan.lint.schema_check import Unsupported
 
-    registry, schemas = _schemas()
-    compiler = Compiler(registry, _FORMAT_CHECKER)
-    out = {}
-    for key, schema in schemas.items():
-        with contextlib.suppress(Unsupported):  # jsonschema alone then
-            out[key] = compiler.compile(schema, schema["$id"])
-    return out
+    with contextlib.suppress(Unsupported):
+        return _compiler().compile(schema_of(key), _documents()[1][key]["$id"])
+    return None
+
+
+@cache
+def _compiler() -> Any:
+    from tasplan.lint.schema_check import Compiler
+
+    return Compiler(_Resolver(), _Formats())
+
+
+def _schemas() -> tuple[_Resolver, dict[tuple[str, str], dict]]:
+    """What the compiler resolves with, and every kind's inlined schema (the tests')."""
+    return _Resolver(), {key: schema_of(key) for key in sorted(kinds())}
+
+
+def _checks() -> dict[tuple[str, str], Any]:
+    """Every kind's compiled predicate, for the kinds it compiles (the tests')."""
+    return {key: check for key in sorted(kinds()) if (check := check_of(key)) is not None}
 
 
 def known_versions(kind: str) -> list[str]:
-    return sorted(v for v, k in _schemas()[1] if k == kind)
+    return sorted(v for v, k in kinds() if k == kind)
 
 
 def validate(obj: dict[str, Any], api_version: str, kind: str) -> list[Violation] | None:
     """Violations of the object's schema; None when tasplan has no schema for it. A valid
     object is recognised by the compiled predicate; jsonschema names the violations."""
     key = (api_version, kind)
-    if key not in _schemas()[1]:
+    if key not in _documents()[1]:
         return None
-    check = _checks().get(key)
+    check = check_of(key)
     try:
         if check is not None and check(obj):
             return []

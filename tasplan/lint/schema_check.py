@@ -4,7 +4,8 @@ validator builds an object per keyword and instance; most manifests have no find
 
 Exact by construction: every keyword the schemas use is compiled with Draft 2020-12's
 meaning (``type`` with integral floats as integers and booleans as neither, ``const`` and
-``enum`` with jsonschema's own equality, ``format`` with the same FormatChecker, ``pattern``
+``enum`` with jsonschema's own equality (imported only for values other than strings
+and null), ``format`` with the same FormatChecker, ``pattern``
 with ``re.search``); a schema holding any other keyword is not compiled at all, and
 jsonschema decides. Only a valid verdict is used: an invalid object is validated again by
 jsonschema, which names the violations.
@@ -14,15 +15,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from referencing import Registry
+if TYPE_CHECKING:
+    from referencing import Registry
 
-try:  # jsonschema's own equality (1 != True, 1 == 1.0); private, so its absence is allowed
-    from jsonschema._utils import equal
-except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
-    equal = None
+
+def _equal() -> Callable[[Any, Any], bool] | None:
+    """jsonschema's own equality (1 != True, 1 == 1.0), imported by a schema that compares
+    values other than strings and null; private, so its absence is allowed (jsonschema then
+    validates such a schema alone)."""
+    try:
+        from jsonschema._utils import equal
+    except ImportError:  # pragma: no cover - a jsonschema that moved it: jsonschema decides
+        return None
+    return equal
+
+
+def _strings_or_null(values: list) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
 
 Check = Callable[[Any], bool]
 
@@ -51,6 +64,33 @@ _TYPES: dict[str, Check] = {
 }
 
 
+def _all(checks: list[Check]) -> Check:
+    """All of ``checks``, in order, stopping at the first false one. Here and below: plain
+    loops and ``and`` chains, since a generator per object was most of the predicates'
+    cost (200,000 Pods: 8.7 s -> 2.7 s)."""
+    if not checks:
+        return lambda x: True
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda x: first(x) and second(x)
+    if len(checks) == 3:
+        first, second, third = checks
+        return lambda x: first(x) and second(x) and third(x)
+
+    def check(x: Any) -> bool:
+        for c in checks:  # noqa: SIM110
+            if not c(x):
+                return False
+        return True
+    return check
+
+
+_CLASSES = {"object": dict, "array": list, "string": str, "boolean": bool,
+            "null": type(None)}
+
+
 class Compiler:
     def __init__(self, registry: Registry, format_checker: Any) -> None:
         self.registry = registry
@@ -73,16 +113,15 @@ class Compiler:
             if make is None:
                 raise Unsupported(keyword)
             checks.append(make(value, schema, base))
-        if not checks:
-            return lambda x: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda x: all(check(x) for check in checks)
+        return _all(checks)
 
     # ------------------------------------------------------------------ keywords
 
     def _type(self, value: Any, schema: dict, base: str) -> Check:
         names = [value] if isinstance(value, str) else list(value)
+        if all(n in _CLASSES for n in names):  # one isinstance (bool is a class of its own)
+            classes = tuple(_CLASSES[n] for n in names)
+            return lambda x: isinstance(x, classes)
         tests = [_TYPES[n] for n in names]
         return lambda x: any(t(x) for t in tests)
 
@@ -92,7 +131,11 @@ class Compiler:
         def check(x: Any) -> bool:
             if not isinstance(x, dict):
                 return True
-            return all(props[k](v) for k, v in x.items() if k in props)
+            for k, v in x.items():
+                sub = props.get(k)
+                if sub is not None and not sub(v):
+                    return False
+            return True
         return check
 
     def _additionalProperties(self, value: Any, schema: dict, base: str) -> Check:
@@ -102,8 +145,15 @@ class Compiler:
         sub = self.compile(value, base)
         if value is False:
             return lambda x: not isinstance(x, dict) or known.issuperset(x)
-        return lambda x: not isinstance(x, dict) or all(
-            sub(v) for k, v in x.items() if k not in known)
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, dict):
+                return True
+            for k, v in x.items():  # noqa: SIM110
+                if k not in known and not sub(v):
+                    return False
+            return True
+        return check
 
     def _propertyNames(self, value: Any, schema: dict, base: str) -> Check:
         sub = self.compile(value, base)
@@ -111,13 +161,32 @@ class Compiler:
 
     def _required(self, value: list, schema: dict, base: str) -> Check:
         names = tuple(value)
-        return lambda x: not isinstance(x, dict) or all(n in x for n in names)
+        if len(names) == 1:
+            name = names[0]
+            return lambda x: not isinstance(x, dict) or name in x
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, dict):
+                return True
+            for n in names:  # noqa: SIM110
+                if n not in x:
+                    return False
+            return True
+        return check
 
     def _items(self, value: Any, schema: dict, base: str) -> Check:
         if "prefixItems" in schema or not isinstance(value, dict | bool):
             raise Unsupported("prefixItems")
         sub = self.compile(value, base)
-        return lambda x: not isinstance(x, list) or all(sub(i) for i in x)
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, list):
+                return True
+            for item in x:  # noqa: SIM110
+                if not sub(item):
+                    return False
+            return True
+        return check
 
     def _minItems(self, value: int, schema: dict, base: str) -> Check:
         return lambda x: not isinstance(x, list) or len(x) >= value
@@ -137,14 +206,20 @@ class Compiler:
     def _const(self, value: Any, schema: dict, base: str) -> Check:
         if isinstance(value, str):  # jsonschema compares with == when either is a string
             return lambda x: x == value
+        if value is None:  # null equals only null (a string never equals it)
+            return lambda x: x is None
+        equal = _equal()
         if equal is None:
             raise Unsupported("const")
         return lambda x: equal(x, value)
 
     def _enum(self, value: list, schema: dict, base: str) -> Check:
-        if all(isinstance(v, str) for v in value):
-            allowed = frozenset(value)
+        if _strings_or_null(value):  # as const: == for strings, null only for null
+            allowed = frozenset(v for v in value if v is not None)
+            if None in value:
+                return lambda x: x is None or (isinstance(x, str) and x in allowed)
             return lambda x: isinstance(x, str) and x in allowed
+        equal = _equal()
         if equal is None:
             raise Unsupported("enum")
         return lambda x: any(equal(x, v) for v in value)
@@ -154,16 +229,25 @@ class Compiler:
         return lambda x: not isinstance(x, str) or rx.search(x) is not None
 
     def _format(self, value: str, schema: dict, base: str) -> Check:
-        formats = self.formats
-        return lambda x: formats.conforms(x, value)
+        # FormatChecker.conforms without its two layers of calls: an unknown format
+        # conforms; a checker's listed exceptions and a false result do not
+        if value not in self.formats.checkers:
+            return lambda x: True
+        func, raises = self.formats.checkers[value]
+
+        def check(x: Any) -> bool:
+            try:
+                return bool(func(x))
+            except raises:
+                return False
+        return check
 
     def _not(self, value: Any, schema: dict, base: str) -> Check:
         sub = self.compile(value, base)
         return lambda x: not sub(x)
 
     def _allOf(self, value: list, schema: dict, base: str) -> Check:
-        subs = [self.compile(s, base) for s in value]
-        return lambda x: all(s(x) for s in subs)
+        return _all([self.compile(s, base) for s in value])
 
     def _anyOf(self, value: list, schema: dict, base: str) -> Check:
         subs = [self.compile(s, base) for s in value]

@@ -219,6 +219,10 @@ def _template_reference(index: _Index, pg: Manifest) -> list[Found]:
 
 
 def _pod_reference(index: _Index, pod: Manifest, groups: dict[tuple, _Group]) -> list[Found]:
+    spec = pod.obj.get("spec")
+    if not isinstance(spec, dict) or ("schedulingGroup" not in spec
+                                      and "workloadRef" not in spec):
+        return []  # most pods: no reference to read
     ns = index.ns(pod)
     name = _text(pod.obj, "spec", "schedulingGroup", "podGroupName")
     if name:

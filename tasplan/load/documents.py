@@ -34,10 +34,10 @@ from tasplan.load.strict import (
 )
 from tasplan.load.yaml_loader import GZIP, decode_yaml, load_yaml, locate
 from tasplan.model.source import Source
-from tasplan.snapshot import binary as snapshot_binary
 from tasplan.snapshot import format as snapshot_format
+from tasplan.snapshot import signature as snapshot_signature
 
-SUFFIXES = (".yaml", ".yml", ".json", snapshot_binary.SUFFIX)
+SUFFIXES = (".yaml", ".yml", ".json", snapshot_signature.SUFFIX)
 READ_CHUNK = 16 * 1024**2
 STRICT_TYPED_BYTES = 16 * 1024**2  # files up to this size are read by the (strict) dict path
 
@@ -164,11 +164,11 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     if str(path) != "-" and path.suffix.lower() != GZIP and _binary_head(path):
         return parsed_documents(str(path), [_binary_snapshot(str(path), _read_bytes(path))],
                                 workload=workload)
-    if typed:
-        from tasplan.load import typed as typed_reader
+    if typed and _suffix(path) == ".json":
+        from tasplan.load import typed as typed_reader  # msgspec: for JSON only
 
-        if (_suffix(path) == ".json" and path.suffix.lower() != GZIP and str(path) != "-"
-                and path.is_file() and path.stat().st_size <= max_input_bytes()):
+        if (path.suffix.lower() != GZIP and str(path) != "-" and path.is_file()
+                and path.stat().st_size <= max_input_bytes()):
             docs = typed_reader.read_json_stream(path, workload=workload)
             if docs is not None:
                 return iter(docs)
@@ -183,7 +183,7 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
         if docs is not None:
             return iter(docs)
     data = _read_bytes(path)
-    if snapshot_binary.is_binary(data):  # gzip or stdin
+    if snapshot_signature.is_binary(data):  # gzip or stdin
         return parsed_documents(str(path), [_binary_snapshot(str(path), data)],
                                 workload=workload)
     # Small files take the dict path, which checks for duplicate keys (see load/strict.py;
@@ -191,6 +191,8 @@ def read_documents(path: Path, *, workload: bool, typed: bool = False) -> Iterat
     if typed and len(data) > STRICT_TYPED_BYTES:
         docs = None
         if _is_json(path, data):
+            from tasplan.load import typed as typed_reader
+
             docs = typed_reader.read_json_cluster(str(path), data.removeprefix(_BOM),
                                                   workload=workload)
         elif not yaml_mapped:  # gzip, stdin, another suffix
@@ -208,7 +210,7 @@ def _binary_head(path: Path) -> bool:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False  # a FIFO would block the open: the ordinary read refuses it
         with open(path, "rb") as fh:
-            return snapshot_binary.is_binary(fh.read(len(snapshot_binary.MAGIC)))
+            return snapshot_signature.is_binary(fh.read(len(snapshot_signature.MAGIC)))
     except OSError:
         return False  # the ordinary read reports it
 
@@ -222,6 +224,8 @@ def _binary_snapshot(label: str, data: bytes) -> dict[str, Any]:
         except InputError as exc:
             raise InputError(label, f"malformed binary snapshot: {what}: {exc.detail}",
                              field=exc.field) from None
+
+    from tasplan.snapshot import binary as snapshot_binary  # msgspec: for binary ones only
 
     try:
         return snapshot_binary.decode(data, parse_json)

@@ -24,7 +24,6 @@ only when the input has ``metadata.uid``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -101,6 +100,8 @@ def _node_selector_strategy(template: Mapping[str, Any], namespace: str, job_nam
 
 
 def decode_jobset(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> Producer:
+    import hashlib  # OpenSSL's loader: only when a JobSet is read
+
     f = ObjectFields(source, obj)
     namespace, name, spec = identity(f)
     meta = f.mapping(obj.get("metadata"), "metadata")

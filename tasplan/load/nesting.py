@@ -36,7 +36,10 @@ def may_nest_deeper(data: bytes, limit: int = MAX_DEPTH, *, block: bool = True) 
         flow = max(accumulate(b - 1 for b in brackets), default=0)
     if flow >= limit or not block:
         return flow >= limit
-    return re.search(rb"^[ \t?:-]{%d,}" % (limit - flow), data, re.M) is not None
+    # a line that starts with that many: at the start, or after a line break (``^`` with
+    # re.M is tried at every offset; a pattern led by "\n" skips to the breaks in C)
+    run = rb"[ \t?:-]{%d,}" % (limit - flow)
+    return re.match(run, data) is not None or re.search(b"\n" + run, data) is not None
 
 
 class TooDeep(StrictError):

@@ -214,7 +214,7 @@ def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Docume
         if top.apiVersion != snapshot_format.API_VERSION or not isinstance(items, list | None):
             return None
         reader = _Reader(label, workload, None, None)
-        if not all(reader.raw(k, raw) for k, raw in enumerate(items or ())):
+        if not all(reader.raw(raw) for raw in items or ()):
             return None
         snapshot: dict[str, Any] = {"apiVersion": top.apiVersion, "kind": kind}
         for key, raw in (("metadata", top.metadata), ("pods", top.pods)):
@@ -228,7 +228,7 @@ def read_json_cluster(label: str, data: bytes, *, workload: bool) -> list[Docume
         return []
     reader = _Reader(label, workload, kind[: -len("List")] if kind != "List" else None,
                      top.apiVersion)
-    if not all(reader.raw(k, raw) for k, raw in enumerate(items)) or not reader.done():
+    if not all(reader.raw(raw) for raw in items) or not reader.done():
         return None
     return reader.docs
 
@@ -367,13 +367,13 @@ class _Reader:
                 raws = _RAWS.decode(piece)
             except msgspec.DecodeError:
                 return False
-            return all(self.raw(len(self.docs), raw) for raw in raws)
+            return all(self.raw(raw) for raw in raws)
         return self.items(items, lambda: _RAWS.decode(piece))
 
     def items(self, items: list[_Item], raws: Callable[[], Any]) -> bool:
         """A List's items in order: typed where they can be, else from their bytes
         (``raws()``: every item's, asked for once when needed); False when one is not an
-        object. ``typed`` for each item, inlined: this loop runs once per object."""
+        object. Runs once per object of a dump: the per-item work is written out here."""
         docs, label, workload = self.docs, self.label, self.workload
         item_kind, list_api, cache, starts = self.item_kind, self.list_api, self.cache, self.starts
         append = docs.append
@@ -385,6 +385,8 @@ class _Reader:
             if kind is UNSET and item_kind:  # NodeList items may omit kind
                 kind, api = item_kind, list_api
             if api == "v1" and (kind == "Pod" or kind == "Node"):
+                # Source(label, 0, k, workload) and Document(...) built as the tuples they
+                # are: a NamedTuple's own __new__ is a Python function.
                 source = _tuple(Source, (label, 0, k, workload, "items", ""))
                 try:
                     if kind == "Pod":
@@ -402,36 +404,13 @@ class _Reader:
                 return False
         return True
 
-    def raw(self, k: int, raw: Raw) -> bool:
-        """Item ``k`` from its bytes, typed when it can be; False when not an object."""
+    def raw(self, raw: Raw) -> bool:
+        """The next item from its bytes, typed when it can be; False when not an object."""
         try:
             item = _ITEM.decode(raw)
         except msgspec.DecodeError:
-            return self.as_dict(k, raw)
-        return self.typed(k, item) or self.as_dict(k, raw)
-
-    def typed(self, k: int, item: _Item) -> bool:
-        kind, api = item.kind, item.apiVersion
-        if kind is UNSET and self.item_kind:  # NodeList items may omit kind
-            kind, api = self.item_kind, self.list_api
-        if api != "v1":
-            return False
-        # Source(label, 0, k, workload) and Document(...) built as the tuples they are:
-        # a NamedTuple's own __new__ is a Python function (one of each per pod).
-        source = _tuple(Source, (self.label, 0, k, self.workload, "items", ""))
-        try:
-            if kind == "Pod":
-                doc = _tuple(Document, (source, _POD, _pod(item, source, self.pods,
-                                                           self.cache, self.starts)))
-                self.pods += 1
-            elif kind == "Node":
-                doc = _tuple(Document, (source, _NODE, _node(item, source)))
-            else:
-                return False
-        except _Fallback:
-            return False
-        self.docs.append(doc)
-        return True
+            return self.as_dict(len(self.docs), raw)
+        return self.items([item], lambda: [raw])
 
     def as_dict(self, k: int, raw: Raw) -> bool:
         """An item decoded whole (not Pod or Node, or not typed): the dict path's checks

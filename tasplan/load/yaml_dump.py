@@ -269,11 +269,12 @@ def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
                      and tree.num_children(root) == entries)
 
 
-def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True
-              ) -> memoryview | None:
+def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True,
+              stream: bool = False) -> memoryview | None:
     """One YAML document (no ``---``) as rapidyaml's JSON, or None when rapidyaml refuses
     it, reads several documents, or ``accept(root)`` is false. ``quiet=False``: the caller
-    has silenced stderr already (``quiet_stderr``) for many documents."""
+    has silenced stderr already (``quiet_stderr``). ``stream``: several documents are
+    allowed (written as one JSON array)."""
     buf = bytearray(piece)
     silence = quiet_stderr if quiet else contextlib.nullcontext
     try:
@@ -282,7 +283,7 @@ def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True
         with silence():
             ryml.parse_in_place(buf, tree)
         root = tree.root_id()
-        if tree.is_stream(root) or (accept is not None and not accept(root)):
+        if (tree.is_stream(root) and not stream) or (accept is not None and not accept(root)):
             return None
         out = bytearray(2 * len(piece) + 64)
         with silence():

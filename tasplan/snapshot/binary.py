@@ -30,11 +30,11 @@ import msgspec
 import orjson
 
 from tasplan.snapshot.format import COLUMNS, KIND, OPTIONAL_COLUMNS
+from tasplan.snapshot.signature import MAGIC, SUFFIX, is_binary
 
-MAGIC = b"\x89TASPLAN\r\n\x1a\n"  # PNG's trick: a text-mode copy or 7-bit channel breaks it
+__all__ = ["MAGIC", "SUFFIX", "BinaryError", "decode", "encode", "is_binary"]
+
 VERSION = 1
-SUFFIX = ".tsnap"
-_NAME = MAGIC[:8]
 _HEADER = len(MAGIC) + 2
 _TABLE_COLUMNS = frozenset((*COLUMNS, *OPTIONAL_COLUMNS))
 _NODE_KEYS = ["apiVersion", "kind", "metadata", "spec", "status"]  # prune_node's order
@@ -68,12 +68,6 @@ _DECODER = msgspec.msgpack.Decoder(_Body)
 
 class BinaryError(ValueError):
     """Why bytes that start like a binary snapshot are not a readable one."""
-
-
-def is_binary(data: bytes) -> bool:
-    """Whether ``data`` claims to be a binary snapshot: it starts with the signature's
-    name (a file cut short inside it, or with its line ends rewritten, is a broken one)."""
-    return len(data) >= 4 and _NAME.startswith(data[:len(_NAME)])
 
 
 def encode(document: dict[str, Any]) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from tasplan.output_file import write_output_file
-from tasplan.snapshot import binary
+from tasplan.snapshot.signature import SUFFIX
 
 JSON, BINARY = "json", "binary"
 
@@ -18,7 +18,7 @@ JSON, BINARY = "json", "binary"
 def format_for(path: str | os.PathLike) -> str:
     """The format a file name asks for: binary for ``.tsnap`` (``.tsnap.gz``), else JSON."""
     name = os.fspath(path).lower().removesuffix(".gz")
-    return BINARY if name.endswith(binary.SUFFIX) else JSON
+    return BINARY if name.endswith(SUFFIX) else JSON
 
 
 def write_snapshot(document: dict[str, Any], path: str | os.PathLike,
@@ -27,6 +27,8 @@ def write_snapshot(document: dict[str, Any], path: str | os.PathLike,
     default what the name asks for); returns the bytes written."""
     name = os.fspath(path)
     if (fmt or format_for(name)) == BINARY:
+        from tasplan.snapshot import binary  # msgspec: for binary snapshots only
+
         data = binary.encode(document)
     else:
         data = orjson.dumps(document)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.statement import Statement, StatementError
 from tasplan.model.pod import HostPort
-from tasplan.model.pod_affinity import PodAffinity
+from tasplan.model.pod_affinity import PodAffinity, PodAffinityTerm
 from tests.builders import make_node, make_pod, node_infos, pod_with
 
 MI = 1024 * 1024
@@ -275,6 +275,148 @@ def test_changes_since_never_spans_an_eviction():
     assert statement.changes_since(after) == [(POD_KINDS[0], infos[1])]
     with pytest.raises(StatementError):
         statement.changes_since(0)
+
+
+# -- assume_many: copies of one pod in one step, exactly as many single assumptions --------
+
+AFFINE = replace(make_pod("affine", 1), pod_affinity=PodAffinity(
+    required_anti=(PodAffinityTerm(None, "kubernetes.io/hostname"),)))
+MANY_KINDS = [*POD_KINDS, AFFINE, pod_with({"cpu": 0, "memory": 0}, "zeros")]
+
+
+def copies(kind: int, n: int, tag: str) -> list:
+    """``n`` distinct pods alike in all a node counts (requests copied, not shared)."""
+    pod = MANY_KINDS[kind]
+    return [replace(pod, name=f"{pod.name}-{tag}-{i}", requests=dict(pod.requests))
+            for i in range(n)]
+
+
+def observed(info: NodeInfo) -> tuple:
+    """Everything of a NodeInfo: requested with its key order and zero entries, pods and
+    affinity pods by identity, ports in order, the generation caches compare."""
+    return (list(info.requested.items()), info.non_zero_cpu, info.non_zero_memory,
+            [id(p) for p in info.pods], list(info.ports), [id(p) for p in info.affinity_pods],
+            info.generation)
+
+
+def _entries(log: list) -> list:
+    """Log entries by identity (an ``evict_all`` entry holds a tuple of pods)."""
+    return [(tuple(map(id, p)) if isinstance(p, tuple) else id(p), n.name) for p, n in log]
+
+
+MANY_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("many"), st.integers(0, len(MANY_KINDS) - 1), st.integers(0, 2),
+                  st.integers(0, 5), st.booleans()),
+        st.tuples(st.just("assume"), st.integers(0, len(MANY_KINDS) - 1), st.integers(0, 2)),
+        st.tuples(st.just("checkpoint")),
+        st.tuples(st.just("rollback"), st.integers(0, 1000)),
+        st.tuples(st.just("evict"), st.integers(0, 2), st.integers(0, 1000)),
+        st.tuples(st.just("evict_all"), st.integers(0, 2), st.integers(0, 1000)),
+        st.tuples(st.just("commit")),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(MANY_OPS)
+@example([("many", 0, 0, 3, False), ("rollback", 2)])  # a checkpoint inside a run
+@example([("many", 3, 0, 3, False), ("evict", 0, 2), ("rollback", 0)])  # ports, eviction
+@example([("many", 5, 1, 4, False), ("evict", 1, 1), ("rollback", 0)])  # affinity pods
+def test_assume_many_is_single_assumptions(ops):
+    """Twin clusters, one driven with ``assume_many``, the other with one ``assume`` per
+    pod: after every operation (runs of copies or mixed pods, rollbacks to any position,
+    inside a run included, evictions, commits) every observable of every NodeInfo and the
+    log agree, and rolling back to the start restores the initial state exactly."""
+    batched, single = _cluster(), _cluster()
+    for a, b in zip(batched, single, strict=True):  # the same running pod objects
+        b.pods, b.affinity_pods = list(a.pods), list(a.affinity_pods)
+    initial = [state(i) for i in batched]
+    sb, ss = Statement(), Statement()
+    checkpoints: list[int] = []
+    tag = 0
+    for op in ops:
+        if op[0] == "many":
+            _, kind, node, n, mixed = op
+            tag += 1
+            pods = copies(kind, n, str(tag))
+            if mixed and pods:
+                pods[-1] = copies((kind + 1) % len(MANY_KINDS), 1, str(tag))[0]
+            sb.assume_many(pods, batched[node])
+            for pod in pods:
+                ss.assume(pod, single[node])
+        elif op[0] == "assume":
+            _, kind, node = op
+            tag += 1
+            (pod,) = copies(kind, 1, str(tag))
+            sb.assume(pod, batched[node])
+            ss.assume(pod, single[node])
+        elif op[0] == "evict":
+            _, node, which = op
+            if batched[node].pods:
+                pod = batched[node].pods[which % len(batched[node].pods)]
+                sb.evict(pod, batched[node])
+                ss.evict(pod, single[node])
+        elif op[0] == "evict_all":
+            _, node, which = op
+            pods = batched[node].pods[which % 3::2]
+            if pods:
+                sb.evict_all(pods, batched[node])
+                ss.evict_all(pods, single[node])
+        elif op[0] == "checkpoint":
+            checkpoints.append(sb.checkpoint())
+        elif op[0] == "commit":
+            assert _entries(sb.commit()) == _entries(ss.commit())
+            checkpoints.clear()
+            initial = [state(i) for i in batched]
+        else:
+            target = op[1] % (sb.checkpoint() + 1)  # any position, not only checkpoints
+            sb.rollback(target)
+            ss.rollback(target)
+        assert [observed(i) for i in batched] == [observed(i) for i in single]
+        assert sb.checkpoint() == ss.checkpoint()
+        if not any(o[0].startswith("evict") for o in ops):  # never spans evictions
+            assert _entries(sb.changes_since(0)) == _entries(ss.changes_since(0))
+    sb.rollback(0)
+    ss.rollback(0)
+    assert [observed(i) for i in batched] == [observed(i) for i in single]
+    # an undone eviction puts its pod (and ports) back at the end: compare as multisets
+    def unordered(s):
+        return s[0], s[1], s[2], sorted(s[3]), sorted(map(repr, s[4]))
+
+    assert [unordered(state(i)) for i in batched] == [unordered(s) for s in initial]
+
+
+def test_assume_many_is_one_step_for_copies_only():
+    """Copies take the one-step path (one batch, undone at once); a run with one pod unlike
+    the others, or with reservers, goes pod by pod."""
+    infos = _cluster()
+    statement = Statement()
+    statement.assume_many(copies(1, 4, "a"), infos[1])
+    assert statement._batches == [(0, 4)]
+    assert infos[1].requested == {"cpu": 8000, "memory": 12 * MI}
+    mixed = copies(1, 2, "b") + copies(0, 1, "c")
+    statement.assume_many(mixed, infos[1])
+    assert statement._batches == [(0, 4)] and statement.checkpoint() == 7
+
+    class Counting:
+        def __init__(self):
+            self.held = 0
+
+        def reserve(self, pod, node):
+            self.held += 1
+            return pod
+
+        def unreserve(self, token):
+            self.held -= 1
+
+    counting = Counting()
+    with_reserver = Statement([counting])
+    with_reserver.assume_many(copies(0, 3, "d"), infos[2])
+    assert counting.held == 3 and with_reserver._batches == []
+    with_reserver.rollback(1)
+    assert counting.held == 1 and len(infos[2].pods) == 1
 
 
 # -- evict_all: what evict one by one does, in one operation ----------------------------------

@@ -71,9 +71,9 @@ def test_positions_of_each_document_match_composing_the_whole_file() -> None:
             b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  labels:\n    x: |\n"
             b"      text\n---\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: c}\n")
     manifests, problem = parse("x.yaml", data)
-    assert problem is None and manifests[0].file.spans is not None
+    assert problem is None and manifests[0].file.split
     whole, _ = parse("x.yaml", data)
-    whole[0].file.spans = None  # the whole file composed, as before
+    whole[0].file.split = False  # the whole file composed, as before
     paths = [("metadata", "name"), ("kind",), ("metadata", "labels", "x"), ("nope",)]
     for mine, theirs in zip(manifests, whole, strict=True):
         for path in paths:

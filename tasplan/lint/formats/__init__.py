@@ -6,17 +6,22 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
-from tasplan.lint.formats import github, json, junit, sarif, text
 from tasplan.lint.report import LintReport
 from tasplan.untrusted import clean
 
+
+def _renderer(name: str) -> Callable[[LintReport], str]:
+    """The ``render`` of module ``name``, imported when a report is rendered in that format
+    (a run pays for its own format: JUnit's XML library, SARIF's rule table)."""
+    def render(report: LintReport) -> str:
+        # __import__, not importlib.import_module: -X importtime (tests/cli/test_startup.py)
+        # reports only imports made through the import statement's machinery.
+        return __import__(f"{__name__}.{name}", fromlist=("render",)).render(report)
+    return render
+
+
 RENDERERS: dict[str, Callable[[LintReport], str]] = {
-    "text": text.render,
-    "json": json.render,
-    "junit": junit.render,
-    "sarif": sarif.render,
-    "github": github.render,
-}
+    name: _renderer(name) for name in ("text", "json", "junit", "sarif", "github")}
 
 
 def render(report: LintReport, fmt: str) -> str:

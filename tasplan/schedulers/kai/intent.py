@@ -22,10 +22,10 @@ from tasplan.model.kai import (
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.plan.intent import Intent, left_out, levels_for, with_scheduler_name
+from tasplan.schedulers.kai import KAI
 from tasplan.schedulers.kai.grouper import GrouperError, pod_group_for
 from tasplan.schedulers.kai.jobs import build_job, fewest_pods
 
-KAI = "kai"
 COMPARE_TOPOLOGY = "tasplan-compare-{n}"
 
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from tasplan.model import kueue as k
 from tasplan.schedulers.kueue import gates as g
-from tasplan.schedulers.kueue.workload import asks_for_kueue
 
 if TYPE_CHECKING:
     from tasplan.model.group import PodGroup
@@ -49,6 +47,9 @@ class KueueScheduler:
         kueue = snapshot.kueue
         if not kueue.tas_flavors():
             return None  # without a TAS flavor Kueue has nowhere to place it
+        from tasplan.model import kueue as k
+        from tasplan.schedulers.kueue.workload import asks_for_kueue
+
         if self._owners[0] is not kueue:
             self._owners = (kueue, k.owner_index(kueue.workloads))
         wl = k.workload_for(group, pods, kueue.workloads, self._owners[1])

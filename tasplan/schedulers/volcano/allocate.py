@@ -19,8 +19,10 @@ and records the tie in ``Session.ties``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Protocol
 
 from tasplan.model.quantity import format_quantity
@@ -241,6 +243,7 @@ class Session:
         self.task_classes: dict[str, object | None] = {}  # task uid -> sim.task_class
         self.classes: dict[object, object] = {}
         self.sub_requests: dict[str, dict[str, int]] = {}  # sub-job uid -> weighted requests
+        self.ordered: dict[str, list[tuple[str, int]]] = {}  # task uid -> _ordered(request)
         self.node_names = list(nodes)
         self.ties: list[str] = []
         # HyperNodes the last gradient left out for their idle resources, with the reason
@@ -360,18 +363,19 @@ class Session:
     def _runs(self, ops: Sequence[Op]) -> Iterator[tuple[list[Task], str, bool]]:
         """``ops`` cut into the longest runs of one node, status, job, sub-job and task
         class (or, without one, request), in order: the statements change per run."""
-        of = self._class
-        i = 0
-        while i < len(ops):
+        of, classes = self._class, self.task_classes
+        i, end = 0, len(ops)
+        while i < end:
             task, node, pipelined = ops[i]
             owner, cls = task.owner, of(task)
-            sub = owner.task_sub_job[task.uid]
+            subs = owner.task_sub_job
+            sub = subs[task.uid]
             j = i + 1
-            while j < len(ops):
+            while j < end:
                 other, other_node, other_pipelined = ops[j]
                 if other_node != node or other_pipelined != pipelined \
-                        or other.owner is not owner or owner.task_sub_job[other.uid] != sub \
-                        or of(other) is not cls \
+                        or other.owner is not owner or subs[other.uid] != sub \
+                        or classes.get(other.uid, of) is not cls \
                         or (cls is None and other.request != task.request):
                     break
                 j += 1
@@ -762,7 +766,7 @@ class Session:
                 placed += self._batch(job, sub, task, best, tasks)
             last = key
             self._apply(placed, best, pipelined)
-            ops.extend((t, best, pipelined) for t in placed)
+            ops.extend(zip(placed, repeat(best), repeat(pipelined)))
             for other in classes.values():
                 other.update(best, self._answer(other.task, best))
             if with_topology:
@@ -799,12 +803,15 @@ class Session:
         if sub.network_topology is None and self.plugins.nta_node_order \
                 and self.plugins.normal_pod_binpack:
             room = min(room, self._hypernode_room(task, node))
-        cls, role, of = self._class(task), task.role, self._class
+        cls, role, of, classes = self._class(task), task.role, self._class, self.task_classes
         n = 0
         while n < room:
             other = tasks[-1 - n]
             # another role may be failed already (failed_roles): ask for it task by task
-            if other.gated or other.role != role or of(other) is not cls:
+            if other.gated or other.role != role:
+                break
+            other_cls = classes.get(other.uid, of)
+            if (other_cls if other_cls is not of else of(other)) is not cls:
                 break
             n += 1
         if n <= 0:
@@ -866,7 +873,10 @@ class Session:
         sim = self.sim
         alloc, used, rel = sim.allocatable(node), sim.used(node), sim.releasing(node)
         fits_idle = True
-        for r, v in _ordered(task.request):
+        ordered = self.ordered.get(task.uid)
+        if ordered is None:
+            ordered = self.ordered[task.uid] = _ordered(task.request)
+        for r, v in ordered:
             if v <= 0:
                 continue
             free = alloc.get(r, 0) - used.get(r, 0)
@@ -899,22 +909,19 @@ class Session:
                     per_node = self._normal_pod_scores(task, group)
                 elif allocated_hn:
                     per_leaf = self._leaf_scores(group, sub, allocated_hn)
-            leaf_of = self.tree.leaf_of
-            best, top, tied = None, float("-inf"), 0
-            for node in group:  # sorted by name: the first of the best
-                score = ext.get(node, 0.0) if ext else 0.0
-                if per_node:
-                    score += per_node.get(node, 0.0)
-                elif per_leaf:
-                    score += per_leaf.get(leaf_of.get(node, ""), 0.0)
-                if score > top:
-                    best, top, tied = node, score, 0
-                elif score == top:
-                    tied += 1
+            scores = list(map(ext.get, group, repeat(0.0))) if ext else [0.0] * len(group)
+            if per_node:
+                scores = [s + per_node.get(n, 0.0) for s, n in zip(scores, group, strict=True)]
+            elif per_leaf:
+                leaves = map(self.tree.leaf_of.get, group, repeat(""))
+                scores = [s + per_leaf.get(leaf, 0.0)
+                          for s, leaf in zip(scores, leaves, strict=True)]
+            top = max(scores)
+            tied = scores.count(top) > 1
             if tied:
                 uid = task.owner.uid if task.owner is not None else ""
                 self.node_ties[uid] = self.node_ties.get(uid, 0) + 1
-            return best, pipelined, bool(tied)
+            return group[scores.index(top)], pipelined, tied  # sorted by name: the first
         return None, False, False
 
     # -- network-topology-aware scores --------------------------------------------------
@@ -927,11 +934,7 @@ class Session:
         """``batchNodeOrderFnForNetworkAwarePods`` per lowest-tier HyperNode (every node of
         one has the same score): the tier of its common ancestor with the job's HyperNode;
         when several nodes share the best, plus the share of the sub-job's tasks there."""
-        leaf_of = self.tree.leaf_of
-        count: dict[str, int] = {}
-        for n in nodes:
-            leaf = leaf_of.get(n, "")
-            count[leaf] = count.get(leaf, 0) + 1
+        count = Counter(map(self.tree.leaf_of.get, nodes, repeat("")))
         scores = {leaf: self._closeness(leaf, allocated_hn) for leaf in count}
         top = max(scores.values())
         if sum(count[leaf] for leaf, s in scores.items() if s == top) > 1:

@@ -52,12 +52,12 @@ class ClusterSim:
                                              node_affinity, node_ports)]
         self.release: dict[str, dict[str, int]] = {}
         self.binpack: dict[tuple, dict[str, tuple[int, float]]] = {}
+        self.binpack_of: dict[str, dict[str, tuple[int, float]]] = {}  # task uid -> its entry
         for info in self.infos.values():
-            for pod in info.pods:
-                if pod.deleting:
-                    acc = self.release.setdefault(info.name, {})
-                    for k, v in pod.requests.items():
-                        acc[k] = acc.get(k, 0) + v
+            for pod in [p for p in info.pods if p.deleting]:
+                acc = self.release.setdefault(info.name, {})
+                for k, v in pod.requests.items():
+                    acc[k] = acc.get(k, 0) + v
 
     def allocatable(self, node: str) -> Mapping[str, int]:
         return self.infos[node].node.allocatable
@@ -99,8 +99,10 @@ class ClusterSim:
     def scores(self, task: Task, nodes: Sequence[str]) -> Mapping[str, float]:
         """The binpack plugin's scores, kept per (request, node) until the node changes
         (``NodeInfo.generation``)."""
-        key = tuple(sorted(task.request.items()))
-        cache = self.binpack.setdefault(key, {})
+        cache = self.binpack_of.get(task.uid)
+        if cache is None:
+            key = tuple(sorted(task.request.items()))
+            cache = self.binpack_of[task.uid] = self.binpack.setdefault(key, {})
         out = {}
         for n in nodes:
             info = self.infos[n]

@@ -209,9 +209,20 @@ class Job:
     def set_statuses(self, tasks: Sequence[Task], status: str, node: str) -> None:
         """``set_status`` for many tasks, the counts changed once per (role, sub-job,
         former status)."""
-        moved: dict[tuple[str, str, str], int] = {}
+        if not tasks:
+            return
         task_sub = self.task_sub_job
-        for task in tasks:
+        first = tasks[0]
+        role, sub_uid, former = first.role, task_sub[first.uid], first.status
+        done = 0
+        for task in tasks:  # a run of one role, sub-job and status: counted at the end
+            if task.status != former or task.role != role or task_sub[task.uid] != sub_uid:
+                break
+            task.status = status
+            task.node = node
+            done += 1
+        moved: dict[tuple[str, str, str], int] = {(role, sub_uid, former): done}
+        for task in tasks[done:]:
             key = (task.role, task_sub[task.uid], task.status)
             moved[key] = moved.get(key, 0) + 1
             task.status = status

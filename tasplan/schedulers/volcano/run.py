@@ -3,7 +3,9 @@ imports this module when Volcano is given jobs)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tasplan.framework.node_info import NodeInfo
@@ -28,6 +30,18 @@ OFFLINE = (
 )
 
 
+@contextmanager
+def _cycle_gc_paused() -> Iterator[None]:
+    """The dry runs make and drop tens of thousands of small tuples and lists that no cycle
+    holds (reference counting frees them): the cyclic GC would only rescan the node state
+    for nothing (a tenth of the planning time at 5,000 nodes)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _spec(group: PodGroup, snapshot: ClusterSnapshot) -> VolcanoPodGroup:
@@ -60,11 +74,10 @@ class StatementSim(ClusterSim):
         self.marks: list[int] = []
 
     def assume(self, tasks: Sequence[Task], node: str) -> None:
-        statement, info = self.statement, self.infos[node]
+        statement = self.statement
         start = statement.checkpoint()  # one log entry per assumption
         self.marks.extend(range(start, start + len(tasks)))
-        for task in tasks:
-            statement.assume(task.payload, info)
+        statement.assume_many([task.payload for task in tasks], self.infos[node])
 
     def forget(self, tasks: Sequence[Task], node: str) -> None:
         n = len(tasks)
@@ -77,10 +90,11 @@ class VolcanoRun:
         self.state = state
         self.groups = groups
         snapshot = state.snapshot
-        self.tree = build_tree(snapshot.volcano.hypernodes.values(),
-                               [(n.name, n.labels) for n in snapshot.nodes])
-        self.sim = StatementSim(state)
-        self.session = Session(self.tree, self.sim, [n.name for n in snapshot.nodes])
+        with _cycle_gc_paused():
+            self.tree = build_tree(snapshot.volcano.hypernodes.values(),
+                                   [(n.name, n.labels) for n in snapshot.nodes])
+            self.sim = StatementSim(state)
+            self.session = Session(self.tree, self.sim, [n.name for n in snapshot.nodes])
         self.infos: Mapping[str, NodeInfo] = self.sim.infos
 
     def units(self) -> list[JobUnit]:
@@ -92,7 +106,8 @@ class VolcanoRun:
         pods = state.snapshot.pods_by_group.get(group.key, [])
         job = job_of(group, spec, pods)
         ties_before = len(self.session.ties)
-        (out,) = self.session.allocate([job])
+        with _cycle_gc_paused():
+            (out,) = self.session.allocate([job])
         self.sim.marks.clear()
         if out.committed:
             state.statement.commit()

@@ -10,11 +10,13 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tasplan.framework.statement import Statement
 from tasplan.model.pod import HostPort
 from tasplan.model.pod_affinity import LabelSelector, Requirement
 from tasplan.model.volcano import (
@@ -29,10 +31,12 @@ from tasplan.model.volcano import (
     VolcanoInputs,
     VolcanoPodGroup,
 )
+from tasplan.plan.state import build_node_infos
 from tasplan.schedulers.volcano.allocate import Plugins, Session
-from tasplan.schedulers.volcano.cluster import plan_volcano
+from tasplan.schedulers.volcano.cluster import ClusterSim, job_of, plan_volcano
 from tasplan.schedulers.volcano.hypernodes import build_tree
 from tasplan.schedulers.volcano.job import RUNNING, Job, Task
+from tasplan.schedulers.volcano.run import StatementSim
 from tasplan.schedulers.volcano.scoring import binpack_node_score
 from tests.builders import make_group, make_node, make_pod, snapshot
 from tests.schedulers.volcano.allocate_cases import CASES
@@ -349,4 +353,47 @@ def test_batched_over_the_cluster_model(rnd: random.Random) -> None:
                        [(a.hypernode, a.placed, a.fits, a.score, a.reason)
                         for a in o.attempts]) for o in result.outcomes],
                      result.ties, result.node_ties))
+    assert seen[0] == seen[1]
+
+
+def _node_state(info) -> tuple:
+    return (list(info.requested.items()), info.non_zero_cpu, info.non_zero_memory,
+            [p.key for p in info.pods], list(info.ports), [p.key for p in info.affinity_pods])
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_statement_path_as_plain_task_by_task(rnd: random.Random) -> None:
+    """The run's path (``StatementSim``: runs of copies assumed onto a node as one Statement
+    step and rolled back as one, batched placement) decides as the plain one (``ClusterSim``
+    adding pods one by one, task-by-task placement) and leaves the same NodeInfos; rolling
+    the Statement back to its start restores the snapshot's node state."""
+    snap, inputs = random_snapshot(rnd)
+    tree = build_tree(inputs.hypernodes.values(), [(n.name, n.labels) for n in snap.nodes])
+    groups = sorted((g for g in snap.groups if g.key in inputs.podgroups),
+                    key=lambda g: (-(g.priority or 0), g.order))
+    seen = []
+    for path in ("statement", "plain"):
+        state = SimpleNamespace(snapshot=snap, nodes=build_node_infos(snap)[0],
+                                statement=Statement())
+        sim = StatementSim(state) if path == "statement" else ClusterSim(snap)
+        session = Session(tree, sim, [n.name for n in snap.nodes], batched=path == "statement")
+        outcomes = []
+        for group in groups:
+            job = job_of(group, inputs.podgroups[group.key], snap.pods_by_group[group.key])
+            outcomes.extend(session.allocate([job]))
+        seen.append(([(o.job.uid, o.committed, o.pipelined, o.hypernode,
+                       [(t.uid, n) for t, n in o.assignments],
+                       [(a.hypernode, a.placed, a.fits, a.score, a.reason)
+                        for a in o.attempts]) for o in outcomes],
+                     session.ties, session.node_ties,
+                     [_node_state(sim.infos[n.name]) for n in snap.nodes]))
+        if path == "statement":
+            state.statement.rollback(0)
+            fresh = build_node_infos(snap)[0]
+            # requests that went back to zero are equivalent to absent ones
+            assert [({k: v for k, v in i.requested.items() if v}, *_node_state(i)[1:])
+                    for i in state.nodes] == [(dict(i.requested), *_node_state(i)[1:])
+                                              for i in fresh]
     assert seen[0] == seen[1]
