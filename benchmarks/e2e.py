@@ -11,8 +11,9 @@ measurement runs in a fresh process, best of ``--repeat``:
 * ``load`` and ``plan``: ``tasplan.load_inputs`` and ``tasplan.plan`` (library path, imports
   not counted);
 * ``check -o json``, ``check`` (table), ``explain`` of the workloads' groups;
-* with ``--snapshot``: the same cluster written as a tasplan snapshot (into ``--tmp``) and
-  ``check -o json`` from it;
+* with ``--snapshot``: the same cluster written as a tasplan snapshot, JSON and binary
+  (``.tsnap``), into ``--tmp``, and ``check -o json`` from each (the reports compared: they
+  must be byte-identical);
 * with ``--yaml``: the same cluster as ``kubectl get -o yaml`` writes it (``generate.py
   --yaml``, into ``--tmp`` unless there already) and ``check -o json`` from it.
 
@@ -108,9 +109,16 @@ def measure(cluster: Path, workloads: list[Path], repeat: int, tmp: Path,
         snap = tmp / (cluster.stem + ".snapshot.json")
         run([*TASPLAN, "snapshot", "--cluster", str(cluster), "-o", str(snap)])
         row["snapshot_bytes"] = snap.stat().st_size
-        row["check_snapshot"], row["check_snapshot_rss"], _, _ = best(
+        row["check_snapshot"], row["check_snapshot_rss"], snap_out, _ = best(
             [*TASPLAN, "check", *w, "--cluster", str(snap), "-o", "json"], repeat)
+        binary = tmp / (cluster.stem + ".tsnap")
+        run([*TASPLAN, "snapshot", "--cluster", str(snap), "-o", str(binary)])
         snap.unlink()
+        row["binary_bytes"] = binary.stat().st_size
+        row["check_binary"], row["check_binary_rss"], binary_out, _ = best(
+            [*TASPLAN, "check", *w, "--cluster", str(binary), "-o", "json"], repeat)
+        binary.unlink()
+        row["binary_same_report"] = binary_out == snap_out == out
     if yaml:
         dump = tmp / (cluster.stem + ".yaml")
         if not dump.exists():
@@ -135,9 +143,9 @@ def table(rows: list[dict]) -> str:
 
     lines = ["| cluster | orjson | msgspec | load | ×msgspec | plan | check -o json (wall) "
              "| ×orjson | peak RSS | table | explain | ×check | snapshot check | ×json "
-             "| YAML check | ×json | YAML RSS |",
+             "| binary check | ×json | YAML check | ×json | YAML RSS |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
-             "|---:|"]
+             "|---:|---:|---:|"]
     for r in rows:
         e2e = r["check_json"]
         lines.append(
@@ -147,6 +155,7 @@ def table(rows: list[dict]) -> str:
             f"| {r['check_json_rss']:.0f} MB | {sec(r['check_table'])} "
             f"| {sec(r.get('explain'))} | {ratio(r.get('explain'), e2e)} "
             f"| {sec(r.get('check_snapshot'))} | {ratio(r.get('check_snapshot'), e2e)} "
+            f"| {sec(r.get('check_binary'))} | {ratio(r.get('check_binary'), e2e)} "
             f"| {sec(r.get('check_yaml'))} | {ratio(r.get('check_yaml'), e2e)} "
             f"| {mb(r.get('check_yaml_rss'))} |")
     return "\n".join(lines)

@@ -181,8 +181,8 @@ def snapshot(
         "understand; larger and slower to reload.")] = False,
     file_format: Annotated[str | None, Option(
         "--format", metavar="json|binary", show_default=False,
-        help="json (readable) or binary (smaller, and faster to read back). Default: "
-        "binary for a .tsnap file name, else json.")] = None,
+        help="json (readable) or binary (a fifth smaller, checked as strictly at any size). "
+        "Default: binary for a .tsnap file name, else json.")] = None,
     *,
     live: LiveOptions,
     traceback: TracebackOpt = False,
@@ -190,8 +190,8 @@ def snapshot(
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
     (--cluster) as a portable snapshot that --cluster reads back ~10x faster.
 
-    JSON by default; binary (--format binary, or a .tsnap file name) is smaller and reads
-    faster still. --cluster reads both, recognising a binary snapshot by its contents.
+    JSON by default; binary with --format binary or a .tsnap file name. --cluster reads
+    both, recognising a binary snapshot by its contents.
     """
     from tasplan.cli.snapshot import file_format as chosen_format
     from tasplan.cli.snapshot import output_path, run_snapshot

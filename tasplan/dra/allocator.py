@@ -11,8 +11,9 @@ pod's claims only: devices that earlier pods took stay taken.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tasplan.model.dra import (
     ALL,
@@ -96,59 +97,100 @@ def device_reaches(d: Device, node: Node) -> bool:
     return d.all_nodes
 
 
+def _pools(slices: Sequence[ResourceSlice]) -> list[Pool]:
+    """The pools of ``slices``: newest generation only, slices by name, with what the
+    allocator asks of a pool (complete, invalid, binding conditions, counters)."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in slices:
+        key = (s.driver, s.pool)
+        newest[key] = max(newest.get(key, -1), s.generation)
+    pools: dict[tuple[str, str], Pool] = {k: Pool(k[0], k[1], g) for k, g in newest.items()}
+    counts: dict[tuple[str, str], int] = {}
+    for s in slices:
+        pool = pools[(s.driver, s.pool)]
+        if s.generation != pool.generation:
+            continue  # obsolete, even when the newer generation has fewer devices
+        pool.slices.append(s)
+        counts[(s.driver, s.pool)] = s.slice_count
+        for name, counters in s.shared_counters.items():
+            pool.counters[name] = dict(counters)
+    for key, pool in pools.items():
+        pool.slices.sort(key=lambda s: s.name)
+        pool.complete = len(pool.slices) == counts[key]
+        names: set[str] = set()
+        for s in pool.slices:
+            for d in s.devices:
+                if d.name in names:
+                    pool.invalid = True
+                names.add(d.name)
+                pool.binding_conditions |= bool(d.binding_conditions)
+                pool.has_counter_use |= bool(d.consumes)
+    return list(pools.values())
+
+
+def _pool_key(pool: Pool) -> tuple[bool, str, str]:
+    """Upstream's pool order: by driver and name, pools with binding conditions last."""
+    return pool.binding_conditions, pool.driver, pool.name
+
+
+def _local_only(pools: Sequence[Pool]) -> bool:
+    """No pool's counters are shared by slices of several nodes."""
+    return all(len({s.node_name for s in p.slices}) <= 1 for p in pools
+               if p.counters or p.has_counter_use)
+
+
 class World:
     """The immutable DRA inputs, indexed once per run: pools (newest generation only),
     candidate devices per node, taints, and the selector cache."""
 
     def __init__(self, inputs: DraInputs) -> None:
-        self.inputs = inputs
-        self.classes: Mapping[str, DeviceClass] = inputs.classes
-        newest: dict[tuple[str, str], int] = {}
-        for s in inputs.slices:
-            key = (s.driver, s.pool)
-            newest[key] = max(newest.get(key, -1), s.generation)
-        pools: dict[tuple[str, str], Pool] = {k: Pool(k[0], k[1], g) for k, g in newest.items()}
-        counts: dict[tuple[str, str], int] = {}
-        for s in inputs.slices:
-            pool = pools[(s.driver, s.pool)]
-            if s.generation != pool.generation:
-                continue  # obsolete, even when the newer generation has fewer devices
-            pool.slices.append(s)
-            counts[(s.driver, s.pool)] = s.slice_count
-            for name, counters in s.shared_counters.items():
-                pool.counters[name] = dict(counters)
-        for key, pool in pools.items():
-            pool.slices.sort(key=lambda s: s.name)
-            pool.complete = len(pool.slices) == counts[key]
-            names: set[str] = set()
-            for s in pool.slices:
-                for d in s.devices:
-                    if d.name in names:
-                        pool.invalid = True
-                    names.add(d.name)
-                    pool.binding_conditions |= bool(d.binding_conditions)
-                    pool.has_counter_use |= bool(d.consumes)
-        # Pools sorted by (driver, pool); those with binding conditions after all others.
-        self.pools = sorted(pools.values(),
-                            key=lambda p: (p.binding_conditions, p.driver, p.name))
-        self.pool_index = {(p.driver, p.name): p for p in self.pools}
-        self._pool_order = {(p.driver, p.name): i for i, p in enumerate(self.pools)}
-        self.local: dict[str, list[ResourceSlice]] = {}
-        self.network: list[ResourceSlice] = []
-        for pool in self.pools:
-            for s in pool.slices:
-                if s.node_name:
-                    self.local.setdefault(s.node_name, []).append(s)
-                else:
-                    self.network.append(s)
+        self._index(inputs, _pools(inputs.slices))
+
+    def extended(self, slices: Sequence[ResourceSlice]) -> World:
+        """The world of the inputs with ``slices`` published too (``World`` of both). Slices
+        for nodes that publish nothing yet, in pools of their own (a copy of a node's
+        devices), are added to copies of this world's indexes; anything else rebuilds them
+        all."""
+        inputs = replace(self.inputs, slices=(*self.inputs.slices, *slices))
+        if any((s.driver, s.pool) in self.pool_index or not s.node_name
+               or s.node_name in self.local for s in slices):
+            return World(inputs)
+        world = World.__new__(World)
+        added = sorted(_pools(slices), key=_pool_key)
+        world._setup(inputs, list(heapq.merge(self.pools, added, key=_pool_key)),
+                     dict(self.pool_index), dict(self.local), list(self.network), added)
+        world.counters = self.counters or any(p.counters or p.has_counter_use for p in added)
+        world.node_local_only = self.node_local_only and _local_only(added)
+        return world
+
+    def _index(self, inputs: DraInputs, pools: list[Pool]) -> None:
+        pools = sorted(pools, key=_pool_key)
+        self._setup(inputs, pools, {}, {}, [], pools)
         self.counters = any(p.counters or p.has_counter_use for p in self.pools)
-        self._counter_use: dict[DeviceId, tuple[tuple[tuple, int], ...]] = {}
         # Every device a pod can get is published for one node only (no network-attached
         # slices, no counters shared by slices of several nodes): then a pod's devices
         # depend only on its node's pods.
-        self.node_local_only = not self.network and all(
-            len({s.node_name for s in p.slices}) <= 1 for p in self.pools
-            if p.counters or p.has_counter_use)
+        self.node_local_only = not self.network and _local_only(self.pools)
+
+    def _setup(self, inputs: DraInputs, pools: list[Pool],
+               pool_index: dict[tuple[str, str], Pool], local: dict[str, list[ResourceSlice]],
+               network: list[ResourceSlice], added: list[Pool]) -> None:
+        """The indexes, ``added`` (sorted) put into the given ones; empty caches."""
+        self.inputs = inputs
+        self.classes: Mapping[str, DeviceClass] = inputs.classes
+        # Pools sorted by (driver, pool); those with binding conditions after all others.
+        self.pools = pools
+        self.pool_index = pool_index
+        self.local = local
+        self.network = network
+        for pool in added:
+            pool_index[(pool.driver, pool.name)] = pool
+            for s in pool.slices:
+                if s.node_name:
+                    local.setdefault(s.node_name, []).append(s)
+                else:
+                    network.append(s)
+        self._counter_use: dict[DeviceId, tuple[tuple[tuple, int], ...]] = {}
         self._candidates: dict[str, tuple[list[Candidate], list[Pool]]] = {}
         self._content: dict[int, tuple] = {}
         self._devices: list[Device] = []  # keeps the ids in _content valid
@@ -188,7 +230,7 @@ class World:
                 reached.setdefault((s.driver, s.pool), []).append(s)
         out: list[Candidate] = []
         seen: list[Pool] = []
-        for key in sorted(reached, key=self._pool_order.__getitem__):
+        for key in sorted(reached, key=lambda k: _pool_key(self.pool_index[k])):
             pool = self.pool_index[key]
             seen.append(pool)
             if pool.invalid or not pool.complete:

@@ -32,6 +32,11 @@ from tasplan.preemption.victims import Hierarchy
 HOSTNAME = "kubernetes.io/hostname"
 
 
+# Empty copies of nodes with equal devices share one capacity (``Case._device_shape``);
+# tests compare it with keying each such node by name (tests/explain/test_device_shapes.py).
+DEVICE_SHAPES = True
+
+
 @dataclass
 class Case:
     """``needed``: pending pods that must get a node in one placement for the group to count
@@ -117,7 +122,8 @@ class Case:
         if dra is None:
             yield
             return
-        slices = [s for c in copies for s in copied_slices(dra.inputs.slices, like.name, c.name)]
+        slices = [s for c in copies for s in copied_slices(dra.published_by(like.name), like.name,
+                                                             c.name)]
         with dra.more_slices(slices):
             yield
 
@@ -150,12 +156,36 @@ class Case:
         Memoised for the run per pod class and node shape: nodes that differ only in name
         give the same answer unless the pods can tell them apart by name."""
         memo = self.memo.setdefault(("capacity", self.signatures[0]), {})
-        key = (node.name if self._reads_node_name or self.has_devices(node) else None,
-               frozenset((k, v) for k, v in node.labels.items() if k != HOSTNAME),
+        if self._reads_node_name:
+            who: object = node.name
+        elif self.has_devices(node):
+            who = self._device_shape(node) if DEVICE_SHAPES else None
+            who = node.name if who is None else who
+        else:
+            who = None
+        key = (who, frozenset((k, v) for k, v in node.labels.items() if k != HOSTNAME),
                node.taints, node.unschedulable, frozenset(node.allocatable.items()))
         if key not in memo:
             memo[key] = self._capacity_of(node)
         return memo[key]
+
+    def _device_shape(self, node: Node) -> tuple | None:
+        """The devices an empty copy of ``node`` publishes, names of the node, its slices
+        and pools aside, when nothing else can tell two such copies apart: no devices but
+        node-local ones (no network-attached or selected slices), no DeviceTaintRule (it
+        may name pools or devices), one slice per pool and one pool per driver (upstream's
+        device order then follows the content), and the pod's claims are its own and
+        unallocated. Else None (the copy is keyed by its node's name)."""
+        dra = self.fw.plugin(names.DYNAMIC_RESOURCES)
+        world = dra.world
+        if world.network or world.rules or not dra.own_claims(self.ctx.pending[0]):
+            return None
+        copies = copied_slices(dra.published_by(node.name), node.name, "")
+        if len({s.pool for s in copies}) != len(copies) or \
+                len({s.driver for s in copies}) != len(copies):
+            return None
+        return tuple(sorted(repr(replace(s, name="", pool="", node_name="", source=None))
+                            for s in copies))
 
     @cached_property
     def _reads_node_name(self) -> bool:

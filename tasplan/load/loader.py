@@ -300,6 +300,17 @@ def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) ->
     pods[key] = pod
 
 
+def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str]) -> None:
+    """``_put_pod`` of each pod of ``batch`` (a snapshot's pod table): one dict update
+    when no name repeats, in the batch or before it (the usual case)."""
+    fresh = {(p.namespace, p.name): p for p in batch}
+    if len(fresh) == len(batch) and pods.keys().isdisjoint(fresh):
+        pods.update(fresh)
+        return
+    for pod in batch:
+        _put_pod(pods, pod, warnings)
+
+
 def _defined_twice(kind: str, name: str, source: Source, first: Source) -> InputError:
     """Two objects of one kind and name among the cluster inputs, or among the workload
     inputs: the API server holds one, so which one is meant is not known. (A workload
@@ -401,9 +412,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
                 return ObjectFields(source, obj)
         order += len(decoded)
-        for pod in decoded:
-            _put_pod(pods, pod, warnings)
-            if has_selectors and not pod.node_name:
+        _put_pods(pods, decoded, warnings)
+        for pod in decoded if has_selectors else ():
+            if not pod.node_name:
                 owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
 
     groups: list[PodGroup] = []

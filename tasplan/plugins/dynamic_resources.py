@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 
 from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
 from tasplan.dra.claims import ClaimUse, resolve
@@ -74,7 +73,8 @@ class DynamicResources:
 
     def _bind(self, inputs: DraInputs, groups: dict[str, PodGroup]) -> None:
         self.inputs = inputs
-        self.world = World(inputs)
+        self.world = self._inputs_world = World(inputs)
+        self._published: dict[str, list[ResourceSlice]] | None = None
         self.ledger = DeviceLedger(self.world)
         self._groups = groups
         self._uses: dict[int, tuple] = {}
@@ -90,12 +90,20 @@ class DynamicResources:
             yield
             return
         world = self.world
-        self.world = self.ledger.world = World(
-            replace(self.inputs, slices=(*self.inputs.slices, *slices)))
+        self.world = self.ledger.world = self._inputs_world.extended(slices)
         try:
             yield
         finally:
             self.world = self.ledger.world = world
+
+    def published_by(self, node: str) -> list[ResourceSlice]:
+        """The input's node-local slices of ``node`` (every generation), in input order."""
+        if self._published is None:
+            self._published = {}
+            for s in self.inputs.slices:
+                if s.node_name:
+                    self._published.setdefault(s.node_name, []).append(s)
+        return self._published.get(node, [])
 
     def holders(self, pods: Iterable[Pod]) -> dict[str, int]:
         """How many of ``pods`` use each claim that the input has allocated."""
@@ -140,6 +148,11 @@ class DynamicResources:
             fixed = None if any(u.shared or u.allocation for u in uses) else list(uses)
             hit = self._uses[id(pod)] = (pod, uses, fixed)
         return hit
+
+    def own_claims(self, pod: Pod) -> bool:
+        """The pod's claims are unallocated and its own (none shared, none allocated in the
+        input): where its devices go depends on nothing but the node's devices."""
+        return self._resolved(pod)[2] is not None
 
     def _allocation(self, use: ClaimUse) -> Allocation | None:
         """The claim's allocation: from the input, or reserved earlier in the plan. A

@@ -139,10 +139,12 @@ class Hierarchy:
         return next((g for g in reversed(self.chain(pod)) if g.disrupt_all), None)
 
 
-def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy) -> list[Unit]:
+def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy, below: int | None = None
+          ) -> list[Unit]:
     """Every pod on a node as an eviction unit, in node order (upstream
     ``getCrossNodesVictims``): a pod under a disruptionMode-all link goes with every
-    scheduled pod under that link, wherever it runs."""
+    scheduled pod under that link, wherever it runs. ``below``: only the units of a lower
+    priority (the only ones a preemptor of that priority may evict)."""
     whole: dict[str, list[tuple[Pod, int]]] = {}
     out: list[Unit] = []
     # pod.group -> (its highest disruptionMode-all link or None, kind alone, the tree's
@@ -152,7 +154,8 @@ def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy) -> list[Unit]:
         index = info.index
         for pod in info.pods:
             if pod.group is None:  # no hierarchy: evicted alone, at its own priority
-                out.append(Unit(((pod, index),), pod.priority, POD))
+                if below is None or pod.priority < below:
+                    out.append(Unit(((pod, index),), pod.priority, POD))
                 continue
             found = seen.get(pod.group)
             if found is None:
@@ -163,6 +166,8 @@ def units(infos: Sequence[NodeInfo], hierarchy: Hierarchy) -> list[Unit]:
             bound, kind, priority = found
             if priority is None:
                 priority = pod.priority
+            if below is not None and priority >= below:
+                continue  # a whole unit shares its root's priority: all its pods go here
             if bound is None:
                 out.append(Unit(((pod, index),), priority, kind))
                 continue

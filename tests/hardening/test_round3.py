@@ -456,3 +456,19 @@ def test_long_digit_runs_inside_strings_are_not_read_twice(
     else:
         strict.check_json_ints(text.encode())
     assert bool(calls) == read_again
+
+
+def test_long_digit_runs_are_found_as_the_pattern_finds_them() -> None:
+    """The digit-run search (translation + substring search) against the pattern tried at
+    every byte, on random JSON-ish text."""
+    import random
+
+    from tasplan.load import strict
+
+    rng = random.Random(3)
+    alphabet = b'0123456789:,[ -"a.e\n{}'
+    for _ in range(3000):
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randrange(80)))
+        text = text.replace(b"7", b"7" * rng.randrange(1, 30), 3)
+        assert [m.span() for m in strict._long_ints(text)] == \
+            [m.span() for m in strict._LONG_INT.finditer(text)], text

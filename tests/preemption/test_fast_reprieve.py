@@ -98,3 +98,14 @@ def test_ranked_is_decided_and_importance() -> None:
                 assert ranked(unit, tiebreak) == (unit.decided(tiebreak), unit.importance)
             seen += len(unit.pods) > 1
     assert seen  # groups evicted whole take the general path
+
+
+def test_units_below_a_priority_are_the_lower_units() -> None:
+    rng = random.Random(9)
+    for _ in range(100):
+        snap = _cluster(rng)
+        infos = node_infos(snap.nodes, [p for p in snap.pods if p.node_name])
+        hierarchy = Hierarchy(snap.group_index)
+        every = units(infos, hierarchy)
+        for below in (10, 50, 100, 1000, 5000):
+            assert units(infos, hierarchy, below) == [u for u in every if u.priority < below]

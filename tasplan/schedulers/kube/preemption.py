@@ -70,8 +70,9 @@ class PostFilter:
             self._budgets = disruption_budgets(self.state.snapshot, self.state.pdb_allowance)
         return self._budgets
 
-    def victims(self) -> list[Unit]:
-        return victim_units(self.state.nodes, self.hierarchy)
+    def victims(self, below: int | None = None) -> list[Unit]:
+        """The eviction units (of a priority lower than ``below``, when given)."""
+        return victim_units(self.state.nodes, self.hierarchy, below)
 
     def group(self, a: Admission, result: GroupResult, schedule: ScheduleGroup
               ) -> GroupResult:
@@ -87,9 +88,10 @@ class PostFilter:
                 # 1.36 refuses by name (upstream's status text).
                 return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
             return result
+        priority = self.priorities[a.group.key]
         attempt = preempt_group(
-            fw, ctx, state.nodes, state.statement, self.victims(),
-            self.priorities[a.group.key], self.budgets(),
+            fw, ctx, state.nodes, state.statement, self.victims(priority), priority,
+            self.budgets(),
             never=preemption_never(a.group, ctx.pending, target), schedule=schedule)
         if attempt.result is not None:
             self.apply(attempt.result, ctx.pending)
@@ -113,7 +115,8 @@ class PostFilter:
         if not preemption_enabled(fw, state.target, None):
             return outcome
         tried = preempt_tree(
-            fw, state.nodes, state.statement, self.victims(), priority, self.budgets(), pending,
+            fw, state.nodes, state.statement, self.victims(priority), priority, self.budgets(),
+            pending,
             never=tree_preemption_never(
                 root.composite, pending.values(),
                 group_policy=state.target.enabled(POD_GROUP_PREEMPTION_POLICY)),
