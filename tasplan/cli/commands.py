@@ -188,7 +188,7 @@ def snapshot(
     traceback: TracebackOpt = False,
 ) -> int:
     """Write the scheduling-relevant state of a cluster (--live) or of kubectl dumps
-    (--cluster) as a portable snapshot that --cluster reads back ~10x faster.
+    (--cluster) as a portable snapshot that --cluster reads back ~4x faster.
 
     JSON by default; binary with --format binary or a .tsnap file name. --cluster reads
     both, recognising a binary snapshot by its contents.
