@@ -420,8 +420,8 @@ class _Reader:
         if long_int(data) or may_nest_deeper(data, block=False):
             return False
         obj = _loads(raw)
-        if not isinstance(obj, dict):
-            return False
+        if not isinstance(obj, dict) or snapshot_format.is_snapshot(obj):
+            return False  # the dict path names the problem
         if self.item_kind and "kind" not in obj:
             obj = {**obj, "kind": self.item_kind, "apiVersion": self.list_api}
         self.pods += obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1"
