@@ -330,7 +330,7 @@ class World:
         return not taints or not any(t.effect in BLOCKING_EFFECTS
                                      and not tolerated(t, request.tolerations) for t in taints)
 
-    def free_count(self, node: Node, request: DeviceRequest, in_use) -> int:
+    def free_count(self, node: Node, request: DeviceRequest, in_use: set[DeviceId]) -> int:
         """How many devices of the node a simple request (ExactCount, no constraints,
         counters or admin access) may still take: free, selectable and tolerated."""
         if self._parent is not None and node.name not in self._own:
@@ -342,11 +342,11 @@ class World:
                 c.id for c in self.node_candidates(node)[0]
                 if self.selectable(request, c) and self.tolerated(request, c))
             self._requests[id(request)] = request
-        return sum(1 for d in usable if d not in in_use)
+        return len(usable) - len(in_use.intersection(usable)) if in_use else len(usable)
 
     def class_devices(self, node: Node, class_name: str) -> tuple[DeviceId, ...]:
         """The node's devices that DeviceClass ``class_name`` selects (a selector error
-        selects nothing), in upstream's order; free or not."""
+        selects nothing), in upstream's order, each once; free or not."""
         if self._parent is not None and node.name not in self._own:
             return self._parent.class_devices(node, class_name)
         key = (node.name, class_name)

@@ -214,14 +214,15 @@ class DynamicResources:
     def _facts(self, pod: Pod, fixed: list[ClaimUse]) -> tuple:
         """For a pod whose claims are its own and never allocated before it (``fixed``):
         (pod, PreFilter's answer, claim specs, the simple request if any (counters aside),
-        the "cannot allocate" status), which never change while the inputs stay bound."""
+        the "cannot allocate" status, the devices per DeviceClass it asks for), which never
+        change while the inputs stay bound."""
         hit = self._fixed_facts.get(id(pod))
         if hit is None or hit[0] is not pod:
             problem = self._precheck(fixed)
             specs = [u.spec for u in fixed] if problem is None else []
             hit = self._fixed_facts[id(pod)] = (
                 pod, problem, specs, _simple_request(specs) if specs else None,
-                self._cannot(CANNOT_ALLOCATE, fixed) if specs else None)
+                self._cannot(CANNOT_ALLOCATE, fixed) if specs else None, _demand(fixed))
         return hit
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
@@ -233,7 +234,7 @@ class DynamicResources:
             return None
         if fixed is not None and FIXED_FACTS:
             # Nothing of the plan's state but the node's free devices changes the answer.
-            _, problem, specs, simple, cannot = self._facts(pod, fixed)
+            _, problem, specs, simple, cannot, _ = self._facts(pod, fixed)
             if problem is not None:
                 return problem
             room = self._fits_count(node, specs, None, simple)
@@ -279,6 +280,9 @@ class DynamicResources:
     def demand(self, pod: Pod) -> dict[str, int]:
         """Devices per DeviceClass the pod's unallocated claims ask for (ExactCount
         requests; a firstAvailable request by its first alternative)."""
+        _, _, fixed = self._resolved(pod)
+        if fixed is not None and FIXED_FACTS:
+            return dict(self._facts(pod, fixed)[5])
         return _demand(self._todo(pod))
 
     def _fits_count(self, node: NodeInfo, specs: list[ClaimSpec], pod: Pod | None,
@@ -508,7 +512,7 @@ class DynamicResources:
                 for name in wanted:
                     ids = world.class_devices(node, name)
                     if ids:
-                        free[name] += len(ids) - sum(1 for d in ids if d in in_use)
+                        free[name] += len(ids) - len(in_use.intersection(ids))
         if unassumed is not None:
             pod, copies = unassumed
             for use in self._todo(pod):

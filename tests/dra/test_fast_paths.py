@@ -12,13 +12,18 @@ Fast paths compared (each flag False = the plain path):
 * ``dynamic_resources.PER_NODE_FREE``: a domain's free devices summed from per-node,
   per-class device lists (when every device belongs to one node);
 * ``dynamic_resources.FIXED_FACTS``: Filter and capacity of a pod whose claims are its own
-  read PreFilter's answer, the specs and the simple request from a per-pod record.
+  read PreFilter's answer, the specs and the simple request from a per-pod record;
+* ``placement_cycle.BULK_COUNT``: a counted placement's failed pods get their outcomes
+  from per-cycle answers (PlacementFeasible once per (remaining, scheduled), pod keys once).
+Releases vary (1.37, 1.38), and so does ``permit_feasibility`` (1.36's rule: a placement
+is only stopped at its end) on top of them.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,13 +31,17 @@ import pytest
 from tasplan import plan
 from tasplan.explain.explainer import explain
 from tasplan.load.loader import load_inputs
+from tasplan.plan import placement_cycle
 from tasplan.plugins import dynamic_resources
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json
+from tasplan.schedulers.planner import target_for
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
 RACK = "topology.example.com/rack"
-FLAGS = ("PER_NODE_FREE", "FIXED_FACTS")
+FLAGS = ((dynamic_resources, "PER_NODE_FREE"), (dynamic_resources, "FIXED_FACTS"),
+         (placement_cycle, "BULK_COUNT"))
+RELEASES = ("1.37", "1.38")
 
 
 def _class(name: str, *expressions: str) -> dict:
@@ -151,7 +160,7 @@ def _workload(rng: random.Random) -> list[dict]:
            "metadata": {"name": "nic", "namespace": ns},
            "spec": {"spec": {"devices": {"requests": [
                {"name": "nic", "exactly": {"deviceClassName": NIC}}]}}}}
-    pods = rng.choice((2, 3, 5, 7))
+    pods = rng.choice((2, 3, 5, 7, 9, 12))
     group: dict = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                    "metadata": {"name": "train", "namespace": ns},
                    "spec": {"schedulingPolicy": {"gang": {"minCount": pods}},
@@ -183,9 +192,11 @@ def _write(path: Path, items: list[dict]) -> Path:
     return path
 
 
-def _outputs(snapshot) -> tuple:
-    planned = plan(snapshot)
-    explained = explain(snapshot, all_assignments=True)
+def _outputs(snapshot, release: str, permit: bool) -> tuple:
+    target = target_for(snapshot, release, {})
+    target = replace(target, release=replace(target.release, permit_feasibility=permit))
+    planned = plan(snapshot, target=target)
+    explained = explain(snapshot, all_assignments=True, target=target)
     document = to_json(plan_document(explained.plan, explained.explanations))
     return planned, explained, to_json(plan_document(planned)), document
 
@@ -194,18 +205,20 @@ def _outputs(snapshot) -> tuple:
 def test_fast_paths_plan_and_explain_alike(seed: int, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(seed)
-    fast_taken = 0
+    devices = explained = 0
     for k in range(10):
         cluster = _write(tmp_path / f"cluster-{k}.json", _cluster(rng))
         workload = _write(tmp_path / f"train-{k}.json", _workload(rng))
         snapshot = load_inputs([workload], [cluster])
-        for flag in FLAGS:
-            monkeypatch.setattr(dynamic_resources, flag, False)
-        plain = _outputs(snapshot)
-        for flag in FLAGS:
-            monkeypatch.setattr(dynamic_resources, flag, True)
-        fast = _outputs(snapshot)
+        release, permit = rng.choice(RELEASES), rng.random() < 0.4
+        for module, flag in FLAGS:
+            monkeypatch.setattr(module, flag, False)
+        plain = _outputs(snapshot, release, permit)
+        for module, flag in FLAGS:
+            monkeypatch.setattr(module, flag, True)
+        fast = _outputs(snapshot, release, permit)
         assert fast == plain
-        fast_taken += any("devices/" in key for g in fast[0].groups for p in g.placements
-                          for key in p.free)
-    assert fast_taken > 3, fast_taken
+        devices += any("devices/" in key for g in fast[0].groups for p in g.placements
+                       for key in p.free)
+        explained += bool(fast[1].explanations)
+    assert devices > 5 and explained > 2, (devices, explained)
