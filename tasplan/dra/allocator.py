@@ -11,7 +11,8 @@ pod's claims only: devices that earlier pods took stay taken.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tasplan.model.dra import (
@@ -159,15 +160,15 @@ class World:
     def extended(self, slices: Sequence[ResourceSlice]) -> World:
         """The world of the inputs with ``slices`` published too (``World`` of both). Slices
         for nodes that publish nothing yet, in pools of their own (a copy of a node's
-        devices), are added to copies of this world's indexes; anything else rebuilds them
-        all."""
+        devices), are added to layers over this world's indexes; anything else rebuilds
+        them all."""
         inputs = replace(self.inputs, slices=(*self.inputs.slices, *slices))
         if any((s.driver, s.pool) in self.pool_index or not s.node_name
                or s.node_name in self.local for s in slices):
             return World(inputs)
         world = World.__new__(World)
         added = sorted(_pools(slices), key=_pool_key)
-        world._setup(inputs, None, dict(self.pool_index), dict(self.local),
+        world._setup(inputs, None, ChainMap({}, self.pool_index), ChainMap({}, self.local),
                      list(self.network), added)
         # What a selector answers depends on the expression, the device's content and the
         # classes (the same inputs' classes): the answers carry over. So does what any
@@ -201,7 +202,8 @@ class World:
         self.node_local_only = not self.network and _local_only(self.pools)
 
     def _setup(self, inputs: DraInputs, pools: list[Pool] | None,
-               pool_index: dict[tuple[str, str], Pool], local: dict[str, list[ResourceSlice]],
+               pool_index: MutableMapping[tuple[str, str], Pool],
+               local: MutableMapping[str, list[ResourceSlice]],
                network: list[ResourceSlice], added: list[Pool]) -> None:
         """The indexes, ``added`` (sorted) put into the given ones; empty caches."""
         self.inputs = inputs
