@@ -93,7 +93,7 @@ class _Run:
         # Documents equal up to a plain name are validated once per class (a generated
         # stream repeats a few shapes thousands of times): each member gets the
         # representative's violations, placed later at its own lines.
-        classes: dict[tuple[bool, bytes], tuple[tuple[Violation, ...], bool]] | None = \
+        classes: dict[tuple, tuple[tuple[Violation, ...], bool]] | None = \
             {} if manifests and manifests[0].file.split else None
         for m in manifests:
             self.manifests.append(m)
@@ -264,17 +264,20 @@ def _handler(m: Manifest) -> Callable[[Manifest], list[Violation]] | None:
     return _HANDLERS[key]
 
 
-def _class_key(m: Manifest) -> tuple[bool, bytes] | None:
-    """What ``_Run._validate`` reads of the object: its JSON, with a ``plain_name`` name
-    left out where the schema gives every such name one verdict; None when the object is
-    validated alone (a handler's kind: their checks read names; or it is not JSON). Only
-    for objects read from JSON values (rapidyaml's path), whose JSON is exact."""
+def _class_key(m: Manifest) -> tuple | None:
+    """What ``_Run._validate`` reads of the object: its JSON (or its shape, read from
+    equal text), with a ``plain_name`` name left out where the schema gives every such
+    name one verdict; None when the object is validated alone (a handler's kind: their
+    checks read names; or it is not JSON). Only for objects read from JSON values
+    (rapidyaml's path), whose JSON is exact."""
     obj = m.obj
     if not isinstance(obj, dict) or _handler(m) is not None:
         return None
     meta = obj.get("metadata")
     masked = isinstance(meta, dict) and "name" in meta and schema.plain_name(meta["name"]) \
         and schema.name_free((m.api_version, m.kind))
+    if m.shape is not None:  # documents of one shape differ in their name alone
+        return ("shape", m.shape) if masked else ("shape", m.shape, m.name)
     if masked:
         obj = {**obj, "metadata": {**meta, "name": ""}}
     try:

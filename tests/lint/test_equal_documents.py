@@ -11,10 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tasplan.errors import InputError
 from tasplan.lint import engine, lint, schema
 from tasplan.lint.engine import LintOptions
 from tasplan.lint.formats import RENDERERS
 from tasplan.load import yaml_fast
+from tasplan.load.documents import parse_bytes
+from tasplan.load.yaml_dump import risky
 
 POD = """\
 apiVersion: v1
@@ -164,3 +167,110 @@ def test_shipped_schemas_read_names_only_through_formats() -> None:
     schema that starts reading names otherwise turns sharing off for its kind alone."""
     assert all(schema.name_free(key) for key in schema.kinds())
     assert schema.name_free(("v1", "ConfigMap"))  # no schema: nothing reads the name
+
+
+# Reading by shapes (yaml_fast._by_shape): a stream whose documents repeat is read one
+# distinct shape at a time; each document is its shape with its plain name swapped back.
+
+def _libyaml(data: bytes, monkeypatch) -> tuple:
+    def read():
+        try:
+            return parse_bytes("w.yaml", data, ".yaml")
+        except InputError as exc:
+            return str(exc)
+
+    fast = read()
+    with monkeypatch.context() as m:
+        m.setattr(yaml_fast, "documents", lambda data: None)
+        plain = read()
+    return fast, plain
+
+
+def _repeated(flaw: str | None = None, where: int = 0, count: int = 200) -> bytes:
+    docs = [f"kind: Pod\nmetadata:\n  name: p{i}\n  namespace: ml\nspec: {{}}\n"
+            for i in range(count)]
+    if flaw is not None:
+        docs[where] = flaw
+    return ("---\n" + "---\n".join(docs)).encode()
+
+
+def test_repeated_documents_are_read_by_shape() -> None:
+    data = _repeated()
+    roots = yaml_fast.documents(data)
+    assert isinstance(roots, yaml_fast.Roots) and len(set(roots.shapes)) == 1
+    assert roots == yaml_fast._chunked(data)
+    assert [r["metadata"]["name"] for r in roots] == [f"p{i}" for i in range(200)]
+
+
+@pytest.mark.parametrize("flaw", [
+    "a: 1\na: 2\n",                       # duplicate key
+    "metadata:\n  name: p1\n  name: p2\n",  # a duplicate name key in the shape
+    "metadata:\n  name: p1\nmetadata: {}\n",
+    "a: \"x\\u0000y\"\n",                 # NUL
+    "a: yes\n",                           # a YAML 1.1 word: libyaml reads it
+    "metadata:\n  name: yes\n",           # one as the name: never swapped
+    "metadata:\n  name: null\n",
+    "metadata:\n  name: p1 # c\n",
+    "metadata:\n  name: p1  \n",
+    "metadata:\n  name: tasplan-shape-name\n",  # the placeholder itself
+    "x: \"a\nmetadata:\n  name: p1\n  b\"\n",    # a line inside a quoted scalar
+    "x: [\nmetadata:\n  name: p1\n]\n",
+    "x: |\n metadata:\n  name: p1\n",
+    "a: &x [1]\nb: *x\n",                 # anchors
+    "a: !!str 1\n",                       # tags
+    "a: " + "[" * 300 + "]" * 300 + "\n",  # nesting beyond the limit
+    "a: 99999999999999999999\n",          # beyond int64
+    "a: [\n",                             # a syntax error
+    "# only a comment\n",                 # a null document
+    "",
+])
+@pytest.mark.parametrize("where", [0, 100, 199])
+def test_strictness_of_reading_by_shape(flaw, where, tmp_path, monkeypatch) -> None:
+    """A flaw in one document of a repeating stream, or in all of them: read (or refused)
+    as libyaml reads it, on the workload reader and in lint, in every format."""
+    for data in (_repeated(flaw, where), _repeated(None).replace(
+            b"spec: {}\n", b"spec: {}\n" + flaw.encode()) if flaw.startswith("a") else b""):
+        if not data:
+            continue
+        fast, plain = _libyaml(data, monkeypatch)
+        assert fast == plain
+        path = tmp_path / "w.yaml"
+        path.write_bytes(data)
+        shared = _all_formats([path], LintOptions())
+        with monkeypatch.context() as m:
+            m.setattr(yaml_fast, "documents", lambda data: None)
+            assert shared == _all_formats([path], LintOptions())
+
+
+@pytest.mark.parametrize("last", ["data:\n  x: |+\n    text", "data:\n  x: |+\n    text\n\n",
+                                  "metadata:\n  name: p7", "a: b"])
+def test_the_last_document_keeps_its_end(last, monkeypatch) -> None:
+    """The file's last document may end without a line break (a ``|+`` scalar keeps it)."""
+    data = _repeated() + b"---\n" + last.encode()
+    fast, plain = _libyaml(data, monkeypatch)
+    assert fast == plain
+
+
+PIECES = ["---", "--- x", "----", "a: 1", "# c", "", "  b: 2", "-", "---x", "c: ---"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12), st.booleans())
+def test_split_at_markers_as_the_regex_splits(lines, newline_at_end) -> None:
+    data = "\n".join(lines).encode() + (b"\n" if newline_at_end and lines else b"")
+    assert yaml_fast.split_markers(data) == yaml_fast._MARKER.split(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="az09-_.A :#'\"", max_size=20))
+def test_a_swapped_name_is_read_as_the_string_it_is(name) -> None:
+    """``shape`` swaps only names that every reader reads as their own text."""
+    import yaml
+
+    piece = f"metadata:\n  name: {name}\n".encode()
+    masked, swapped = yaml_fast.shape(piece)
+    if swapped is not None:
+        assert swapped == name
+        assert masked == b"metadata:\n  name: tasplan-shape-name\n"
+        assert yaml.safe_load(piece) == {"metadata": {"name": name}}
+        assert not risky(piece)
