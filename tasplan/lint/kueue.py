@@ -10,7 +10,7 @@ from typing import Any
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation, format_path
 from tasplan.load.kueue import topology_problems
-from tasplan.model.kueue import GROUP
+from tasplan.model.kueue_inputs import GROUP
 from tasplan.schedulers.kueue.gates import Gates, gates_for
 from tasplan.schedulers.kueue.request import PODSET_ANNOTATIONS
 from tasplan.schedulers.kueue.validation import (

@@ -17,7 +17,7 @@ from tasplan.lint.report import Violation
 from tasplan.load.go_regex import RegexError, compile_go_regex
 from tasplan.load.volcano import KINDS, decode_hypernode, decode_podgroup, decode_vcjob
 from tasplan.model.source import Source
-from tasplan.model.volcano import HYPERNODE_VERSION, PODGROUP_VERSION, VCJOB_VERSION
+from tasplan.model.volcano_inputs import HYPERNODE_VERSION, PODGROUP_VERSION, VCJOB_VERSION
 
 Found = tuple[Manifest, Violation]
 BOTH_TIERS = ("must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology "
