@@ -24,6 +24,7 @@ import yaml
 from tasplan.errors import InputError
 from tasplan.lint.report import Path as FieldPath
 from tasplan.load.documents import max_input_bytes, not_regular, read_limited
+from tasplan.load.kube_yaml import AliasBomb, FastLoader, GuardedLoader
 from tasplan.load.nesting import check_depth, may_nest_deeper
 from tasplan.load.strict import (
     StrictError,
@@ -32,7 +33,7 @@ from tasplan.load.strict import (
     check_strings,
     encoding_problem,
 )
-from tasplan.load.yaml_loader import AliasBomb, FastLoader, GuardedLoader, needs_guarded_loader
+from tasplan.load.yaml_loader import needs_guarded_loader
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
