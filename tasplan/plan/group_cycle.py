@@ -185,7 +185,7 @@ class _Cycle:
         elif self.assign:
             place_counted(self.fw, self.ctx.pending[:winner.placed],
                           [self.nodes[i] for i in winner.placement.nodes], self.statement,
-                          self.cache, self.signatures[0])
+                          self.cache, self.signatures[0], winner.capacity)
         message = (f"{winner.placed}/{len(self.ctx.pending)} pending pod(s) scheduled in "
                    f"placement {name!r} ({len(feasible)}/{len(sims)} placements feasible)")
         return self.result(True, message, placements=tuple(ranked), selected=name,
@@ -264,14 +264,17 @@ class NotDeferred(Exception):
 
 
 def place_counted(fw: Framework, pods: Sequence[Pod], members: Sequence[NodeInfo],
-                  statement: Statement, cache: GroupCache, signature: Hashable) -> None:
+                  statement: Statement, cache: GroupCache, signature: Hashable,
+                  capacity: Sequence[int] | None = None) -> None:
     """Assume ``pods`` (copies of one class, as many as counting said fit) onto ``members``
     in node order, each node filled to its capacity for the class: the domain's totals
-    and every node's remaining capacity summed are what the pod-by-pod choice leaves."""
+    and every node's remaining capacity summed are what the pod-by-pod choice leaves.
+    ``capacity``: the nodes' capacities in the current state, when counting gave them."""
     if not pods:
         return
-    capacity = ClassCursor(fw, pods[0], members, statement, cache, cache.of(signature),
-                           scoring=False).capacity()
+    if capacity is None:
+        capacity = ClassCursor(fw, pods[0], members, statement, cache, cache.of(signature),
+                               scoring=False).capacity()
     if capacity is None:
         raise NotDeferred("a filter cannot state its capacity")
     start = 0
