@@ -54,7 +54,7 @@ from tasplan.load.spread_selectors import controller_ref, decode_spread_selector
 from tasplan.load.yaml_loader import locate
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
-from tasplan.model.dra import NO_DRA, DraInputs
+from tasplan.model.dra_inputs import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.kai_inputs import (
     NO_KAI,

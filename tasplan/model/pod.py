@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tasplan.model.dra import PodClaim
+from tasplan.model.dra_inputs import PodClaim
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, SpreadConstraint
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
