@@ -133,6 +133,9 @@ class Manifest:
     api_version: str = field(init=False)
     namespace: str = field(init=False)
     name: str = field(init=False)
+    # Documents of one shape (``yaml_fast.Roots``) are equal but for a plain
+    # ``metadata.name``; None when unknown.
+    shape: int | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         obj = self.obj
@@ -286,7 +289,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one
         file.split = True
-        return _objects(file, fast), None
+        return _objects(file, fast, getattr(fast, "shapes", None)), None
     if len(data) > compose_limit():
         return [], ParseProblem(
             f"YAML file of {len(data) / 2**20:.1f} MiB is over lint's limit of "
@@ -365,8 +368,10 @@ def _construct(loader: _Loader, root: yaml.Node) -> Any:
         return loader.construct_document(root)
 
 
-def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:
-    """Documents, with ``kind: *List`` flattened into their items (as kubectl does)."""
+def _objects(file: ManifestFile, roots: list[Any],
+             shapes: list[int | None] | None = None) -> list[Manifest]:
+    """Documents, with ``kind: *List`` flattened into their items (as kubectl does).
+    ``shapes``: each document's shape (``yaml_fast.Roots``), kept on its Manifest."""
     out: list[Manifest] = []
     for index, obj in enumerate(roots):
         if obj is None:
@@ -380,5 +385,8 @@ def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
                 out.append(Manifest(file, index, k, item))
         else:
-            out.append(Manifest(file, index, None, obj))
+            m = Manifest(file, index, None, obj)
+            if shapes is not None:
+                m.shape = shapes[index]
+            out.append(m)
     return out
