@@ -6,8 +6,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_not, itemgetter
 
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.dra import NO_DRA, DraInputs
@@ -48,9 +46,10 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
     bound to nodes missing from the snapshot (their requests cannot be counted); and the
     pending pods nominated to a node of the snapshot (room is held for them there)."""
     names = {n.name for n in nodes}
-    on: dict[str, list[Pod]] = {}
+    acc: dict[str, tuple[dict, list, list, list]] = {}
     missing: dict[str, int] = {}
     nominated = []
+    affinity: dict[str, list[Pod]] = {}
     for pod in pods:
         name = pod.node_name
         if not name:
@@ -60,37 +59,27 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
             continue
         if pod.phase in TERMINAL_PHASES:
             continue
-        bound = on.get(name)
-        if bound is None:
-            if name not in names:
-                missing[name] = missing.get(name, 0) + 1
-                continue
-            bound = on[name] = []
-        bound.append(pod)
-    return {name: _usage(bound) for name, bound in on.items()}, missing, tuple(nominated)
-
-
-_requests, _non_zero = attrgetter("requests"), attrgetter("non_zero")
-_host_ports, _pod_affinity = attrgetter("host_ports"), attrgetter("pod_affinity")
-
-
-def _usage(pods: list[Pod]) -> NodeUsage:
-    """What ``pods`` (bound to one node, in input order) hold. Pods of one shape share
-    their requests mapping (the readers compute it once per distinct container block), so
-    requests are summed once per distinct mapping, times its pods; resources keep the
-    order in which the pods first name them, as a pod-by-pod sum would."""
-    shapes = list(map(_requests, pods))
-    requested: dict[str, int] = {}
-    by_id = dict(zip(map(id, shapes), shapes, strict=True))
-    for shape_id, count in Counter(map(id, shapes)).items():
-        for resource, value in by_id[shape_id].items():
-            requested[resource] = requested.get(resource, 0) + value * count
-    non_zero = list(map(_non_zero, pods))
-    affinity = list(map(is_not, map(_pod_affinity, pods), repeat(None)))
-    return NodeUsage(requested, sum(map(itemgetter(0), non_zero)),
-                     sum(map(itemgetter(1), non_zero)), tuple(pods),
-                     tuple(chain.from_iterable(map(_host_ports, pods))),
-                     tuple(compress(pods, affinity)) if any(affinity) else ())
+        if name not in names:
+            missing[name] = missing.get(name, 0) + 1
+            continue
+        entry = acc.get(name)
+        if entry is None:
+            entry = acc[name] = ({}, [0, 0], [], [])
+        requested, non_zero, on_node, ports = entry
+        for resource, value in pod.requests.items():
+            requested[resource] = requested.get(resource, 0) + value
+        cpu, mem = pod.non_zero
+        non_zero[0] += cpu
+        non_zero[1] += mem
+        on_node.append(pod)
+        if pod.pod_affinity is not None:
+            affinity.setdefault(name, []).append(pod)
+        if pod.host_ports:
+            ports.extend(pod.host_ports)
+    usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports),
+                             tuple(affinity.get(name, ())))
+             for name, (req, nz, on, ports) in acc.items()}
+    return usage, missing, tuple(nominated)
 
 
 @dataclass(frozen=True)
