@@ -125,7 +125,7 @@ class NodeInfo:
                 self.affinity_pods.remove(pod)
         self.generation += n
 
-    def remove_pods(self, pods: list[Pod]) -> None:
+    def remove_pods(self, pods: Sequence[Pod]) -> None:
         """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods."""
         gone = set(map(id, pods))
         self.pods[:] = [p for p in self.pods if id(p) not in gone]
@@ -134,15 +134,35 @@ class NodeInfo:
         for pod in pods:
             for name, value in pod.requests.items():
                 req[name] -= value
-            non_zero = pod.non_zero
-            cpu += non_zero[0]
-            mem += non_zero[1]
-            for port in pod.host_ports:
-                self.ports.remove(port)
+            c, m = pod.non_zero
+            cpu += c
+            mem += m
+            if pod.host_ports:
+                for port in pod.host_ports:
+                    self.ports.remove(port)
             if pod.pod_affinity is not None:
                 self.affinity_pods.remove(pod)
         self.non_zero_cpu -= cpu
         self.non_zero_memory -= mem
+        self.generation += len(pods)
+
+    def add_back(self, pods: Sequence[Pod]) -> None:
+        """``add_pod`` of each of ``pods``, in order, in one call (evicted pods put back)."""
+        self.pods.extend(pods)
+        req = self.requested
+        cpu = mem = 0
+        for pod in pods:
+            for name, value in pod.requests.items():
+                req[name] = req.get(name, 0) + value
+            c, m = pod.non_zero
+            cpu += c
+            mem += m
+            if pod.host_ports:
+                self.ports.extend(pod.host_ports)
+            if pod.pod_affinity is not None:
+                self.affinity_pods.append(pod)
+        self.non_zero_cpu += cpu
+        self.non_zero_memory += mem
         self.generation += len(pods)
 
     def with_pods(self, pods: list[Pod]) -> NodeInfo:

@@ -50,7 +50,7 @@ class Reserver(Protocol):
 class Op(Enum):
     EVICT = "evict"
     RESTORE = "restore"
-    EVICT_ALL = "evict-all"  # several pods of one node at once (its log entry holds a tuple)
+    EVICT_ALL = "evict-all"  # several pods of one node at once (one log entry per pod)
 
 
 # One undo entry per operation: (reserver, token) pairs, or None when nothing was reserved.
@@ -64,9 +64,10 @@ class Statement:
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
         self._undo: list[Undo] = []
-        # (log position, operation) of the evictions and restores, in order: the rest of
-        # the log are assumptions (the hot path stays as cheap as the log alone).
-        self._moves: list[tuple[int, Op]] = []
+        # (log start, log end, operation) of the evictions and restores, in order (one
+        # entry for the run of an ``evict_all``): the rest of the log are assumptions (the
+        # hot path stays as cheap as the log alone).
+        self._moves: list[tuple[int, int, Op]] = []
         # (start, end) log positions of the runs ``assume_many`` added in one step, in order
         self._batches: list[tuple[int, int]] = []
         self._evicted: set[int] = set()  # id() of the pods evicted now, committed or not
@@ -110,14 +111,19 @@ class Statement:
         self._evicted.add(id(pod))
         self._move(pod, node, Op.EVICT)
 
-    def evict_all(self, pods: list[Pod], node: NodeInfo) -> None:
+    def evict_all(self, pods: Sequence[Pod], node: NodeInfo) -> None:
         """Every pod of ``pods`` leaves ``node``, as ``evict`` one by one would leave it
-        (preemption's candidates, a whole cluster of them): one operation to undo."""
+        (preemption's candidates, a whole cluster of them), in one step undone in one
+        step; the log holds one entry per pod, as after one ``evict`` each."""
+        if not pods:
+            return
         node.remove_pods(pods)
         self._evicted.update(map(id, pods))
-        self._moves.append((len(self._log), Op.EVICT_ALL))
-        self._log.append((tuple(pods), node))  # type: ignore[arg-type]
-        self._undo.append(None)
+        log = self._log
+        start = len(log)
+        log.extend(zip(pods, repeat(node)))
+        self._undo.extend(repeat(None, len(pods)))
+        self._moves.append((start, len(log), Op.EVICT_ALL))
 
     def restore(self, pod: Pod, node: NodeInfo) -> None:
         """An evicted ``pod`` comes back to ``node``."""
@@ -130,7 +136,7 @@ class Statement:
         return id(pod) in self._evicted
 
     def _move(self, pod: Pod, node: NodeInfo, op: Op) -> None:
-        self._moves.append((len(self._log), op))
+        self._moves.append((len(self._log), len(self._log) + 1, op))
         self._log.append((pod, node))
         self._undo.append(None)
 
@@ -152,18 +158,24 @@ class Statement:
                 if cut - start > 1:
                     batches.append((start, cut))
                 continue
+            if moves and moves[-1][1] == len(log) and moves[-1][2] is Op.EVICT_ALL:
+                start = moves.pop()[0]
+                cut = max(start, checkpoint)  # a checkpoint inside the run keeps its head
+                pods = [pod for pod, _ in log[cut:]]
+                pods.reverse()  # back as one by one rollbacks would put them
+                log[cut][1].add_back(pods)
+                self._evicted.difference_update(map(id, pods))
+                del log[cut:], self._undo[cut:]
+                if cut > start:
+                    moves.append((start, cut, Op.EVICT_ALL))
+                continue
             pod, node = log.pop()
             release(self._undo.pop())
             if moves and moves[-1][0] == len(log):
-                op = moves.pop()[1]
+                op = moves.pop()[2]
                 if op is Op.EVICT:
                     node.add_pod(pod)
                     self._evicted.discard(id(pod))
-                elif op is Op.EVICT_ALL:  # back as one by one rollbacks would put them
-                    pods = pod[::-1]  # type: ignore[index]
-                    for one in pods:
-                        node.add_pod(one)
-                    self._evicted.difference_update(map(id, pods))
                 else:
                     node.remove_pod(pod)
                     self._evicted.add(id(pod))
@@ -174,7 +186,7 @@ class Statement:
         """The pods assumed after ``position``: lets caches refresh only the nodes that
         changed. A cache never spans an eviction (preemption evicts before a cycle
         starts), and says so if one does."""
-        if self._moves and self._moves[-1][0] >= position:
+        if self._moves and self._moves[-1][1] > position:
             raise StatementError(f"evictions after position {position}: a cache over them "
                                  "would miss them")
         return self._log[position:]

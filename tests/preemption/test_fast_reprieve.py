@@ -1,7 +1,9 @@
 """The reprieve that tries only the units on the placed pods' nodes (``evaluator.FAST``)
 against upstream's loop over every candidate, on generated clusters: the same victims,
 nominations, budget violations and notes (victim-order ties, budgets) for every release
-that reprieves by filters (1.37, 1.38)."""
+that reprieves by filters (1.37, 1.38). Clusters of many equal candidates (one class of
+thousands at 5,000 nodes, as a snapshot without UIDs or start times has) get their own
+generator, and the order note from classes is compared with the plain scan directly."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
 from tasplan.preemption import evaluator
-from tasplan.preemption.victims import Hierarchy, ranked, units
+from tasplan.preemption.budgets import disruption_budgets
+from tasplan.preemption.evaluator import Rules, _order_notes, _order_notes_among, _violations
+from tasplan.preemption.victims import Hierarchy, ranked, reprieve_order, units
 from tasplan.schedulers.planner import plan
 from tests.builders import (
     CLUSTER,
@@ -64,6 +68,82 @@ def _cluster(rng: random.Random) -> ClusterSnapshot:
     pending = gang_pods(preemptor, preemptor.min_count, rng.choice((1, 1, 2)), priority=1000)
     snap = snapshot(nodes, [*pods, *pending], [preemptor, *groups])
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
+
+
+def _crowd(rng: random.Random) -> ClusterSnapshot:
+    """Many equal candidates: most pods alike (one priority, no UID, no start time, one
+    size) beside a few that differ in priority, size, start, UID or group, and budgets
+    over some of them."""
+    nodes = [make_node(f"n{r}{k}", rng.choice((4, 6, 8)), labels={"rack": f"r{r}"})
+             for r in range(rng.choice((1, 2, 3))) for k in range(rng.choice((1, 2, 4)))]
+    groups = [replace(make_group(name, min_count=1, key=None, priority=10), planned=False,
+                      disrupt_all=name == "g1") for name in ("g1", "g2")]
+    pods = []
+    for n, node in enumerate(nodes):
+        for k in range(rng.randrange(2, 9)):
+            odd = rng.random() < 0.2
+            pod = make_pod(f"v{n}-{k}", rng.choice((0.5, 1)) if odd else 1, node=node.name,
+                           priority=rng.choice((5, 10, 100)) if odd else 10,
+                           group=rng.choice(("default/g1", "default/g2")) if odd and
+                           rng.random() < 0.3 else None)
+            pods.append(replace(pod, start_time=rng.choice(STARTS) if odd else "",
+                                uid=rng.choice(("", f"uid-{n}-{k}")) if odd else "",
+                                labels={"app": rng.choice(("a", "b"))}))
+    budgets = tuple(
+        PodDisruptionBudget("default", f"pdb-{app}",
+                            LabelSelector((Requirement("app", "In", (app,)),)), None, None,
+                            rng.choice((0, 1, 3)), CLUSTER)
+        for app in ("a", "b") if rng.random() < 0.3)
+    preemptor = make_group("preemptor", min_count=rng.choice((2, 4, 8)),
+                           key=rng.choice((None, "rack")), priority=1000)
+    pending = gang_pods(preemptor, preemptor.min_count, rng.choice((1, 2, 3)), priority=1000)
+    snap = snapshot(nodes, [*pods, *pending], [preemptor, *groups])
+    return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
+
+
+@pytest.mark.parametrize("version", ["1.37", "1.38"])
+def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(2028)
+    preempted = noted = violated = 0
+    for _ in range(150):
+        snap = _crowd(rng)
+        target = release(snap, version)
+        results = {}
+        for fast in (False, True):
+            monkeypatch.setattr(evaluator, "FAST", fast)
+            results[fast] = plan(snap, target=target)
+        assert results[True].groups == results[False].groups
+        found = results[True].groups[0].preemption
+        if found is not None and found.victims:
+            preempted += 1
+            noted += any(code == "victim-order" for code, _ in found.notes)
+            violated += found.pdb_violations > 0
+    assert preempted > 60 and noted > 40 and violated > 5, (preempted, noted, violated)
+
+
+@pytest.mark.parametrize("tiebreak", [False, True])
+def test_order_note_from_classes_is_the_scan(tiebreak: bool) -> None:
+    """Any set of evicted units (not only the ones a reprieve leaves): the note computed
+    from the classes of the evicted units names the units the scan of the whole reprieve
+    order names, budgets spent or not."""
+    rng = random.Random(11)
+    rules = Rules(uid_tiebreak=tiebreak)
+    named = 0
+    for n in range(300):
+        snap = (_crowd if n % 2 else _cluster)(rng)
+        infos = node_infos(snap.nodes, [p for p in snap.pods if p.node_name])
+        candidates = units(infos, Hierarchy(snap.group_index), 1000)
+        if not candidates:
+            continue
+        budgets = disruption_budgets(snap)
+        broken = _violations(candidates, budgets, False)
+        evicted = rng.sample(candidates, rng.randrange(0, len(candidates) + 1))
+        order = [u for u, _ in reprieve_order(candidates, budgets)]
+        scan = _order_notes(order, {id(u) for u in evicted}, rules)
+        assert _order_notes_among(candidates, evicted, broken, rules) == scan
+        named += bool(scan)
+    assert named > 100, named
 
 
 @pytest.mark.parametrize("version", ["1.37", "1.38"])

@@ -19,6 +19,7 @@ from tasplan.plan.state import PlanState
 from tasplan.plan.tree_cycle import TreeOutcome
 from tasplan.plugins.names import DEFAULT_PREEMPTION
 from tasplan.preemption.budgets import DisruptionBudget, disruption_budgets
+from tasplan.preemption.evaluator import gc_paused
 from tasplan.preemption.evaluator import preempt as preempt_group
 from tasplan.preemption.tree import (
     composites_after,
@@ -89,10 +90,11 @@ class PostFilter:
                 return replace(result, preemption_message=CONSTRAINED_NOT_SUPPORTED)
             return result
         priority = self.priorities[a.group.key]
-        attempt = preempt_group(
-            fw, ctx, state.nodes, state.statement, self.victims(priority), priority,
-            self.budgets(),
-            never=preemption_never(a.group, ctx.pending, target), schedule=schedule)
+        with gc_paused():
+            attempt = preempt_group(
+                fw, ctx, state.nodes, state.statement, self.victims(priority), priority,
+                self.budgets(),
+                never=preemption_never(a.group, ctx.pending, target), schedule=schedule)
         if attempt.result is not None:
             self.apply(attempt.result, ctx.pending)
         return replace(result, preemption=attempt.result, preemption_message=attempt.reason)
@@ -114,13 +116,14 @@ class PostFilter:
         assert fw is not None
         if not preemption_enabled(fw, state.target, None):
             return outcome
-        tried = preempt_tree(
-            fw, state.nodes, state.statement, self.victims(priority), priority, self.budgets(),
-            pending,
-            never=tree_preemption_never(
-                root.composite, pending.values(),
-                group_policy=state.target.enabled(POD_GROUP_PREEMPTION_POLICY)),
-            replan=replan)
+        with gc_paused():
+            tried = preempt_tree(
+                fw, state.nodes, state.statement, self.victims(priority), priority,
+                self.budgets(), pending,
+                never=tree_preemption_never(
+                    root.composite, pending.values(),
+                    group_policy=state.target.enabled(POD_GROUP_PREEMPTION_POLICY)),
+                replan=replan)
         found = tried.attempt.result
         root = replace(root, preemption=found, preemption_message=tried.attempt.reason)
         if found is None or tried.outcome is None:
