@@ -11,8 +11,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
-from itertools import compress
-from operator import and_, attrgetter, not_
 
 from tasplan.errors import InputError
 from tasplan.gc_pause import gc_paused
@@ -287,16 +285,10 @@ def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) ->
     pods[key] = pod
 
 
-_namespace, _name, _node_name = (attrgetter("namespace"), attrgetter("name"),
-                                 attrgetter("node_name"))
-_workload = attrgetter("source.workload")
-
-
 def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str]) -> None:
     """``_put_pod`` of each pod of ``batch`` (a snapshot's pod table): one dict update
     when no name repeats, in the batch or before it (the usual case)."""
-    fresh = dict(zip(zip(map(_namespace, batch), map(_name, batch), strict=True), batch,
-                     strict=True))
+    fresh = {(p.namespace, p.name): p for p in batch}
     if len(fresh) == len(batch) and pods.keys().isdisjoint(fresh):
         pods.update(fresh)
         return
@@ -650,16 +642,6 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
         bad = names.labels_problem(node.labels, valid)
         if bad:
             raise fail("Node", node.name, node.source, f"metadata.labels.{bad[0]}", bad[1])
-    pods = list(pods)
-    # The loop below, for most pods at C speed: a bound cluster pod with a printable name
-    # in a valid namespace is skipped there. When every namespace is valid and every such
-    # pod's name printable, the loop runs over the other pods only, in order: the same
-    # first error. Else it runs over every pod and finds it.
-    skipped = list(map(bool, map(_node_name, pods)))
-    skipped = list(map(and_, skipped, map(not_, map(_workload, pods))))
-    if (all(names.namespace_problem(ns) is None for ns in set(map(_namespace, pods)))
-            and "".join(compress(map(_name, pods), skipped)).isprintable()):
-        pods = list(compress(pods, map(not_, skipped)))
     seen: set[str] = set()
     for pod in pods:
         if pod.namespace not in seen:

@@ -66,8 +66,6 @@ def group_pods(pods: dict[tuple[str, str], Pod], annotations: Mapping[tuple[str,
         notes = annotations.get(pkey) if annotations else None
         labels = pod.labels
         if notes is None and KUEUE_GROUP not in labels and COSCHEDULING not in labels:
-            if not bare:
-                continue  # what the code below does with named None (most bound pods)
             named = None  # named_group's answer without those labels and annotations
             notes = {}
         else:
