@@ -894,6 +894,8 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
                    warnings: list[str], positions: dict) -> None:
     """v1alpha1: one group per (workload, podGroup, replicaKey) the pods name, plus one per
     declared podGroup no pod names yet."""
+    if all(wl.api_version != scheduling.LEGACY for wl in workloads.values()):
+        return  # below, every key without a v1alpha1 Workload is skipped: no pass over pods
     referenced: dict[str, None] = {}
     named: set[str] = set()  # the ns/workload/podGroup part of every referenced key
     for pod in pods.values():
