@@ -140,7 +140,7 @@ def plan_tree(
 # Reuse a leaf's outcome for an equivalent leaf in the same state (see ``_Run.memo_key``);
 # tests turn it off to check that it changes nothing.
 MEMO = True
-# Choose the leaves' nodes pod by pod only for the tree that is bound (``_Run.deferrable``);
+# Choose the leaves' nodes pod by pod only for the tree that is bound (``_Run._deferrable``);
 # tests turn it off to check that it changes nothing.
 DEFER = True
 
