@@ -38,9 +38,8 @@ def add_groups(docs: Sequence[Document], kueue: k.KueueInputs, groups: list[PodG
                pods: dict[tuple[str, str], Pod], priorities: PriorityResolver, order: int,
                positions: Mapping, total: int) -> tuple[int, int]:
     """Append a group (and its pods) for every Workload of ``docs`` no group stands for.
-    Returns the next pod order and the pods synthesised so far (one limit for all)."""
-    if not kueue.workloads:
-        return order, total  # everything below looks Workloads up: not a pass over the pods
+    Returns the next pod order and the pods synthesised so far (one limit for all).
+    Called only when the inputs hold Workloads: everything below looks them up."""
     owners = k.owner_index(kueue.workloads)
     by_group: dict[str, list[Pod]] = {}
     loose: dict[tuple[str, str], list[Pod]] = {}  # (ns, workload) -> pods of no group
