@@ -114,10 +114,10 @@ def _by_shape(data: bytes) -> Roots:
     the placeholder is its ``metadata.name`` and is nowhere else in it: then a document
     is its shape with that one plain scalar swapped, which every reader reads as the
     string it is."""
-    pieces = split_markers(data)
-    sample = {shape(p)[0] for p in pieces[:SHAPES_MIN * 4]}
-    if len(sample) * 2 > min(len(pieces), SHAPES_MIN * 4):
+    sample = split_markers(data[:SHAPES_SAMPLE])[:-1]  # whole documents of the sample
+    if len({shape(p)[0] for p in sample}) * 2 > len(sample):
         return _NOT_SHAPED
+    pieces = split_markers(data)
     index: dict[bytes, int] = {}
     named: list[tuple[int, str | None]] = []
     for piece in pieces:
