@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1] / "tasplan"
 # Lowest first. A package (or a top-level module) imports only from its own layer
 # (acyclically: see test_no_import_cycle) and from the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "untrusted", "limits", "stdio", "target", "output_file", "version"),
+    ("errors", "untrusted", "limits", "stdio", "target", "output_file", "version", "gc_pause"),
     ("model",),
     ("snapshot",),  # the snapshot format, which the loader reads
     ("load",),

@@ -11,9 +11,10 @@ from tasplan.cli import teardown
 from tasplan.cli.exit_status import ExitStatus
 from tasplan.cli.live import LiveOptions, read_live
 from tasplan.errors import UsageError
+from tasplan.gc_pause import gc_paused
 from tasplan.load.batch import JobOverrides
 from tasplan.load.documents import expand_paths, read_documents
-from tasplan.load.loader import assemble, gc_paused, require_kind, used_kind
+from tasplan.load.loader import assemble, require_kind, used_kind
 from tasplan.snapshot import format as snapshot_format
 from tasplan.snapshot.prune import prune
 from tasplan.snapshot.write import BINARY, JSON, format_for, write_snapshot
@@ -60,7 +61,7 @@ def run_snapshot(output: str, clusters: list[Path], options: LiveOptions,
     if options.live:
         document = read_live(options)
     else:
-        with gc_paused():
+        with gc_paused(freeze=True):
             document = _from_files(clusters, started)
     if as_list:
         document = snapshot_format.to_list(document)

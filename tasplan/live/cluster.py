@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from tasplan.gc_pause import gc_paused
 from tasplan.live.config import Connection
 from tasplan.live.discovery import (
     DRA_NAMESPACED,
@@ -24,7 +25,6 @@ from tasplan.live.discovery import (
 )
 from tasplan.live.errors import ClusterError, Forbidden
 from tasplan.live.lister import ListProgress, NotServed, Reader
-from tasplan.load.loader import gc_paused
 from tasplan.snapshot.format import Origin, encode
 from tasplan.snapshot.prune import prune, prune_node, prune_pod
 from tasplan.version import __version__
@@ -98,7 +98,7 @@ def read_cluster(connection: Connection, *, namespace: str = "",
     lists.append((f"/api/v1{scope}/pods", "Pod", "v1", f"pods{within}", prune_pod))
     objects: list[dict[str, Any]] = []
     warnings: list[str] = []
-    with gc_paused():  # as when loading: 150k pods' dicts would trigger GC scan after scan
+    with gc_paused(freeze=True):  # as when loading: 150k pods' dicts would trigger scan after scan
         for path, kind, api_version, resource, transform in lists:
             try:
                 objects.extend(reader.list(path, kind=kind, api_version=api_version,

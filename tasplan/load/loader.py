@@ -6,15 +6,14 @@ file replaces a cluster object of the same kind and name (a what-if edit).
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 
 from tasplan.errors import InputError
+from tasplan.gc_pause import gc_paused
 from tasplan.load import (
     apps,
     appwrapper,
@@ -157,20 +156,6 @@ def used_kind(obj: dict) -> bool:
     return all(isinstance(part, str) for part in key) and key in _KINDS
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Loading allocates millions of small containers that all survive; the cyclic GC would
-    rescan them again and again for nothing (5-6x slower loads)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-        gc.freeze()  # what was loaded lives as long as the snapshot: keep it out of GC scans
-
-
 def load_inputs(
     workloads: Iterable[str | os.PathLike],
     clusters: Iterable[str | os.PathLike] = (),
@@ -183,7 +168,7 @@ def load_inputs(
     """``cluster_documents`` are cluster objects already in memory (a live cluster read);
     they come before the ``clusters`` files and go through the same decoding.
     ``namespace``: of the workload objects that set none (``-n``, as kubectl apply)."""
-    with gc_paused():
+    with gc_paused(freeze=True):
         docs: list[Document] = list(cluster_documents)
         notes: list[str] = []
         for role, paths in ((False, clusters), (True, workloads)):
