@@ -17,9 +17,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
@@ -29,6 +27,7 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import PluginError
 from tasplan.framework.types import CycleState, GroupContext, Scope
+from tasplan.gc_pause import gc_paused
 from tasplan.model.pod import Pod
 from tasplan.plan.notes import NoteCode
 from tasplan.plan.preemption_result import PreemptionResult, Victim
@@ -116,6 +115,7 @@ def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statemen
     potential = [u for u in candidates if u.priority < priority]
     if not potential:
         return Attempt(None, NO_VICTIMS)
+    # a log entry per candidate pod made and dropped, no cycle among them: no GC rescans
     with gc_paused(), statement.trial():
         leaving: dict[int, list[Pod]] = {}
         for pod, i in chain.from_iterable(map(_PODS, potential)):
@@ -178,21 +178,6 @@ def _reprieve_each(reprieve: _Reprieve | None, nodes: Sequence[NodeInfo],
             evicted.append(unit)
     notes = _order_notes([u for u, _ in order], {id(u) for u in evicted}, rules)
     return evicted, violations, notes, placed
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Building a unit per candidate, evicting a whole cluster of them and putting them back
-    makes and drops objects by the hundred thousand that no reference cycle holds: the
-    cyclic GC would only rescan the node state for nothing (a sixth of the preemption at
-    5,000 nodes)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # The equivalent of _reprieve_each without the work that cannot change the answer (tests
