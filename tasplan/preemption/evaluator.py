@@ -41,7 +41,8 @@ NO_VICTIMS = "No preemption victims found for incoming preemptor"
 NOT_ENOUGH = "the group does not fit even with every lower-priority pod evicted"
 
 Schedule = Callable[..., GroupResult]
-_PODS = attrgetter("pods")
+_PODS, _UID = attrgetter("pods"), attrgetter("uid")
+_NAMESPACE, _NAME = attrgetter("namespace"), attrgetter("name")
 
 
 @dataclass(frozen=True)
@@ -232,42 +233,41 @@ def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
         return ()
     tiebreak = rules.uid_tiebreak
     gone = {id(u) for u in evicted}
-    keys = {u.decided(tiebreak) for u in evicted}
-    # decided key -> units of it; one-pod units reach it through their raw fields
-    classes: dict[tuple, list[Unit]] = {}
-    lone_keys: dict[tuple, tuple | None] = {}  # raw fields -> decided key if an evicted one's
+    out_of: dict[tuple, list[Unit]] = {}  # decided key -> the evicted units of it
+    for unit in evicted:
+        out_of.setdefault(unit.decided(tiebreak), []).append(unit)
+    # one-pod units by the raw fields their class is made of, the others alone
+    by_raw: dict[tuple, list[Unit]] = {}
+    groups: list[list[Unit]] = []
     for unit in potential:
         pods = unit.pods
-        if len(pods) == 1:
-            pod = pods[0][0]
-            raw = (unit.priority, unit.kind, pod.start_time, pod.uid if tiebreak else "")
-            key = lone_keys.get(raw, False)
-            if key is False:
-                key = lone_keys[raw] = _in(ranked(unit, tiebreak)[0], keys)
-        else:
-            key = _in(unit.decided(tiebreak), keys)
-        if key is not None:
-            members = classes.get(key)
-            if members is None:
-                members = classes[key] = []
-            members.append(unit)
-    firsts = []  # (first member's order, first evicted, first kept) of the mixed classes
-    for members in classes.values():
-        out = [u for u in members if id(u) in gone]
-        if len(out) == len(members):
+        if len(pods) != 1:
+            groups.append([unit])
             continue
-        kept = [u for u in members if id(u) not in gone]
-        first_out, first_kept = _first(out, broken), _first(kept, broken)
+        pod = pods[0][0]
+        raw = (unit.priority, unit.kind, pod.start_time, pod.uid if tiebreak else "")
+        group = by_raw.get(raw)
+        if group is None:
+            by_raw[raw] = [unit]
+        else:
+            group.append(unit)
+    classes: dict[tuple, list[list[Unit]]] = {}  # decided key -> its groups
+    for group in (*by_raw.values(), *groups):
+        key = ranked(group[0], tiebreak)[0]
+        if key in out_of:
+            classes.setdefault(key, []).append(group)
+    firsts = []  # (first member's order, first evicted, first kept) of the mixed classes
+    for key, members in classes.items():
+        kept = [u for group in members for u in group if id(u) not in gone]
+        if not kept:
+            continue
+        first_out, first_kept = _first(out_of[key], broken), _first(kept, broken)
         firsts.append((min(_order(first_out, broken), _order(first_kept, broken)),
                        first_out, first_kept))
     if not firsts:
         return ()
     _, first_out, first_kept = min(firsts, key=lambda f: f[0])
     return _order_note(first_out, first_kept, rules)
-
-
-def _in(key: tuple, keys: set[tuple]) -> tuple | None:
-    return key if key in keys else None
 
 
 def _order(unit: Unit, broken: dict[int, int]) -> tuple:
@@ -284,8 +284,10 @@ def _first(units: list[Unit], broken: dict[int, int]) -> Unit:
         units = violating or units
     if len(units[0].pods) != 1:
         return min(units, key=lambda u: u.importance)
-    uid = min(u.pods[0][0].uid for u in units)
-    return min((u for u in units if u.pods[0][0].uid == uid), key=lambda u: u.pods[0][0].key)
+    pods = [u.pods[0][0] for u in units]
+    # (uid, Pod.key, position), made in C
+    keys = map("/".join, zip(map(_NAMESPACE, pods), map(_NAME, pods), strict=True))
+    return units[min(zip(map(_UID, pods), keys, range(len(pods)), strict=True))[2]]
 
 
 def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
