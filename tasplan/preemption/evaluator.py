@@ -184,6 +184,9 @@ def _reprieve_each(reprieve: _Reprieve | None, nodes: Sequence[NodeInfo],
 # The equivalent of _reprieve_each without the work that cannot change the answer (tests
 # compare both: tests/preemption/test_fast_reprieve.py).
 FAST = True
+# Phase 1 of a node decided by counts where they decide it (``_Reprieve.counted``; tested
+# against the pod-by-pod check the same way).
+COUNTED = True
 
 
 def _reprieve_touching(reprieve: _Reprieve, potential: Sequence[Unit],
@@ -364,6 +367,19 @@ class _Reprieve:
         self.plugins = {p.name: p for p in fw.cluster_state}
         self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
         self.cross_checks = any(self.summaries.values())
+        # Nodes whose phase 1 counts decide (``COUNTED``): their placed pods are of one
+        # class, none is nominated there, and every node-local filter either reads no other
+        # pod (static) or says how many more copies of a pod pass one after another
+        # (``CapacityPlugin``): all n placed pods pass in turn iff that count is >= n.
+        self.static = [f for f in self.node_filters if f.scope == Scope.STATIC]
+        self.counters = [f for f in self.node_filters if f.scope != Scope.STATIC]
+        self.counted: set[int] = set()
+        if COUNTED and all(id(f) in fw.counting and id(f) not in fw.pod_scoped
+                           for f in self.counters):
+            kinds: dict[int, set[int]] = {}
+            for n, (_, i) in enumerate(assignments):
+                kinds.setdefault(i, set()).add(self.class_of[n])
+            self.counted = {i for i, k in kinds.items() if len(k) == 1 and not nodes[i].nominated}
 
     def try_back(self, unit: Unit) -> bool:
         if not self.cross_checks and all(i not in self.by_node for _, i in unit.pods):
@@ -382,6 +398,11 @@ class _Reprieve:
         """Phase 1: the pods placed on node ``i``, in order, each with the earlier ones
         assumed, against the node-local filters (with nominated pods, as upstream)."""
         info = self.work[i]
+        if i in self.counted:
+            pods = self.by_node[i]
+            return not self._fails(pods[0], info, self.static) and min(
+                (f.capacity(pods[0], info) for f in self.counters), default=len(pods)
+            ) >= len(pods)
         view = info  # the node with the earlier placed pods: one copy, grown pod by pod
         for pod in self.by_node.get(i, ()):
             reserved = [p for p in info.nominated if p.priority >= pod.priority
@@ -396,9 +417,9 @@ class _Reprieve:
                 view.add_pod(pod)
         return True
 
-    def _fails(self, pod: Pod, info: NodeInfo) -> bool:
+    def _fails(self, pod: Pod, info: NodeInfo, filters: Sequence | None = None) -> bool:
         state = CycleState()
-        for plugin in self.node_filters:
+        for plugin in self.node_filters if filters is None else filters:
             status = plugin.filter(state, pod, info)
             if status is not None:
                 if not status.rejected:

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from tasplan.model.disruption import PodDisruptionBudget
+from tasplan.model.pod import HostPort
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
@@ -37,7 +38,8 @@ STARTS = ("", "2026-03-01T08:00:00Z", "2026-03-01T09:00:00Z")
 
 @pytest.fixture(autouse=True)
 def reprieve_path() -> None:
-    """This module sets ``evaluator.FAST`` itself (overrides the conftest's)."""
+    """This module sets ``evaluator.FAST`` and ``COUNTED`` itself (overrides the
+    conftest's)."""
 
 
 def _cluster(rng: random.Random) -> ClusterSnapshot:
@@ -70,6 +72,18 @@ def _cluster(rng: random.Random) -> ClusterSnapshot:
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
 
 
+def _paths(snap: ClusterSnapshot, target, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The plan on the plain path (False), the fast one (True: ``FAST`` and ``COUNTED``)
+    and upstream's loop over every candidate with counted node checks ("counted")."""
+    results = {}
+    for name, fast, counted in ((False, False, False), (True, True, True),
+                                ("counted", False, True)):
+        monkeypatch.setattr(evaluator, "FAST", fast)
+        monkeypatch.setattr(evaluator, "COUNTED", counted)
+        results[name] = plan(snap, target=target)
+    return results
+
+
 def _crowd(rng: random.Random) -> ClusterSnapshot:
     """Many equal candidates: most pods alike (one priority, no UID, no start time, one
     size) beside a few that differ in priority, size, start, UID or group, and budgets
@@ -97,6 +111,13 @@ def _crowd(rng: random.Random) -> ClusterSnapshot:
     preemptor = make_group("preemptor", min_count=rng.choice((2, 4, 8)),
                            key=rng.choice((None, "rack")), priority=1000)
     pending = gang_pods(preemptor, preemptor.min_count, rng.choice((1, 2, 3)), priority=1000)
+    if rng.random() < 0.2:  # a host port: one gang pod per node, none beside a victim's
+        port = (HostPort(8080),)
+        pending = [replace(p, host_ports=port) for p in pending]
+        pods = [replace(p, host_ports=port) if rng.random() < 0.2 else p for p in pods]
+    if rng.random() < 0.1:  # a pod nominated to a node: that node is checked pod by pod
+        late = make_pod("late", 1, priority=2000)
+        pods.append(replace(late, nominated_node_name=rng.choice(nodes).name))
     snap = snapshot(nodes, [*pods, *pending], [preemptor, *groups])
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
 
@@ -109,11 +130,8 @@ def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
     for _ in range(150):
         snap = _crowd(rng)
         target = release(snap, version)
-        results = {}
-        for fast in (False, True):
-            monkeypatch.setattr(evaluator, "FAST", fast)
-            results[fast] = plan(snap, target=target)
-        assert results[True].groups == results[False].groups
+        results = _paths(snap, target, monkeypatch)
+        assert results[True].groups == results[False].groups == results["counted"].groups
         found = results[True].groups[0].preemption
         if found is not None and found.victims:
             preempted += 1
@@ -153,11 +171,8 @@ def test_fast_reprieve_is_the_plain_one(version: str, monkeypatch: pytest.Monkey
     for _ in range(300):
         snap = _cluster(rng)
         target = release(snap, version)
-        results = {}
-        for fast in (False, True):
-            monkeypatch.setattr(evaluator, "FAST", fast)
-            results[fast] = plan(snap, target=target)
-        assert results[True].groups == results[False].groups
+        results = _paths(snap, target, monkeypatch)
+        assert results[True].groups == results[False].groups == results["counted"].groups
         found = results[True].groups[0].preemption
         if found is not None and found.victims:
             preempted += 1
