@@ -96,10 +96,13 @@ def _crowd(rng: random.Random) -> ClusterSnapshot:
     for n, node in enumerate(nodes):
         for k in range(rng.randrange(2, 9)):
             odd = rng.random() < 0.2
+            group = rng.choice(("default/g1", "default/g2")) if odd and rng.random() < 0.3 \
+                else None
+            # namespaces one the prefix of another: pod keys compare at the "/"
+            namespace = "default" if group else rng.choice(("default", "default-x", "def"))
             pod = make_pod(f"v{n}-{k}", rng.choice((0.5, 1)) if odd else 1, node=node.name,
-                           priority=rng.choice((5, 10, 100)) if odd else 10,
-                           group=rng.choice(("default/g1", "default/g2")) if odd and
-                           rng.random() < 0.3 else None)
+                           priority=rng.choice((5, 10, 100)) if odd else 10, group=group,
+                           namespace=namespace)
             pods.append(replace(pod, start_time=rng.choice(STARTS) if odd else "",
                                 uid=rng.choice(("", f"uid-{n}-{k}")) if odd else "",
                                 labels={"app": rng.choice(("a", "b"))}))
@@ -137,7 +140,7 @@ def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
             preempted += 1
             noted += any(code == "victim-order" for code, _ in found.notes)
             violated += found.pdb_violations > 0
-    assert preempted > 60 and noted > 40 and violated > 5, (preempted, noted, violated)
+    assert preempted > 45 and noted > 40 and violated > 5, (preempted, noted, violated)
 
 
 @pytest.mark.parametrize("tiebreak", [False, True])
