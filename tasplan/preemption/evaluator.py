@@ -17,9 +17,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from heapq import nsmallest
 from itertools import chain
 from operator import attrgetter
 
@@ -262,11 +261,10 @@ def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
             classes.setdefault(key, []).append(group)
     firsts = []  # (first member's order, first evicted, first kept) of the mixed classes
     for key, members in classes.items():
-        out = out_of[key]
-        if sum(map(len, members)) == len(out):
+        kept = [u for group in members for u in group if id(u) not in gone]
+        if not kept:
             continue
-        first_out, first_kept = _first(out, broken), _first_kept(members, gone, len(out),
-                                                                 broken)
+        first_out, first_kept = _first(out_of[key], broken), _first(kept, broken)
         firsts.append((min(_order(first_out, broken), _order(first_kept, broken)),
                        first_out, first_kept))
     if not firsts:
@@ -289,35 +287,10 @@ def _first(units: list[Unit], broken: dict[int, int]) -> Unit:
         units = violating or units
     if len(units[0].pods) != 1:
         return min(units, key=lambda u: u.importance)
-    return units[min(_lone_order(units))[-1]]
-
-
-def _first_kept(groups: list[list[Unit]], gone: set[int], evicted: int,
-                broken: dict[int, int]) -> Unit:
-    """``_first`` of the units of ``groups`` (one class) not in ``gone``, of which
-    ``evicted`` are: among one-pod units, the first kept is among the first evicted + 1."""
-    units = list(chain.from_iterable(groups))
-    if broken or len(units[0].pods) != 1:
-        return _first([u for u in units if id(u) not in gone], broken)
-    for entry in nsmallest(evicted + 1, _lone_order(units)):
-        if id(unit := units[entry[-1]]) not in gone:
-            return unit
-    raise AssertionError("a mixed class without a kept unit")
-
-
-def _lone_order(units: list[Unit]) -> Iterator[tuple]:
-    """(UID, pod key as a sortable tuple, position) of one-pod units, made in C. The key
-    ``namespace/name`` compares as (rank of ``namespace/``, name) without building it: a
-    namespace has no ``/``, so ``a/`` and ``b/`` differ before either ends."""
     pods = [u.pods[0][0] for u in units]
-    namespaces = list(map(_NAMESPACE, pods))
-    distinct = set(namespaces)
-    if any("/" in ns for ns in distinct):  # not from a valid input: compare whole keys
-        keys: Iterator = map("/".join, zip(namespaces, map(_NAME, pods), strict=True))
-        return zip(map(_UID, pods), keys, range(len(pods)), strict=True)
-    rank = {ns: r for r, ns in enumerate(sorted(distinct, key=lambda ns: ns + "/"))}
-    return zip(map(_UID, pods), map(rank.__getitem__, namespaces), map(_NAME, pods),
-               range(len(pods)), strict=True)
+    # (uid, Pod.key, position), made in C
+    keys = map("/".join, zip(map(_NAMESPACE, pods), map(_NAME, pods), strict=True))
+    return units[min(zip(map(_UID, pods), keys, range(len(pods)), strict=True))[2]]
 
 
 def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
