@@ -11,8 +11,8 @@ pod's claims only: devices that earlier pods took stay taken.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tasplan.model.dra import (
@@ -38,6 +38,17 @@ BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 INVALID_POOLS = "invalid resource pools were encountered"
 CANNOT_ALLOCATE = "cannot allocate all claims"
 TIMED_OUT = "timed out trying to allocate devices"
+
+
+# A class-only request per DeviceClass: "does the class select this device".
+_CLASS_PROBES: dict[str, DeviceRequest] = {}
+
+
+def class_probe(class_name: str) -> DeviceRequest:
+    probe = _CLASS_PROBES.get(class_name)
+    if probe is None:
+        probe = _CLASS_PROBES[class_name] = DeviceRequest("", class_name)
+    return probe
 
 
 class AllocationError(Exception):
@@ -149,19 +160,37 @@ class World:
     def extended(self, slices: Sequence[ResourceSlice]) -> World:
         """The world of the inputs with ``slices`` published too (``World`` of both). Slices
         for nodes that publish nothing yet, in pools of their own (a copy of a node's
-        devices), are added to copies of this world's indexes; anything else rebuilds them
-        all."""
+        devices), are added to layers over this world's indexes; anything else rebuilds
+        them all."""
         inputs = replace(self.inputs, slices=(*self.inputs.slices, *slices))
         if any((s.driver, s.pool) in self.pool_index or not s.node_name
                or s.node_name in self.local for s in slices):
             return World(inputs)
         world = World.__new__(World)
         added = sorted(_pools(slices), key=_pool_key)
-        world._setup(inputs, list(heapq.merge(self.pools, added, key=_pool_key)),
-                     dict(self.pool_index), dict(self.local), list(self.network), added)
+        world._setup(inputs, None, ChainMap({}, self.pool_index), ChainMap({}, self.local),
+                     list(self.network), added)
+        # What a selector answers depends on the expression, the device's content and the
+        # classes (the same inputs' classes): the answers carry over. So does what any
+        # other node reaches: the same local slices, the same network ones.
+        world._share_selectors(self)
+        world._parent, world._own = self, frozenset(s.node_name for s in slices)
         world.counters = self.counters or any(p.counters or p.has_counter_use for p in added)
         world.node_local_only = self.node_local_only and _local_only(added)
         return world
+
+    @property
+    def pools(self) -> list[Pool]:
+        """Every pool, sorted by ``_pool_key`` (built when first asked for a world that
+        was extended: no search reads it)."""
+        if self._pools is None:
+            self._pools = sorted(self.pool_index.values(), key=_pool_key)
+        return self._pools
+
+    def _share_selectors(self, other: World) -> None:
+        self._content, self._devices = other._content, other._devices
+        self._selected, self._selectable = other._selected, other._selectable
+        self._requests = other._requests
 
     def _index(self, inputs: DraInputs, pools: list[Pool]) -> None:
         pools = sorted(pools, key=_pool_key)
@@ -172,14 +201,16 @@ class World:
         # depend only on its node's pods.
         self.node_local_only = not self.network and _local_only(self.pools)
 
-    def _setup(self, inputs: DraInputs, pools: list[Pool],
-               pool_index: dict[tuple[str, str], Pool], local: dict[str, list[ResourceSlice]],
+    def _setup(self, inputs: DraInputs, pools: list[Pool] | None,
+               pool_index: MutableMapping[tuple[str, str], Pool],
+               local: MutableMapping[str, list[ResourceSlice]],
                network: list[ResourceSlice], added: list[Pool]) -> None:
         """The indexes, ``added`` (sorted) put into the given ones; empty caches."""
         self.inputs = inputs
         self.classes: Mapping[str, DeviceClass] = inputs.classes
-        # Pools sorted by (driver, pool); those with binding conditions after all others.
-        self.pools = pools
+        # Pools sorted by (driver, pool); those with binding conditions after all others
+        # (None: sorted from ``pool_index`` when asked).
+        self._pools = pools
         self.pool_index = pool_index
         self.local = local
         self.network = network
@@ -197,9 +228,13 @@ class World:
         self._selected: dict[tuple[str, tuple], bool] = {}
         self._selectable: dict[tuple[int, tuple], bool] = {}
         self._usable: dict[tuple[str, int], tuple[DeviceId, ...]] = {}
+        self._of_class: dict[tuple[str, str], tuple[DeviceId, ...]] = {}
         self._taints: dict[DeviceId, tuple[Taint, ...]] = {}
         self.rules: tuple[DeviceTaintRule, ...] = inputs.taint_rules
         self._requests: dict[int, DeviceRequest] = {}  # keeps Candidate.selectable keys valid
+        # An extended world asks the world it extends about the nodes it adds nothing to.
+        self._parent: World | None = None
+        self._own: frozenset[str] = frozenset()
 
     def counter_use(self, device: DeviceId) -> tuple[tuple[tuple, int], ...]:
         """(pool counter key, amount) pairs the device consumes when allocated."""
@@ -222,6 +257,8 @@ class World:
         cached = self._candidates.get(node.name)
         if cached is not None:
             return cached
+        if self._parent is not None and node.name not in self._own:
+            return self._parent.node_candidates(node)
         reached: dict[tuple[str, str], list[ResourceSlice]] = {}
         for s in self.local.get(node.name, ()):
             reached.setdefault((s.driver, s.pool), []).append(s)
@@ -295,9 +332,11 @@ class World:
         return not taints or not any(t.effect in BLOCKING_EFFECTS
                                      and not tolerated(t, request.tolerations) for t in taints)
 
-    def free_count(self, node: Node, request: DeviceRequest, in_use) -> int:
+    def free_count(self, node: Node, request: DeviceRequest, in_use: set[DeviceId]) -> int:
         """How many devices of the node a simple request (ExactCount, no constraints,
         counters or admin access) may still take: free, selectable and tolerated."""
+        if self._parent is not None and node.name not in self._own:
+            return self._parent.free_count(node, request, in_use)
         key = (node.name, id(request))
         usable = self._usable.get(key)
         if usable is None:
@@ -305,7 +344,26 @@ class World:
                 c.id for c in self.node_candidates(node)[0]
                 if self.selectable(request, c) and self.tolerated(request, c))
             self._requests[id(request)] = request
-        return sum(1 for d in usable if d not in in_use)
+        return len(usable) - len(in_use.intersection(usable)) if in_use else len(usable)
+
+    def class_devices(self, node: Node, class_name: str) -> tuple[DeviceId, ...]:
+        """The node's devices that DeviceClass ``class_name`` selects (a selector error
+        selects nothing), in upstream's order, each once; free or not."""
+        if self._parent is not None and node.name not in self._own:
+            return self._parent.class_devices(node, class_name)
+        key = (node.name, class_name)
+        hit = self._of_class.get(key)
+        if hit is None:
+            probe = class_probe(class_name)
+            out = []
+            for cand in self.node_candidates(node)[0]:
+                try:
+                    if self.selectable(probe, cand):
+                        out.append(cand.id)
+                except AllocationError:
+                    pass
+            hit = self._of_class[key] = tuple(out)
+        return hit
 
     def taints(self, cand: Candidate) -> tuple[Taint, ...]:
         if not self.rules:

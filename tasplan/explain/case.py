@@ -17,6 +17,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.types import GroupContext, Placement
+from tasplan.model.dra import ResourceSlice
 from tasplan.model.group import PodGroup
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
@@ -180,12 +181,11 @@ class Case:
         world = dra.world
         if world.network or world.rules or not dra.own_claims(self.ctx.pending[0]):
             return None
-        copies = copied_slices(dra.published_by(node.name), node.name, "")
-        if len({s.pool for s in copies}) != len(copies) or \
-                len({s.driver for s in copies}) != len(copies):
-            return None
-        return tuple(sorted(repr(replace(s, name="", pool="", node_name="", source=None))
-                            for s in copies))
+        # What the node publishes is the input's: its shape is worked out once per run.
+        shapes = self.memo.setdefault("device shapes", {})
+        if node.name not in shapes:
+            shapes[node.name] = _published_shape(dra.published_by(node.name), node.name)
+        return shapes[node.name]
 
     @cached_property
     def _reads_node_name(self) -> bool:
@@ -209,6 +209,17 @@ class Case:
         if chosen is None:
             return 0
         return None if capacity is None else capacity[0]
+
+
+def _published_shape(published: Sequence[ResourceSlice], node: str) -> tuple | None:
+    """The slices an empty copy of ``node`` publishes, names of the node, its slices and
+    pools aside; None unless there is one slice per pool and one pool per driver."""
+    copies = copied_slices(published, node, "")
+    if len({s.pool for s in copies}) != len(copies) or \
+            len({s.driver for s in copies}) != len(copies):
+        return None
+    return tuple(sorted(repr(replace(s, name="", pool="", node_name="", source=None))
+                        for s in copies))
 
 
 def without(info: NodeInfo, victims: Iterable[Pod]) -> NodeInfo:

@@ -27,8 +27,9 @@ TOP_CONSUMERS = 3
 
 def analyse_domains(case: Case) -> tuple[DomainExplanation, ...]:
     out = []
+    demands: dict[int, dict[str, int]] = {}  # id(pod) -> devices per DeviceClass
     for rank, domain in enumerate(case.domains):
-        explanation = _domain(case, domain)
+        explanation = _domain(case, domain, demands)
         if rank < CONSUMER_DOMAINS:
             resources = list(explanation.shortfall) or ["cpu"]
             explanation = replace(explanation,
@@ -37,7 +38,10 @@ def analyse_domains(case: Case) -> tuple[DomainExplanation, ...]:
     return tuple(out)
 
 
-def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
+def _domain(case: Case, domain: PlacementResult,
+            demands: dict[int, dict[str, int]]) -> DomainExplanation:
+    """``demands``: what each pod's claims ask for, shared by the domains (pending pods
+    only: they live as long as the case)."""
     diagnosis = first_diagnosis(domain)
     short = max(case.needed - domain.placed, 0)
     shortfall: dict[str, int] = {}
@@ -46,9 +50,16 @@ def _domain(case: Case, domain: PlacementResult) -> DomainExplanation:
         binding = binding_resources(diagnosis)
         missing = unplaced_pods(case, domain)[:short]
         devices = case.fw.plugin(names.DYNAMIC_RESOURCES)
+
+        def demand(pod: Pod) -> dict[str, int]:
+            hit = demands.get(id(pod))
+            if hit is None:
+                hit = demands[id(pod)] = devices.demand(pod)
+            return hit
+
         for resource in binding:
             amounts = [1 if resource == "pods"
-                       else devices.demand(p).get(resource.removeprefix(DEVICES), 0)
+                       else demand(p).get(resource.removeprefix(DEVICES), 0)
                        if resource.startswith(DEVICES) and devices is not None
                        else p.requests.get(resource, 0) for p in missing]
             if sum(amounts):

@@ -20,7 +20,7 @@ from tasplan.load.document import Document
 from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.loader import assemble
 from tasplan.model.group import PodGroup, Policy
-from tasplan.model.kueue import KueueInputs
+from tasplan.model.kueue_inputs import KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.snapshot import ClusterSnapshot

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Path, Violation
-from tasplan.load.dra import DECODERS, KINDS, VERSIONS
+from tasplan.load.kinds import DRA_KINDS as KINDS
+from tasplan.load.kinds import DRA_VERSIONS as VERSIONS
 from tasplan.model.source import Source
 
 Found = tuple[Manifest, Violation]
@@ -23,6 +24,8 @@ def is_dra(m: Manifest) -> bool:
 
 def validate(m: Manifest) -> list[Violation]:
     """The decoder's complaint as a schema finding (at most one per object)."""
+    from tasplan.load.dra import DECODERS  # DRA's decoders: only for a DRA object
+
     try:
         DECODERS[m.kind](Source(m.file.label), m.obj)
     except InputError as exc:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import orjson
+
 from tasplan.errors import InputError
 from tasplan.lint import dra, expansion, kai, kueue, schema, semantic, volcano
 from tasplan.lint.reader import Manifest, parse, read_bytes
@@ -88,10 +90,25 @@ class _Run:
             self.resources.append(Resource(label, None, None, "", "", "", True))
             self.findings.append(Finding(rule("TP001"), Severity.ERROR, label, problem.line,
                                          problem.column, None, None, "", problem.message))
+        # Documents equal up to a plain name are validated once per class (a generated
+        # stream repeats a few shapes thousands of times): each member gets the
+        # representative's violations, placed later at its own lines.
+        classes: dict[tuple, tuple[tuple[Violation, ...], bool]] | None = \
+            {} if manifests and manifests[0].file.split else None
         for m in manifests:
             self.manifests.append(m)
-            self.violations[id(m)] = found = self._validate(m)
-            checked = id(m) in self.checked
+            key = None if classes is None else _class_key(m)
+            known = None if key is None else classes.get(key)
+            if known is None:
+                self.violations[id(m)] = found = self._validate(m)
+                checked = id(m) in self.checked
+                if key is not None:
+                    classes[key] = (tuple(found), checked)
+            else:
+                self.violations[id(m)] = found = list(known[0])
+                checked = known[1]
+                if checked:
+                    self.checked.add(id(m))
             if not checked and not found:
                 self.skipped[m.kind or "(none)"] += 1
             self.resources.append(Resource(label, m.document, m.item, m.kind, _name(m),
@@ -245,6 +262,28 @@ def _handler(m: Manifest) -> Callable[[Manifest], list[Violation]] | None:
                           else _volcano if volcano.is_volcano(m)
                           else kueue.validate_object if kueue.is_kueue_object(m) else None)
     return _HANDLERS[key]
+
+
+def _class_key(m: Manifest) -> tuple | None:
+    """What ``_Run._validate`` reads of the object: its JSON (or its shape, read from
+    equal text), with a ``plain_name`` name left out where the schema gives every such
+    name one verdict; None when the object is validated alone (a handler's kind: their
+    checks read names; or it is not JSON). Only for objects read from JSON values
+    (rapidyaml's path), whose JSON is exact."""
+    obj = m.obj
+    if not isinstance(obj, dict) or _handler(m) is not None:
+        return None
+    meta = obj.get("metadata")
+    masked = isinstance(meta, dict) and "name" in meta and schema.plain_name(meta["name"]) \
+        and schema.name_free((m.api_version, m.kind))
+    if m.shape is not None:  # documents of one shape differ in their name alone
+        return ("shape", m.shape) if masked else ("shape", m.shape, m.name)
+    if masked:
+        obj = {**obj, "metadata": {**meta, "name": ""}}
+    try:
+        return masked, orjson.dumps(obj)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 MAX_REJECTED = 50  # objects the loader rejects before lint --cluster stops re-trying

@@ -14,22 +14,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
-from tasplan.load.kai import decode_pod_group, decode_topology
-from tasplan.model.kai import (
+from tasplan.model.kai_inputs import (
     POD_GROUP_ANNOTATION,
     POD_GROUP_API,
     SCHEDULER_NAME,
     SUBGROUP_LABEL,
     TOPOLOGY_API,
-    Constraint,
-    KaiPodGroup,
-    KaiTopology,
 )
 from tasplan.model.source import Source
+
+if TYPE_CHECKING:
+    from tasplan.model.kai import Constraint, KaiPodGroup, KaiTopology
 
 Found = tuple[Manifest, Violation]
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -44,6 +44,9 @@ def _path(field: str) -> tuple:
 
 
 def _decoded(m: Manifest):
+    # KAI's decoders (and records): only for a KAI object
+    from tasplan.load.kai import decode_pod_group, decode_topology
+
     if m.kind == "Topology":
         return decode_topology(Source(m.file.label), m.obj)
     return decode_pod_group(Source(m.file.label), m.obj)
@@ -100,7 +103,7 @@ def check(manifests: Iterable[Manifest], namespace: str) -> Iterator[Found]:
                 decoded, _ = _decoded(m)
             except InputError:
                 continue
-            if isinstance(decoded, KaiTopology):
+            if m.kind == "Topology":
                 topologies.setdefault(decoded.name, decoded)
             else:
                 groups.append((m, decoded))

@@ -9,8 +9,7 @@ from typing import Any
 
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation, format_path
-from tasplan.load.kueue import topology_problems
-from tasplan.model.kueue import GROUP
+from tasplan.model.kueue_inputs import GROUP
 from tasplan.schedulers.kueue.gates import Gates, gates_for
 from tasplan.schedulers.kueue.request import PODSET_ANNOTATIONS
 from tasplan.schedulers.kueue.validation import (
@@ -38,6 +37,8 @@ def validate_object(m: Manifest) -> list[Violation]:
     if m.kind == "Workload":
         return _workload_slice_sizes(spec)
     if m.kind == "Topology":
+        from tasplan.load.kueue import topology_problems  # Kueue's decoder: a Topology only
+
         levels = spec.get("levels")
         levels = levels if isinstance(levels, list) else []
         return [Violation("TP231", _path(field), message)

@@ -24,6 +24,7 @@ import yaml
 from tasplan.errors import InputError
 from tasplan.lint.report import Path as FieldPath
 from tasplan.load.documents import max_input_bytes, not_regular, read_limited
+from tasplan.load.kube_yaml import AliasBomb, FastLoader, GuardedLoader
 from tasplan.load.nesting import check_depth, may_nest_deeper
 from tasplan.load.strict import (
     StrictError,
@@ -32,7 +33,7 @@ from tasplan.load.strict import (
     check_strings,
     encoding_problem,
 )
-from tasplan.load.yaml_loader import AliasBomb, FastLoader, GuardedLoader, needs_guarded_loader
+from tasplan.load.yaml_loader import needs_guarded_loader
 
 Mark = tuple[int | None, int | None]  # 1-based line, column
 YAML_LIMIT_ENV = "TASPLAN_LINT_MAX_YAML_BYTES"
@@ -132,6 +133,9 @@ class Manifest:
     api_version: str = field(init=False)
     namespace: str = field(init=False)
     name: str = field(init=False)
+    # Documents of one shape (``yaml_fast.Roots``) are equal but for a plain
+    # ``metadata.name``; None when unknown.
+    shape: int | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         obj = self.obj
@@ -285,7 +289,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     fast = documents(data)
     if fast is not None:  # positions are composed when a finding asks for one
         file.split = True
-        return _objects(file, fast), None
+        return _objects(file, fast, getattr(fast, "shapes", None)), None
     if len(data) > compose_limit():
         return [], ParseProblem(
             f"YAML file of {len(data) / 2**20:.1f} MiB is over lint's limit of "
@@ -364,8 +368,10 @@ def _construct(loader: _Loader, root: yaml.Node) -> Any:
         return loader.construct_document(root)
 
 
-def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:
-    """Documents, with ``kind: *List`` flattened into their items (as kubectl does)."""
+def _objects(file: ManifestFile, roots: list[Any],
+             shapes: list[int | None] | None = None) -> list[Manifest]:
+    """Documents, with ``kind: *List`` flattened into their items (as kubectl does).
+    ``shapes``: each document's shape (``yaml_fast.Roots``), kept on its Manifest."""
     out: list[Manifest] = []
     for index, obj in enumerate(roots):
         if obj is None:
@@ -379,5 +385,8 @@ def _objects(file: ManifestFile, roots: list[Any]) -> list[Manifest]:
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion")}
                 out.append(Manifest(file, index, k, item))
         else:
-            out.append(Manifest(file, index, None, obj))
+            m = Manifest(file, index, None, obj)
+            if shapes is not None:
+                m.shape = shapes[index]
+            out.append(m)
     return out

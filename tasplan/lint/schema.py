@@ -193,13 +193,19 @@ def schema_of(key: tuple[str, str]) -> dict:
 
 
 @cache
-def validators() -> dict[tuple[str, str], Draft202012Validator]:
-    """(apiVersion, kind) -> compiled validator; built once per process."""
+def validator(key: tuple[str, str]) -> Draft202012Validator:
+    """The compiled validator of (apiVersion, kind), built when an invalid object of that
+    kind first needs its violations named (inlining and compiling all 33 kinds' schemas
+    cost a lint that meets one invalid kind a third of its run)."""
     from jsonschema import Draft202012Validator
 
-    return {key: Draft202012Validator(schema_of(key), registry=_registry(),
-                                      format_checker=_format_checker())
-            for key in sorted(kinds())}
+    return Draft202012Validator(schema_of(key), registry=_registry(),
+                                format_checker=_format_checker())
+
+
+def validators() -> dict[tuple[str, str], Draft202012Validator]:
+    """(apiVersion, kind) -> compiled validator, for every kind (the tests')."""
+    return {key: validator(key) for key in sorted(kinds())}
 
 
 @cache
@@ -247,7 +253,7 @@ def validate(obj: dict[str, Any], api_version: str, kind: str) -> list[Violation
     except RecursionError:
         pass
     out: list[Violation] = []
-    for error in validators()[key].iter_errors(obj):
+    for error in validator(key).iter_errors(obj):
         out.extend(_translate(error))
     return out
 
@@ -302,3 +308,63 @@ def _shown(value: object) -> str:
     if isinstance(value, bool | int | float):
         return f"{type_name(value)} ({json.dumps(value)})"
     return type_name(value)
+
+
+# Keywords whose verdict and message on a mapping do not depend on its values (``type`` and
+# ``required``: a mapping is "a mapping", keys are keys), and annotations. Keywords whose
+# messages quote the whole instance (minProperties, ...) are not here.
+_VALUE_FREE = frozenset({"type", "required", "title", "description", "$comment", "$id",
+                         "$schema", "$defs", "default", "examples"})
+_BRANCHES = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+_NAME_PATH = ("metadata", "name")
+
+
+def plain_name(name: object) -> bool:
+    """A DNS label, which every format of ``FORMATS`` accepts (a subdomain, a label key
+    and a path segment too; a test checks each): where ``name_free``, all such names get
+    one verdict."""
+    return isinstance(name, str) and len(name) <= 63 and _LABEL.fullmatch(name) is not None
+
+
+@cache
+def name_free(key: tuple[str, str]) -> bool:
+    """Whether the schema of (apiVersion, kind) gives objects that differ only in a
+    ``plain_name`` ``metadata.name`` the same violations (True without a schema: nothing
+    reads the name then). Decided by walking the inlined schema: every subschema that
+    applies to ``metadata.name`` may only ask for a type and a format of ``FORMATS``, and
+    nothing above it may look at values (const, enum, ...). Any other keyword: False."""
+    if key not in _documents()[1]:
+        return True
+    return _name_free(schema_of(key), 0)
+
+
+def _name_free(node: Any, depth: int) -> bool:
+    if isinstance(node, bool):
+        return True
+    if not isinstance(node, dict):
+        return False
+    if depth == len(_NAME_PATH):  # the name itself: a string, so only these may decide
+        return all(k in ("type", "format", "allOf", "title", "description", "$comment")
+                   for k in node) and node.get("format", "k8s-long-name") in FORMATS \
+            and all(_name_free(n, depth) for n in node.get("allOf", ()))
+    step = _NAME_PATH[depth]
+    for keyword, value in node.items():
+        if keyword in _VALUE_FREE:
+            continue
+        if keyword == "properties":
+            if not isinstance(value, dict) or not _name_free(value.get(step, True), depth + 1):
+                return False
+        elif keyword == "additionalProperties":  # applies when ``step`` is not a property
+            if step not in node.get("properties", {}) and not _name_free(value, depth + 1):
+                return False
+        elif keyword in _BRANCHES:
+            branches = value if isinstance(value, list) else [value]
+            if not all(_name_free(b, depth) for b in branches):
+                return False
+        elif keyword == "dependentSchemas":
+            if not isinstance(value, dict) or not all(_name_free(b, depth)
+                                                      for b in value.values()):
+                return False
+        else:  # const, enum, patternProperties, unevaluated*, $ref, ...: not proven
+            return False
+    return True

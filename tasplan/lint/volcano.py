@@ -15,9 +15,9 @@ from tasplan.errors import InputError
 from tasplan.lint.reader import Manifest
 from tasplan.lint.report import Violation
 from tasplan.load.go_regex import RegexError, compile_go_regex
-from tasplan.load.volcano import KINDS, decode_hypernode, decode_podgroup, decode_vcjob
+from tasplan.load.kinds import VOLCANO_KINDS as KINDS
 from tasplan.model.source import Source
-from tasplan.model.volcano import HYPERNODE_VERSION, PODGROUP_VERSION, VCJOB_VERSION
+from tasplan.model.volcano_inputs import HYPERNODE_VERSION, PODGROUP_VERSION, VCJOB_VERSION
 
 Found = tuple[Manifest, Violation]
 BOTH_TIERS = ("must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology "
@@ -46,6 +46,9 @@ def is_volcano(m: Manifest) -> bool:
 def validate(m: Manifest) -> list[Violation]:
     """The decoder's complaint as a schema finding (the API server's refusal), else the
     admission webhooks' rules."""
+    # Volcano's decoders (and records): only for a Volcano object
+    from tasplan.load.volcano import decode_hypernode, decode_podgroup, decode_vcjob
+
     try:
         if m.kind == "HyperNode":
             decode_hypernode(Source(m.file.label), m.obj)

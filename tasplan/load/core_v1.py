@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from tasplan.load.dra_references import claim_statuses, pod_claims
 from tasplan.load.fields import ObjectFields
-from tasplan.load.kai import annotated_group
+from tasplan.load.group_names import annotated_group
 from tasplan.load.pod_affinity import has_pod_affinity, pod_affinity, spread_constraints
 from tasplan.model import timestamp
 from tasplan.model.node import Node

@@ -14,6 +14,7 @@ import orjson
 
 from tasplan.load.core_v1 import node_selector_term
 from tasplan.load.fields import ObjectFields
+from tasplan.load.kinds import DRA_GROUP, DRA_KINDS, DRA_VERSIONS
 from tasplan.model.dra import (
     ALL,
     EXACT_COUNT,
@@ -35,10 +36,9 @@ from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
 from tasplan.untrusted import quote
 
-GROUP = "resource.k8s.io"
-VERSIONS = (f"{GROUP}/v1", f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
-KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
-         "DeviceTaintRule")
+GROUP = DRA_GROUP
+VERSIONS = DRA_VERSIONS
+KINDS = DRA_KINDS
 # Device taint effects: None never blocks scheduling; unknown ones are kept (they never
 # block either, as upstream treats effects it does not know).
 DEVICE_TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")

@@ -1,11 +1,15 @@
 """The labels and annotations by which pods name a pod group of another scheduler's
 (Kueue plain-pod groups, scheduler-plugins coscheduling, Volcano, KAI): read by the pod
-grouping (``pod_groups``) and by expansion, whose templates may carry them too."""
+grouping (``pod_groups``), by expansion, whose templates may carry them too, and by the pod
+decoder (``annotated_group``: KAI's, which gives a pod its group)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tasplan.load.fields import ObjectFields
 
 KUEUE_GROUP = "kueue.x-k8s.io/pod-group-name"
 COSCHEDULING = "scheduling.x-k8s.io/pod-group"
@@ -26,3 +30,20 @@ def named_group(labels: Mapping[str, Any], annotations: Mapping[str, Any]
     if isinstance(annotations.get(KAI), str):
         return "KAI", KAI, annotations[KAI]
     return None
+
+
+def annotated_group(f: ObjectFields, namespace: str, meta: Mapping[str, Any]) -> str | None:
+    """The group key ``<ns>/<name>`` of a pod that names a KAI PodGroup in its
+    ``pod-group-name`` annotation (KAI's pod grouper writes it), else None."""
+    annotations = meta.get("annotations")
+    if not annotations:
+        return None
+    if type(annotations) is not dict:
+        annotations = f.mapping(annotations, "metadata.annotations")
+    value = annotations.get(KAI)
+    if value is None:
+        return None
+    if type(value) is not str or not value:
+        raise f.expected(f"metadata.annotations.{KAI}", "a PodGroup name", value)
+    return f"{namespace}/{value}"
+

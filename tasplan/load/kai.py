@@ -16,7 +16,6 @@ from typing import Any
 
 from tasplan.load.fields import ObjectFields
 from tasplan.model.kai import (
-    POD_GROUP_ANNOTATION,
     POD_GROUP_API,
     Constraint,
     KaiPodGroup,
@@ -224,21 +223,3 @@ def _has_cycle(subgroups: tuple[SubGroup, ...]) -> bool:
             seen.add(at)
             at = parent.get(at)
     return False
-
-
-def annotated_group(f: ObjectFields, namespace: str, meta: Mapping[str, Any]) -> str | None:
-    """The group key ``<ns>/<name>`` of a pod that names a KAI PodGroup in its
-    ``pod-group-name`` annotation (KAI's pod grouper writes it), else None."""
-    annotations = meta.get("annotations")
-    if not annotations:
-        return None
-    if type(annotations) is not dict:
-        annotations = f.mapping(annotations, "metadata.annotations")
-    value = annotations.get(POD_GROUP_ANNOTATION)
-    if value is None:
-        return None
-    if type(value) is not str or not value:
-        raise f.expected(f"metadata.annotations.{POD_GROUP_ANNOTATION}", "a PodGroup name",
-                         value)
-    return f"{namespace}/{value}"
-

@@ -16,6 +16,7 @@ from typing import Any
 
 from tasplan.load.core_v1 import node_selector_term
 from tasplan.load.fields import ObjectFields
+from tasplan.load.kinds import KUEUE_INTERNAL, KUEUE_KINDS
 from tasplan.model import kueue as k
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests
@@ -24,9 +25,9 @@ from tasplan.model.source import Source
 from tasplan.model.taints import EFFECTS, Taint, Toleration
 from tasplan.untrusted import quote
 
-KINDS = ("Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", "Workload")
+KINDS = KUEUE_KINDS
 # Internal kind names for the loader (a Kueue Workload is not a scheduling.k8s.io one).
-INTERNAL = {kind: f"Kueue{kind}" for kind in KINDS}
+INTERNAL = KUEUE_INTERNAL
 HOSTNAME = "kubernetes.io/hostname"
 MAX_LEVELS = 16
 

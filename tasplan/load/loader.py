@@ -20,7 +20,6 @@ from tasplan.load import (
     grove,
     jobset,
     kubeflow,
-    kueue_workloads,
     lws,
     mpijob,
     names,
@@ -29,10 +28,6 @@ from tasplan.load import (
     scheduling,
     trainjob,
 )
-from tasplan.load import dra as dra_decode
-from tasplan.load import kai as kai_decode
-from tasplan.load import kueue as kueue_decode
-from tasplan.load import volcano as volcano_decode
 from tasplan.load.batch import JobOverrides, decode_job
 from tasplan.load.composite import decode_composite
 from tasplan.load.composite import resolve as resolve_composite
@@ -48,6 +43,8 @@ from tasplan.load.documents import expand_paths, read_documents
 from tasplan.load.fields import ObjectFields
 from tasplan.load.inputs import generated_names, kind_hint, makes_pods, skipped_kinds
 from tasplan.load.intents import find_intents
+from tasplan.load.kinds import DRA_KINDS, KUEUE_INTERNAL, VOLCANO_KINDS
+from tasplan.load.kinds import KINDS as PEER_KINDS
 from tasplan.load.namespace import with_namespace
 from tasplan.load.pod_table import decode_pod_table
 from tasplan.load.policy import decode_pdb
@@ -57,23 +54,20 @@ from tasplan.load.spread_selectors import controller_ref, decode_spread_selector
 from tasplan.load.yaml_loader import locate
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
-from tasplan.model.dra import DraInputs
+from tasplan.model.dra import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup, Policy
-from tasplan.model.kai import (
+from tasplan.model.kai_inputs import (
+    NO_KAI,
     POD_GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
     QUEUE_LABEL,
     REQUIRED_ANNOTATION,
     TOPOLOGY_ANNOTATION,
-    Constraint,
     KaiInputs,
-    KaiPodGroup,
 )
-from tasplan.model.kai import POD_GROUP_API as KAI_POD_GROUP_API
-from tasplan.model.kai import SCHEDULER_NAME as KAI_SCHEDULER
-from tasplan.model.kai import TOPOLOGY_API as KAI_TOPOLOGY_API
-from tasplan.model.kueue import VERSIONS as KUEUE_VERSIONS
-from tasplan.model.kueue import KueueInputs
+from tasplan.model.kai_inputs import POD_GROUP_API as KAI_POD_GROUP_API
+from tasplan.model.kai_inputs import SCHEDULER_NAME as KAI_SCHEDULER
+from tasplan.model.kueue_inputs import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import Pod
 from tasplan.model.scheduling_keys import Intent
@@ -81,6 +75,7 @@ from tasplan.model.skipped import Skipped
 from tasplan.model.snapshot import ClusterSnapshot, PriorityClass
 from tasplan.model.source import Source
 from tasplan.model.spread_selectors import ControllerRef, SpreadSelectors
+from tasplan.model.volcano_inputs import NO_VOLCANO
 from tasplan.snapshot import format as snapshot_format
 from tasplan.untrusted import quote
 
@@ -104,24 +99,28 @@ _KINDS = {
     **{(v, "JobSet"): "JobSet" for v in jobset.VERSIONS},
     **{(v, "LeaderWorkerSet"): "LeaderWorkerSet" for v in lws.VERSIONS},
     (apps.API_VERSION, "Deployment"): "Deployment",
-    **{(v, k): k for v in dra_decode.VERSIONS for k in dra_decode.KINDS},
-    **{(v, k): kueue_decode.INTERNAL[k] for v in KUEUE_VERSIONS for k in kueue_decode.KINDS},
-    (KAI_TOPOLOGY_API, "Topology"): "KaiTopology",
-    (KAI_POD_GROUP_API, "PodGroup"): "KaiPodGroup",
     **{(kubeflow.API_VERSION, k): k for k in kubeflow.KINDS},
     (mpijob.API_VERSION, "MPIJob"): MPIJOB_V2,
     **{(v, k): k for v in trainjob.VERSIONS for k in ("TrainJob", *trainjob.RUNTIME_KINDS)},
     **{(v, k): k for v in ray.VERSIONS for k in ray.KINDS},
     **{(v, "PodCliqueSet"): "PodCliqueSet" for v in grove.VERSIONS},
     **{(v, "AppWrapper"): "AppWrapper" for v in appwrapper.VERSIONS},
-    **volcano_decode.KINDS,
+    **PEER_KINDS,  # DRA, Kueue, KAI, Volcano: decoders imported when an input has them
 }
 _USED_KINDS = {kind for _, kind in _KINDS} | set(_KINDS.values())
-_KUEUE_WORKLOAD = kueue_decode.INTERNAL["Workload"]
+_KUEUE_WORKLOAD = KUEUE_INTERNAL["Workload"]
 # API groups whose kinds tasplan reads: another version of one of their kinds is an error
 # (a typo or a version tasplan does not know), where a kind of another group is skipped.
 _OWN_GROUPS = {api_version.rsplit("/", 1)[0] if "/" in api_version else ""
                for api_version, _ in _KINDS if not api_version.startswith("tasplan/")}
+
+
+def _vcjob_producer(source: Source, obj: Mapping, overrides: object) -> Producer:
+    from tasplan.load.volcano import vcjob_producer  # Volcano's decoder: when a vcjob is read
+
+    return vcjob_producer(source, obj, overrides)
+
+
 # Pod-producing kinds read from workload inputs (their pods are planned); in --cluster
 # inputs only Jobs are expanded (as before), the others' pods are in the dump already.
 # TrainJob and AppWrapper are bound to their context per load (see ``_decoders``).
@@ -129,7 +128,7 @@ _PRODUCERS = {"Job": decode_job, "JobSet": jobset.decode_jobset,
               "LeaderWorkerSet": lws.decode_lws, **dict.fromkeys(apps.KINDS, apps.decode_apps),
               **dict.fromkeys(kubeflow.KINDS, kubeflow.decode_kubeflow),
               MPIJOB_V2: mpijob.decode_mpijob, **dict.fromkeys(ray.KINDS, ray.decode_ray),
-              "PodCliqueSet": grove.decode_grove, "VolcanoJob": volcano_decode.vcjob_producer,
+              "PodCliqueSet": grove.decode_grove, "VolcanoJob": _vcjob_producer,
               "TrainJob": None, "AppWrapper": None}
 
 
@@ -424,7 +423,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
             + [ps for e in extra.values() for ps in e.pod_sets])
     for pg in pod_group_defs.values():
         groups.append(_pod_group(pg, workloads, priorities, positions[pg.source]))
-    volcano = volcano_decode.load_volcano(by_kind, positions, groups, _unique, warnings)
+    volcano = NO_VOLCANO
+    if any(by_kind[kind] for kind in VOLCANO_KINDS.values()):
+        from tasplan.load.volcano import load_volcano
+
+        volcano = load_volcano(by_kind, positions, groups, _unique, warnings)
     kai = _kai_bare_pods(pods, _kai_inputs(by_kind, warnings), pod_annotations)
     groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
                               pod_annotations))
@@ -434,9 +437,11 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     _legacy_groups(workloads, pods, groups, warnings, positions)
     groups = merge_expansions(groups, joined)
     kueue = _kueue_inputs(by_kind, warnings)
-    order, synthesised = kueue_workloads.add_groups(
-        by_kind[_KUEUE_WORKLOAD], kueue, groups, pods, priorities, order, positions,
-        synthesised)
+    if kueue.workloads:  # else no group has a Workload and none is made from one
+        from tasplan.load.kueue_workloads import add_groups
+
+        order, synthesised = add_groups(by_kind[_KUEUE_WORKLOAD], kueue, groups, pods,
+                                        priorities, order, positions, synthesised)
     keys: dict[str, PodGroup] = {}
     for g in groups:  # a Job and a PodGroup of one name would merge their pods silently
         other = keys.setdefault(g.key, g)
@@ -668,8 +673,12 @@ def _check_names(nodes: Iterable[Node], pods: Iterable[Pod], defs: Iterable) -> 
 
 def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraInputs:
     """DeviceClasses, ResourceSlices, ResourceClaims, templates and DeviceTaintRules."""
+    if not any(by_kind[kind] for kind in DRA_KINDS):
+        return NO_DRA
+    from tasplan.load.dra import DECODERS
+
     def decoded(kind: str) -> list:
-        decode = dra_decode.DECODERS[kind]
+        decode = DECODERS[kind]
         return [(d, decode(d.source, d.obj)) for d in by_kind[kind]]
 
     slices = _unique("ResourceSlice", [((s.name,), s, d.source)
@@ -691,9 +700,13 @@ def _dra_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> DraI
 
 def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KueueInputs:
     """Topologies, ResourceFlavors, ClusterQueues, LocalQueues, Cohorts, Workloads."""
+    if not any(by_kind[kind] for kind in KUEUE_INTERNAL.values()):
+        return NO_KUEUE
+    from tasplan.load.kueue import DECODERS
+
     def decoded(kind: str, namespaced: bool = False) -> dict:
-        decode = kueue_decode.DECODERS[kind]
-        items = [(d, decode(d.source, d.obj)) for d in by_kind[kueue_decode.INTERNAL[kind]]]
+        decode = DECODERS[kind]
+        items = [(d, decode(d.source, d.obj)) for d in by_kind[KUEUE_INTERNAL[kind]]]
         return {"/".join(key): v for key, v in _unique(kind, [
             ((o.namespace, o.name) if namespaced else (o.name,), o, d.source)
             for d, o in items], warnings).items()}
@@ -706,6 +719,10 @@ def _kueue_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> Ku
 
 def _kai_inputs(by_kind: dict[str, list[Document]], warnings: list[str]) -> KaiInputs:
     """KAI's Topologies and PodGroups, and what their admission webhooks would say."""
+    if not by_kind["KaiTopology"] and not by_kind["KaiPodGroup"]:
+        return NO_KAI
+    from tasplan.load import kai as kai_decode
+
     problems: dict[tuple[str, str], tuple] = {}
     topologies = {}
     for key, (topology, found) in _unique("Topology (kai.scheduler)", [
@@ -751,6 +768,8 @@ def _kai_bare_pods(pods: dict, kai: KaiInputs,
         if pod is None or pod.group is not None or pod.scheduler_name != KAI_SCHEDULER \
                 or pod.node_name or pod_groups.named_group(pod.labels, notes) is not None:
             continue
+        from tasplan.model.kai import Constraint, KaiPodGroup  # KAI's records: a bare pod
+
         name = f"pg-{pod.name}-{pod.uid}" if pod.uid else f"pg-{pod.name}"
         text = {k: v for k, v in notes.items() if isinstance(v, str)}
         spec = KaiPodGroup(pod.namespace, name, 1, None, pod.labels.get(QUEUE_LABEL, ""), "",

@@ -15,7 +15,6 @@ it: each group in a topology domain of its own (see ``exclusive``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -83,6 +82,8 @@ def decode_lws(source: Source, obj: Mapping[str, Any], overrides: Overrides) -> 
     exclusive = f.string_map(meta.get("annotations"), "metadata.annotations").get(EXCLUSIVE)
     annotations = {f"{_LABEL}size": str(size),
                    **({EXCLUSIVE: exclusive} if exclusive else {})}
+    import hashlib  # OpenSSL's loader: only when a LeaderWorkerSet is read
+
     batches = []
     for g in range(count):
         group = f"{name}-{g}"

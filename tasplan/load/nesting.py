@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-import yaml
-
 from tasplan.errors import StrictError
 
 MAX_DEPTH = 250  # nested collections in one document (docs/limits.md)
@@ -66,6 +64,8 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
     ``limit``. Reads parser events (pure Python, no recursion) and stops at the first
     too-deep collection, so a hostile file costs at most ``limit`` levels of work; errors
     of the YAML itself are left to the reader that follows."""
+    import yaml  # only for a text that may nest deeper than the limit (may_nest_deeper)
+
     stack: list[list] = []  # [path part, is mapping, expects key, key or next index]
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):

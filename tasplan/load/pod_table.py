@@ -16,7 +16,7 @@ from typing import Any
 from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
 from tasplan.load.fields import ObjectFields
 from tasplan.model import timestamp
-from tasplan.model.kai import POD_GROUP_ANNOTATION
+from tasplan.model.kai_inputs import POD_GROUP_ANNOTATION
 from tasplan.model.pod import Pod
 from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod

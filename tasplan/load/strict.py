@@ -4,7 +4,8 @@
 * YAML scalars resolve as Kubernetes' YAML (go-yaml v2 through sigs.k8s.io/yaml) resolves
   them, not as YAML 1.1 in PyYAML: no base-60 numbers (``2:30`` stays a string), integers
   as Go's ``ParseInt`` reads them (``0x``, ``0o``, ``0b``, a leading ``0`` for octal,
-  ``_`` ignored), and ``1e3`` is a number.
+  ``_`` ignored), and ``1e3`` is a number (PyYAML's part: ``kube_yaml``, imported only
+  when libyaml reads a file).
 * Integers outside int64, and numbers of more than ``MAX_DIGITS`` digits, are refused
   (Python would otherwise stop at its int-conversion limit with an internal error).
 * NUL characters and lone surrogates (reachable through escapes) are refused.
@@ -20,12 +21,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
-import yaml
-from yaml.constructor import SafeConstructor
-from yaml.resolver import Resolver
 
 from tasplan.errors import StrictError
 from tasplan.limits import INT64_MAX, INT64_MIN
@@ -53,132 +51,6 @@ def encoding_problem(data: bytes) -> str | None:
     if name is None:
         return None
     return f"the file is {name} text; Kubernetes reads UTF-8: convert it (e.g. iconv -t UTF-8)"
-
-
-# ------------------------------------------------------------------------ YAML scalars
-
-# go-yaml drops underscores before reading a number: ``0x_`` and ``._`` hold no digit and
-# are strings (PyYAML's own patterns would take them and then fail to convert them).
-_INT = re.compile(r"^[-+]?(?:0[bB][01_]*[01][01_]*|0[oO][0-7_]*[0-7][0-7_]*"
-                  r"|0[xX][0-9a-fA-F_]*[0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)$")
-_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9_]*[0-9][0-9_]*|[0-9][0-9_]*(?:\.[0-9_]*)?)"
-                    r"(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
-
-
-class KubeResolver(Resolver):
-    """PyYAML's resolver with Kubernetes' (go-yaml v2's) integer and float rules."""
-
-
-KubeResolver.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers
-            if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
-    for first, resolvers in Resolver.yaml_implicit_resolvers.items()}
-KubeResolver.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
-KubeResolver.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
-# go-yaml v2 (sigs.k8s.io/yaml) also reads y, Y, n and N as booleans (resolve.go): a plain
-# ``disk: y`` in a nodeSelector is a bool that the API server refuses, not a string.
-KubeResolver.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^[yYnN]$"),
-                                   list("yYnN"))
-for _resolvers in KubeResolver.yaml_implicit_resolvers.values():  # ints before floats
-    _resolvers.sort(key=lambda r: r[0] != "tag:yaml.org,2002:int")
-
-
-def parse_int(text: str, line: int | None = None) -> int:
-    """An integer as Go's ``strconv.ParseInt(s, 0, 64)`` reads it after go-yaml removed
-    underscores; a leading zero means octal, and a non-octal one decimal (go-yaml falls
-    back to a float with the same value)."""
-    body = text.replace("_", "")
-    sign = -1 if body[:1] == "-" else 1
-    body = body.lstrip("+-")
-    if len(body) > MAX_DIGITS:
-        raise StrictError(f"number with {len(body)} digits is out of range (int64)", line)
-    prefix = body[:2].lower()
-    if prefix in ("0x", "0o", "0b"):
-        value = int(body[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
-    elif len(body) > 1 and body[0] == "0" and set(body) <= set("01234567"):
-        value = int(body, 8)
-    else:
-        value = int(body)
-    value *= sign
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise StrictError(f"integer {text[:30]}{'…' if len(text) > 30 else ''} is out of "
-                          "range (int64)", line)
-    return value
-
-
-class KubeConstructor(SafeConstructor):
-    """SafeConstructor that refuses duplicate keys and reads integers as Kubernetes."""
-
-    bool_values: ClassVar[dict[str, bool]] = {**SafeConstructor.bool_values, "y": True,
-                                              "n": False}
-
-    def construct_kube_int(self, node: yaml.ScalarNode) -> int:
-        return parse_int(self.construct_scalar(node), node.start_mark.line + 1)
-
-    def construct_kube_float(self, node: yaml.ScalarNode) -> float:
-        text = self.construct_scalar(node)
-        if len(text) > MAX_DIGITS:
-            raise StrictError(f"number with {len(text)} digits is out of range",
-                              node.start_mark.line + 1)
-        return self.construct_yaml_float(node)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        pairs = len(node.value)
-        mapping = super().construct_mapping(node, deep=deep)
-        merged = len(node.value) != pairs  # `<<` merge keys were flattened in
-        if len(mapping) < len(node.value) or merged:
-            _duplicate_key(self, node.value[len(node.value) - pairs + merged:] if merged
-                           else node.value)
-        return mapping
-
-
-def _duplicate_key(constructor: SafeConstructor, pairs: list) -> None:
-    seen: set = set()
-    for key_node, _ in pairs:
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            continue
-        key = constructor.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            continue  # PyYAML has already refused unhashable keys
-        if key in seen:
-            raise StrictError(f"duplicate key {str(key)[:60]!r} in a mapping (Kubernetes "
-                              "refuses duplicate fields)", key_node.start_mark.line + 1)
-        seen.add(key)
-
-
-KubeConstructor.add_constructor("tag:yaml.org,2002:int", KubeConstructor.construct_kube_int)
-KubeConstructor.add_constructor("tag:yaml.org,2002:float",
-                                KubeConstructor.construct_kube_float)
-KubeConstructor.add_constructor("tag:yaml.org,2002:map", SafeConstructor.construct_yaml_map)
-
-
-class KubeSafeLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
-                     yaml.composer.Composer, KubeConstructor, KubeResolver):
-    """Pure-Python loader (the guarded one builds on it)."""
-
-    def __init__(self, stream: Any) -> None:
-        yaml.reader.Reader.__init__(self, stream)
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
-        KubeConstructor.__init__(self)
-        KubeResolver.__init__(self)
-
-
-try:
-    from yaml._yaml import CParser
-
-    class KubeFastLoader(CParser, KubeConstructor, KubeResolver):
-        """libyaml's parser with the Kubernetes constructor and resolver."""
-
-        def __init__(self, stream: Any) -> None:
-            CParser.__init__(self, stream)
-            KubeConstructor.__init__(self)
-            KubeResolver.__init__(self)
-except ImportError:  # libyaml missing: still correct, only slower
-    KubeFastLoader = KubeSafeLoader  # type: ignore[misc, assignment]
 
 
 # ------------------------------------------------------------------------------ strings

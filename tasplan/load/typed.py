@@ -44,14 +44,14 @@ from tasplan.load.document import Document
 from tasplan.load.nesting import may_nest_deeper
 from tasplan.load.strict import long_int, risky_escape
 from tasplan.model import timestamp
-from tasplan.model.kai import POD_GROUP_ANNOTATION
+from tasplan.model.kai_inputs import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION, HostPort, Pod
 from tasplan.model.quantity import QuantityError, parse_milli, parse_value
 from tasplan.model.requests import RequestError, pod_requests_and_non_zero
 from tasplan.model.source import Source
 from tasplan.model.taints import EFFECTS, Taint
-from tasplan.model.volcano import VOLCANO_GROUP_ANNOTATIONS
+from tasplan.model.volcano_inputs import VOLCANO_GROUP_ANNOTATIONS
 from tasplan.snapshot import format as snapshot_format
 
 _NULL = Raw(b"null")

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tasplan.load.fields import ObjectFields
+from tasplan.load.kinds import VOLCANO_KINDS
 from tasplan.load.pod_affinity import label_selector
 from tasplan.load.producers import PodBatch, Producer, check_expansion, identity, pod_template
 from tasplan.load.scheduling import GroupSpec
@@ -30,7 +31,6 @@ from tasplan.model.source import Source
 from tasplan.model.volcano import (
     ALLOCATED_HYPERNODE_ANNOTATION,
     HARD,
-    HYPERNODE_VERSION,
     MEMBER_HYPERNODE,
     MEMBER_NODE,
     PARTITION_ID_KEY,
@@ -47,11 +47,7 @@ from tasplan.model.volcano import (
 )
 from tasplan.untrusted import quote
 
-KINDS = {
-    (HYPERNODE_VERSION, "HyperNode"): "HyperNode",
-    (PODGROUP_VERSION, "PodGroup"): "VolcanoPodGroup",
-    (VCJOB_VERSION, "Job"): "VolcanoJob",
-}
+KINDS = VOLCANO_KINDS
 DNS_SUBDOMAIN_MAX = 253
 JOB_NAME_KEY = "volcano.sh/job-name"
 JOB_NAMESPACE_KEY = "volcano.sh/job-namespace"

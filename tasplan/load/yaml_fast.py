@@ -29,10 +29,124 @@ _TEXT_MARKER = re.compile(_MARKER.pattern.decode(), re.M)
 _TEXT_BLANK = re.compile(_BLANK.pattern.decode())
 
 
+class Roots(list):
+    """``documents``' answer when it read the stream by shapes: ``shapes[i]`` numbers the
+    shape of document ``i`` (documents of one shape are equal but for a plain
+    ``metadata.name``), None for a null document."""
+
+    shapes: list[int | None]
+
+
 def documents(data: bytes) -> list[Any] | None:
-    """The file's documents as libyaml's path constructs them, or None (read it there)."""
+    """The file's documents as libyaml's path constructs them, or None (read it there).
+    Documents of one shape share their objects but for ``metadata`` (read-only, as every
+    reader's objects are)."""
     if not data.isascii() and UNICODE.search(data):  # NEL, LS, PS, BOM: libyaml's
         return None
+    if data.count(b"\n---\n", 0, SHAPES_SAMPLE) >= SHAPES_MIN:
+        shaped = _by_shape(data)
+        if shaped is not _NOT_SHAPED:
+            return shaped
+    return _chunked(data)
+
+
+# A stream is read by shapes when its documents repeat: most of a sample of its first
+# documents share a shape with another.
+SHAPES_SAMPLE = 1 << 20  # bytes
+SHAPES_MIN = 64  # markers in the sample
+_NOT_SHAPED = Roots()
+_NAME_LINE = b"metadata:\n  name: "
+_SAFE_NAME = re.compile(rb"[a-z][-a-z0-9]{0,62}")
+# Plain scalars that a YAML 1.1 or 1.2 reader (or go-yaml, or rapidyaml's JSON) may read as
+# other than the string: never taken as a name to swap.
+_WORDS = frozenset(b"y n yes no on off true false null nan inf".split())
+PLACEHOLDER = b"tasplan-shape-name"
+
+
+def split_markers(data: bytes) -> list[bytes]:
+    """``_MARKER.split(data)`` by C-speed splits (the regex tries ``^`` at every offset)."""
+    head = [b""] if data.startswith(b"---\n") else []
+    parts = (data[4:] if head else data).split(b"\n---\n")
+    last = parts[-1]
+    if (last.endswith(b"\n---") or last == b"---" or b"\n---\n---\n" in data
+            or data.startswith(b"---\n---\n") or data == b"---\n---"):
+        return _MARKER.split(data)  # a marker at the end, or markers next to each other
+    return [*head, *(p + b"\n" for p in parts[:-1]), last]
+
+
+def shape(piece: bytes) -> tuple[bytes, str | None]:
+    """The document with its ``metadata.name`` swapped for ``PLACEHOLDER``, and the name;
+    the document itself and None unless the name is a plain word on the first line of a
+    column-0 ``metadata:`` mapping (what every generated stream writes)."""
+    at = piece.find(_NAME_LINE)
+    while at > 0 and piece[at - 1] != 10:  # not at a line start: the next one
+        at = piece.find(_NAME_LINE, at + 1)
+    if at < 0:
+        return piece, None
+    start = at + len(_NAME_LINE)
+    end = piece.find(b"\n", start)
+    if end < 0:
+        end = len(piece)
+    name = piece[start:end]
+    if _SAFE_NAME.fullmatch(name) is None or name in _WORDS:
+        return piece, None
+    return piece[:start] + PLACEHOLDER + piece[end:], name.decode()
+
+
+def _by_shape(data: bytes) -> Roots:
+    """The documents, each distinct shape read once (by ``_chunked``, as a stream of the
+    shapes); ``_NOT_SHAPED`` when the documents do not repeat. A shape is used only when
+    the placeholder is its ``metadata.name`` and is nowhere else in it: then a document
+    is its shape with that one plain scalar swapped, which every reader reads as the
+    string it is."""
+    pieces = split_markers(data)
+    sample = {shape(p)[0] for p in pieces[:SHAPES_MIN * 4]}
+    if len(sample) * 2 > min(len(pieces), SHAPES_MIN * 4):
+        return _NOT_SHAPED
+    index: dict[bytes, int] = {}
+    named: list[tuple[int, str | None]] = []
+    for piece in pieces:
+        key, name = shape(piece)
+        k = index.get(key)
+        if k is None:
+            k = index[key] = len(index)
+        named.append((k, name))
+    kinds = list(index)
+    blank = [_BLANK.fullmatch(k) is not None for k in kinds]
+    # Read as a stream of the distinct shapes, in the order met; the file's last document
+    # (it may lack its final line break, which a ``|+`` scalar keeps) stays last.
+    order = sorted((k for k in range(len(kinds)) if not blank[k]),
+                   key=lambda k: k == named[-1][0])
+    roots = _chunked(b"".join(b"---\n" + kinds[k] for k in order))
+    if roots is None or len(roots) != len(order):
+        return _NOT_SHAPED  # the chunks of the whole stream decide
+    forms: list[Any] = [None] * len(kinds)
+    for k, root in zip(order, roots, strict=True):
+        forms[k] = root
+    swappable = [k.count(PLACEHOLDER) == 1 and isinstance(f, dict)
+                 and isinstance(f.get("metadata"), dict)
+                 and f["metadata"].get("name") == PLACEHOLDER.decode()
+                 for k, f in zip(kinds, forms, strict=True)]
+    out = Roots()
+    out.shapes = shapes = []
+    for number, (k, name) in enumerate(named):
+        if blank[k]:  # libyaml: a null document, but no document before the first marker
+            if number:
+                out.append(None)
+                shapes.append(None)
+            continue
+        form = forms[k]
+        if name is not None:
+            if not swappable[k]:
+                return _NOT_SHAPED
+            form = {**form, "metadata": {**form["metadata"], "name": name}}
+        out.append(form)
+        shapes.append(k)
+    return out
+
+
+def _chunked(data: bytes) -> list[Any] | None:
+    """``documents``, reading the stream in chunks."""
     try:
         import ryml
     except ImportError:

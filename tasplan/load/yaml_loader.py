@@ -10,25 +10,17 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from tasplan.errors import InputError
 from tasplan.limits import MAX_LOCATE_BYTES
 from tasplan.load.nesting import check_depth, may_nest_deeper
-from tasplan.load.strict import (
-    KubeFastLoader,
-    KubeSafeLoader,
-    StrictError,
-    check_strings,
-    encoding_problem,
-)
+from tasplan.load.strict import StrictError, check_strings, encoding_problem
 
-FastLoader: type = KubeFastLoader  # libyaml's parser, Kubernetes' scalar rules, strict keys
+if TYPE_CHECKING:
+    import yaml
 
 GZIP = ".gz"
-MAX_ALIAS_NODES = 1_000_000
 # An anchor can only start a node: at a line start, after an indicator (``- ``, ``: ``,
 # ``? ``, flow brackets, commas) or after a tag. ``&&`` inside a scalar (shell commands)
 # is not one and must not send whole dumps to the slow guarded loader.
@@ -66,6 +58,10 @@ def decode_yaml(label: str, data: bytes) -> str:
 
 def load_yaml(label: str, data: bytes, text: str) -> list[Any]:
     """The documents of ``text`` (``data`` decoded by ``decode_yaml``) through libyaml."""
+    import yaml
+
+    from tasplan.load.kube_yaml import AliasBomb, FastLoader, GuardedLoader
+
     loader = GuardedLoader if needs_guarded_loader(data) else FastLoader
     try:
         docs = list(yaml.load_all(text, Loader=loader))
@@ -86,46 +82,6 @@ def load_yaml(label: str, data: bytes, text: str) -> list[Any]:
         raise InputError(label, "YAML nesting is too deep") from None
 
 
-class AliasBomb(ValueError):
-    def __init__(self, message: str, line: int | None) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class GuardedLoader(KubeSafeLoader):
-    """SafeLoader that counts the nodes aliases would expand to and stops past a limit."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._expanded = 0
-        self._sizes: dict[int, int] = {}
-
-    def compose_node(self, parent, index):  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            node = self.anchors.get(event.anchor)
-            if node is not None:
-                self._expanded += self._size(node)
-                if self._expanded > MAX_ALIAS_NODES:
-                    raise AliasBomb(
-                        f"YAML aliases expand to more than {MAX_ALIAS_NODES} nodes "
-                        "(possible alias bomb); refusing to load", event.start_mark.line + 1)
-        return super().compose_node(parent, index)
-
-    def _size(self, node: yaml.Node) -> int:
-        known = self._sizes.get(id(node))
-        if known is not None:
-            return known
-        if isinstance(node, yaml.MappingNode):
-            size = 1 + sum(self._size(k) + self._size(v) for k, v in node.value)
-        elif isinstance(node, yaml.SequenceNode):
-            size = 1 + sum(self._size(v) for v in node.value)
-        else:
-            size = 1
-        self._sizes[id(node)] = size
-        return size
-
-
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -136,6 +92,8 @@ def locate(path: str, document: int, field: str) -> int | None:
     node = _document_node(path, document)
     if node is None:
         return None
+    import yaml
+
     for name, number in _TOKEN.findall(field):
         child = None
         if name and isinstance(node, yaml.MappingNode):
@@ -164,6 +122,8 @@ def _document_node(path: str, document: int) -> yaml.Node | None:
 def _composed(path: str, size: int, mtime: int) -> list[yaml.Node | None]:
     """Every document's node tree, composed once per file (libyaml unless the file needs
     the guarded loader): an input with many errors must not re-parse per error."""
+    from tasplan.load.kube_yaml import FastLoader, GuardedLoader
+
     try:
         data = Path(path).read_bytes()
         loader = (GuardedLoader if needs_guarded_loader(data) else FastLoader)(

@@ -5,37 +5,38 @@ node label with an optional alias. ``PodGroup`` (``scheduling.run.ai/v2alpha2``)
 minSubGroup, a topology constraint, and a tree of subgroups that may carry their own. Pods join
 a PodGroup through the ``pod-group-name`` annotation and a subgroup through the
 ``kai.scheduler/subgroup-name`` label (upstream ``pkg/common/constants/constants.go`` and
-``pkg/apis/scheduling/v2alpha2/podgroup_types.go`` at d5bc503a).
+``pkg/apis/scheduling/v2alpha2/podgroup_types.go`` at d5bc503a). Its names and the snapshot's
+container (``KaiInputs``) are in ``kai_inputs``, re-exported here: a run imports this module
+only when an input holds a KAI kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from tasplan.model.kai_inputs import (  # noqa: F401 (re-exported)
+    DEFAULT_SUBGROUP,
+    GPU,
+    MIG_PREFIX,
+    MIN_MEMBER_ANNOTATION,
+    NO_KAI,
+    NODE_POOL_LABEL,
+    POD_GROUP_ANNOTATION,
+    POD_GROUP_API,
+    PREFERRED_ANNOTATION,
+    QUEUE_LABEL,
+    REQUIRED_ANNOTATION,
+    ROOT,
+    SCHEDULER_NAME,
+    SEGMENT_ANNOTATIONS,
+    SUBGROUP_LABEL,
+    TASK_PRIORITY_LABEL,
+    TOPOLOGY_ANNOTATION,
+    TOPOLOGY_API,
+    KaiInputs,
+)
 from tasplan.model.source import Source
-
-SCHEDULER_NAME = "kai-scheduler"
-TOPOLOGY_API = "kai.scheduler/v1alpha1"
-POD_GROUP_API = "scheduling.run.ai/v2alpha2"
-POD_GROUP_ANNOTATION = "pod-group-name"
-SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
-QUEUE_LABEL = "kai.scheduler/queue"
-TASK_PRIORITY_LABEL = "kai.scheduler/task-priority"
-NODE_POOL_LABEL = "kai.scheduler/node-pool"
-# Annotations of the workload's top owner, copied onto the PodGroup by the pod grouper.
-TOPOLOGY_ANNOTATION = "kai.scheduler/topology"
-REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
-PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
-MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"
-SEGMENT_ANNOTATIONS = ("kai.scheduler/segment-size",
-                       "kai.scheduler/segment-topology-required-placement",
-                       "kai.scheduler/segment-topology-preferred-placement")
-GPU = "nvidia.com/gpu"
-MIG_PREFIX = "nvidia.com/mig-"
-# The subgroup pods without a subgroup label belong to when a PodGroup has no subgroups.
-DEFAULT_SUBGROUP = "default"
-ROOT = "root"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,17 +133,3 @@ class Problem:
     hard: bool = True
 
 
-@dataclass(frozen=True)
-class KaiInputs:
-    """KAI's objects in the input: Topologies by name, PodGroups by ``<ns>/<name>``, and the
-    webhook rules each PodGroup or Topology breaks (by kind and key)."""
-
-    topologies: Mapping[str, KaiTopology] = field(default_factory=dict)
-    pod_groups: Mapping[str, KaiPodGroup] = field(default_factory=dict)
-    problems: Mapping[tuple[str, str], tuple[Problem, ...]] = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return bool(self.topologies or self.pod_groups)
-
-
-NO_KAI = KaiInputs()

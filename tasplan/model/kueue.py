@@ -1,5 +1,7 @@
 """Kueue's objects (``kueue.x-k8s.io`` v1beta1 and v1beta2), reduced to what its
-Topology-Aware Scheduling and a static quota check read."""
+Topology-Aware Scheduling and a static quota check read. Its API versions and the snapshot's
+container (``KueueInputs``) are in ``kueue_inputs``, re-exported here: a run imports this module
+only when an input holds a Kueue kind."""
 
 from __future__ import annotations
 
@@ -7,13 +9,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tasplan.model.group import PodGroup
+from tasplan.model.kueue_inputs import (  # noqa: F401 (re-exported)
+    GROUP,
+    NO_KUEUE,
+    VERSIONS,
+    KueueInputs,
+)
 from tasplan.model.pod import Pod
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
-
-GROUP = "kueue.x-k8s.io"
-VERSIONS = (f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,28 +157,6 @@ class Workload:
         """Kueue counts an admission's topology assignment as TAS usage from quota
         reservation until the Workload finishes."""
         return self.quota_reserved and not self.finished and bool(self.assignments)
-
-
-@dataclass(frozen=True, slots=True)
-class KueueInputs:
-    """Every Kueue object in the inputs, by name (``namespace/name`` when namespaced)."""
-
-    topologies: Mapping[str, Topology] = field(default_factory=dict)
-    flavors: Mapping[str, ResourceFlavor] = field(default_factory=dict)
-    cluster_queues: Mapping[str, ClusterQueue] = field(default_factory=dict)
-    local_queues: Mapping[str, LocalQueue] = field(default_factory=dict)
-    cohorts: Mapping[str, Cohort] = field(default_factory=dict)
-    workloads: Mapping[str, Workload] = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return any((self.topologies, self.flavors, self.cluster_queues, self.local_queues,
-                    self.cohorts, self.workloads))
-
-    def tas_flavors(self) -> list[ResourceFlavor]:
-        return [f for _, f in sorted(self.flavors.items()) if f.topology_name is not None]
-
-
-NO_KUEUE = KueueInputs()
 
 
 PREBUILT_WORKLOAD = "kueue.x-k8s.io/prebuilt-workload-name"

@@ -10,11 +10,11 @@ from functools import cached_property
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.dra import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
-from tasplan.model.kai import NO_KAI, KaiInputs
-from tasplan.model.kueue import NO_KUEUE, KueueInputs
+from tasplan.model.kai_inputs import NO_KAI, KaiInputs
+from tasplan.model.kueue_inputs import NO_KUEUE, KueueInputs
 from tasplan.model.node import Node
 from tasplan.model.pod import TERMINAL_PHASES, HostPort, Pod
-from tasplan.model.volcano import NO_VOLCANO, VolcanoInputs
+from tasplan.model.volcano_inputs import NO_VOLCANO, VolcanoInputs
 
 
 @dataclass(frozen=True, slots=True)

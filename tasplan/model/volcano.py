@@ -1,7 +1,9 @@
 """Volcano objects as tasplan reads them: HyperNodes (``topology.volcano.sh/v1alpha1``),
 ``scheduling.volcano.sh/v1beta1`` PodGroups and what a vcjob (``batch.volcano.sh/v1alpha1``
 Job) makes of its PodGroup (field meanings: volcano ``staging/src/volcano.sh/apis``, commit
-ed72c7c815a9fd547a787134676f73d42e9d049c)."""
+ed72c7c815a9fd547a787134676f73d42e9d049c). Its names and the snapshot's container
+(``VolcanoInputs``) are in ``volcano_inputs``, re-exported here: a run imports this module only
+when an input holds a Volcano kind."""
 
 from __future__ import annotations
 
@@ -10,21 +12,21 @@ from dataclasses import dataclass, field
 
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.source import Source
-
-HYPERNODE_VERSION = "topology.volcano.sh/v1alpha1"
-PODGROUP_VERSION = "scheduling.volcano.sh/v1beta1"
-VCJOB_VERSION = "batch.volcano.sh/v1alpha1"
-MEMBER_NODE = "Node"
-MEMBER_HYPERNODE = "HyperNode"
-HARD = "hard"
-SOFT = "soft"
-# The annotations a pod names its Volcano PodGroup with (the first is what Volcano's
-# controllers write), and the one Volcano once recorded the job's HyperNode in (written, no
-# longer read, by the newest scheduler).
-VOLCANO_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
-ALLOCATED_HYPERNODE_ANNOTATION = "volcano.sh/job-allocated-hypernode"
-TASK_SPEC_KEY = "volcano.sh/task-spec"
-PARTITION_ID_KEY = "volcano.sh/partition-id"
+from tasplan.model.volcano_inputs import (  # noqa: F401 (re-exported)
+    ALLOCATED_HYPERNODE_ANNOTATION,
+    HARD,
+    HYPERNODE_VERSION,
+    MEMBER_HYPERNODE,
+    MEMBER_NODE,
+    NO_VOLCANO,
+    PARTITION_ID_KEY,
+    PODGROUP_VERSION,
+    SOFT,
+    TASK_SPEC_KEY,
+    VCJOB_VERSION,
+    VOLCANO_GROUP_ANNOTATIONS,
+    VolcanoInputs,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +87,3 @@ class VolcanoPodGroup:
     from_vcjob: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class VolcanoInputs:
-    """HyperNodes by name and Volcano PodGroups by group key."""
-
-    hypernodes: Mapping[str, HyperNode] = field(default_factory=dict)
-    podgroups: Mapping[str, VolcanoPodGroup] = field(default_factory=dict)
-
-
-NO_VOLCANO = VolcanoInputs()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tasplan.errors import InternalError
@@ -21,7 +21,7 @@ from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import PluginError, Status
-from tasplan.framework.types import MAX_NODE_SCORE, CycleState, Scope
+from tasplan.framework.types import MAX_NODE_SCORE, CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
 
 # Capacity of a node no dynamic filter limits.
@@ -75,6 +75,33 @@ class GroupCache:
         self.cluster = cluster
         self.base = statement.checkpoint()
         self._classes: dict[tuple, ClassCache] = {}
+        self._keys: tuple[tuple[Pod, ...], list[str]] | None = None
+        self._feasible: tuple[object, Callable[[int, int], Status]] | None = None
+
+    def keys(self, pods: tuple[Pod, ...]) -> list[str]:
+        """``pod.key`` of each of ``pods`` (the group's pending pods, asked per placement)."""
+        hit = self._keys
+        if hit is None or hit[0] is not pods:
+            hit = self._keys = (pods, [p.key for p in pods])
+        return hit[1]
+
+    def placement_feasible(self, fw: Framework, ctx: GroupContext
+                           ) -> Callable[[int, int], Status]:
+        """``fw.run_placement_feasible`` for ``ctx``, answered once per (remaining,
+        scheduled) pair: the plugins' answer depends on nothing else (their contract)."""
+        hit = self._feasible
+        if hit is None or hit[0] is not ctx:
+            memo: dict[tuple[int, int], Status] = {}
+
+            def feasible(remaining: int, scheduled: int) -> Status:
+                status = memo.get((remaining, scheduled))
+                if status is None:
+                    status = memo[remaining, scheduled] = fw.run_placement_feasible(
+                        ctx, remaining, scheduled)
+                return status
+
+            hit = self._feasible = (ctx, feasible)
+        return hit[1]
 
     def of(self, signature: tuple) -> ClassCache:
         cache = self._classes.get(signature)

@@ -18,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from tasplan.dra.allocator import CANNOT_ALLOCATE, AllocationError, Outcome, World, allocate
+from tasplan.dra.allocator import (
+    CANNOT_ALLOCATE,
+    AllocationError,
+    Outcome,
+    World,
+    allocate,
+    class_probe,
+)
 from tasplan.dra.claims import ClaimUse, resolve
 from tasplan.dra.ledger import DeviceLedger, Reservation, Scratch
 from tasplan.framework.node_info import NodeInfo
@@ -45,8 +52,12 @@ MAX_SUBREQUESTS = 8
 UNLIMITED = 2**62
 # Report key prefix of a DeviceClass's devices (free devices, shortfalls).
 DEVICES = "devices/"
-# A class-only request per DeviceClass: "does the class select this device".
-_CLASS_PROBES: dict[str, DeviceRequest] = {}
+# Free devices of a domain summed from per-node device lists when every device belongs to
+# one node; tests compare it with the plain walk over the candidates (False).
+PER_NODE_FREE = True
+# Filter and capacity of a pod whose claims are its own read PreFilter's answer, the specs
+# and the simple request from a per-pod record; tests compare with working them out (False).
+FIXED_FACTS = True
 # CycleState key of the per-node allocation outcomes (the plugin's own key holds its summary).
 OUTCOMES = f"{names.DYNAMIC_RESOURCES}/outcomes"
 
@@ -78,6 +89,8 @@ class DynamicResources:
         self.ledger = DeviceLedger(self.world)
         self._groups = groups
         self._uses: dict[int, tuple] = {}
+        self._wanted_of: tuple | None = None
+        self._fixed_facts: dict[int, tuple] = {}
 
     def bind_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._bind(snapshot.dra, snapshot.group_index)
@@ -198,10 +211,36 @@ class DynamicResources:
 
     # -- Filter ----------------------------------------------------------------------------------
 
+    def _facts(self, pod: Pod, fixed: list[ClaimUse]) -> tuple:
+        """For a pod whose claims are its own and never allocated before it (``fixed``):
+        (pod, PreFilter's answer, claim specs, the simple request if any (counters aside),
+        the "cannot allocate" status, the devices per DeviceClass it asks for), which never
+        change while the inputs stay bound."""
+        hit = self._fixed_facts.get(id(pod))
+        if hit is None or hit[0] is not pod:
+            problem = self._precheck(fixed)
+            specs = [u.spec for u in fixed] if problem is None else []
+            hit = self._fixed_facts[id(pod)] = (
+                pod, problem, specs, _simple_request(specs) if specs else None,
+                self._cannot(CANNOT_ALLOCATE, fixed) if specs else None, _demand(fixed))
+        return hit
+
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
-        uses = self.uses(pod)
+        hit = self._uses.get(id(pod))
+        if hit is None or hit[0] is not pod:
+            hit = self._resolved(pod)
+        uses, fixed = hit[1], hit[2]
         if not uses:
             return None
+        if fixed is not None and FIXED_FACTS:
+            # Nothing of the plan's state but the node's free devices changes the answer.
+            _, problem, specs, simple, cannot, _ = self._facts(pod, fixed)
+            if problem is not None:
+                return problem
+            room = self._fits_count(node, specs, None, simple)
+            if room is not None:
+                return None if room > 0 else cannot
+            return self._allocated_or_not(state, node, specs, fixed)
         problem = self._precheck(uses)
         if problem is not None:
             return problem
@@ -217,6 +256,11 @@ class DynamicResources:
         room = self._fits_count(node, specs, None)
         if room is not None:
             return None if room > 0 else self._cannot(CANNOT_ALLOCATE, todo)
+        return self._allocated_or_not(state, node, specs, todo)
+
+    def _allocated_or_not(self, state: CycleState, node: NodeInfo, specs: list[ClaimSpec],
+                          todo: Sequence[ClaimUse]) -> Status | None:
+        """Filter's answer from the allocator, its outcome kept for Score."""
         try:
             outcome = self._allocate(node, specs)
         except AllocationError as exc:
@@ -236,28 +280,20 @@ class DynamicResources:
     def demand(self, pod: Pod) -> dict[str, int]:
         """Devices per DeviceClass the pod's unallocated claims ask for (ExactCount
         requests; a firstAvailable request by its first alternative)."""
+        _, _, fixed = self._resolved(pod)
+        if fixed is not None and FIXED_FACTS:
+            return dict(self._facts(pod, fixed)[5])
         return _demand(self._todo(pod))
 
-    def _simple(self, specs: list[ClaimSpec]) -> DeviceRequest | None:
-        """The one request of ``specs`` when a count of free devices decides it: one claim,
-        one ExactCount request, no constraints, no admin access, no counters. Then the
-        allocator takes the first ``count`` usable devices and any ``count`` will do."""
-        if len(specs) != 1 or self.world.counters:
-            return None
-        spec = specs[0]
-        if len(spec.requests) != 1 or spec.constraints:
-            return None
-        r = spec.requests[0]
-        if r.subrequests or r.mode != EXACT_COUNT or r.admin_access:
-            return None
-        return r
-
-    def _fits_count(self, node: NodeInfo, specs: list[ClaimSpec],
-                    pod: Pod | None) -> int | None:
+    def _fits_count(self, node: NodeInfo, specs: list[ClaimSpec], pod: Pod | None,
+                    simple: DeviceRequest | bool | None = False) -> int | None:
         """For a simple request: how many more pods like this one get devices on the node;
         None when the full allocator must decide (not simple, claims of
-        other pods on the node the ledger does not know, or a selector error)."""
-        request = self._simple(specs)
+        other pods on the node the ledger does not know, or a selector error).
+        ``simple``: ``_simple_request(specs)`` when the caller knows it."""
+        if self.world.counters:
+            return None
+        request = _simple_request(specs) if simple is False else simple
         if request is None:
             return None
         phantoms = [p for p in self._phantoms(node) if p is not pod]
@@ -310,10 +346,15 @@ class DynamicResources:
     def capacity(self, pod: Pod, node: NodeInfo) -> int:
         """How many more pods like ``pod`` get devices on ``node``, one after another as
         the greedy loop would allocate them (only asked in NODE scope)."""
-        specs = [u.spec for u in self._todo(pod)]
+        _, _, fixed = self._resolved(pod)
+        if fixed is not None and fixed and FIXED_FACTS:
+            facts = self._facts(pod, fixed)
+            specs, simple = facts[2], facts[3]
+        else:
+            specs, simple = [u.spec for u in self._todo(pod)], False
         if not specs:
             return UNLIMITED
-        room = self._fits_count(node, specs, None)
+        room = self._fits_count(node, specs, None, simple)
         if room is not None:
             return room
         scratch = self._with_phantoms(node, self._phantoms(node))
@@ -405,6 +446,8 @@ class DynamicResources:
         """Pod key -> DeviceClass -> devices its claims got in ``allocations`` (a shared
         claim counts for every pod using it)."""
         out: dict[str, dict[str, int]] = {}
+        if not allocations:
+            return out
         for pod in pods:
             if not pod.claims:
                 continue
@@ -418,33 +461,58 @@ class DynamicResources:
                 out[pod.key] = counts
         return out
 
+    def _wanted(self, pods: Sequence[Pod]) -> tuple[str, ...]:
+        """The existing DeviceClasses the pods' claims ask for, in order of first request
+        (once per pod list: a group's placements all ask it of the same list)."""
+        hit = self._wanted_of
+        if hit is not None and hit[0] is pods and hit[1] is self.world.classes:
+            return hit[2]
+        wanted: dict[str, None] = {}
+        for pod in pods:
+            for use in self.uses(pod) if pod.claims else ():
+                wanted.update(dict.fromkeys(self._classes_of(use).values()))
+        out = tuple(c for c in wanted if c in self.world.classes)
+        self._wanted_of = (pods, self.world.classes, out)
+        return out
+
     def free_devices(self, pods: Sequence[Pod], nodes: Sequence[NodeInfo],
                      unassumed: tuple[Pod, int] | None = None) -> dict[str, int]:
         """``devices/<class>`` -> devices of the classes the pods' claims ask for that the
         nodes can reach and no claim holds (nothing when the pods use no claims).
         ``unassumed`` = (pod, copies) counted into the domain but not reserved."""
-        wanted: dict[str, None] = {}
-        for pod in pods:
-            for use in self.uses(pod) if pod.claims else ():
-                wanted.update(dict.fromkeys(self._classes_of(use).values()))
-        wanted = {c: None for c in wanted if c in self.world.classes}
+        wanted = self._wanted(pods)
         if not wanted:
             return {}
-        seen: set = set()
         free = dict.fromkeys(wanted, 0)
         in_use = self.ledger.in_use
-        for info in nodes:
-            for cand in self.world.node_candidates(info.node)[0]:
-                if cand.id in seen or cand.id in in_use:
+        world = self.world
+        if world.network or not PER_NODE_FREE:
+            # A network-attached device is reached from many nodes: count it once.
+            seen: set = set()
+            for info in nodes:
+                for cand in world.node_candidates(info.node)[0]:
+                    if cand.id in seen or cand.id in in_use:
+                        continue
+                    seen.add(cand.id)
+                    for name in wanted:
+                        try:
+                            if world.selectable(class_probe(name), cand):
+                                free[name] += 1
+                        except AllocationError:
+                            pass
+        else:
+            # Every device is published for one node (its pool's slices name it): the
+            # nodes' per-class device lists are disjoint.
+            names: set[str] = set()
+            for info in nodes:
+                node = info.node
+                if node.name in names:
                     continue
-                seen.add(cand.id)
+                names.add(node.name)
                 for name in wanted:
-                    probe = _CLASS_PROBES.setdefault(name, DeviceRequest("", name))
-                    try:
-                        if self.world.selectable(probe, cand):
-                            free[name] += 1
-                    except AllocationError:
-                        pass
+                    ids = world.class_devices(node, name)
+                    if ids:
+                        free[name] += len(ids) - len(in_use.intersection(ids))
         if unassumed is not None:
             pod, copies = unassumed
             for use in self._todo(pod):
@@ -461,6 +529,22 @@ class DynamicResources:
         return {key: [{"request": d.request, "driver": d.driver, "pool": d.pool,
                        "device": d.device} for d in result.results]
                 for key, result in self.ledger.log[mark:]}
+
+
+def _simple_request(specs: list[ClaimSpec]) -> DeviceRequest | None:
+    """The one request of ``specs`` when a count of free devices decides it (unless the
+    world has counters): one claim, one ExactCount request, no constraints, no admin
+    access. Then the allocator takes the first ``count`` usable devices and any ``count``
+    will do."""
+    if len(specs) != 1:
+        return None
+    spec = specs[0]
+    if len(spec.requests) != 1 or spec.constraints:
+        return None
+    r = spec.requests[0]
+    if r.subrequests or r.mode != EXACT_COUNT or r.admin_access:
+        return None
+    return r
 
 
 def _demand(uses: Sequence[ClaimUse]) -> dict[str, int]:

@@ -5,12 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-import yaml
-
-try:
-    _Dumper: type = yaml.CSafeDumper
-except AttributeError:
-    _Dumper = yaml.SafeDumper
 
 
 def to_json(document: dict[str, Any]) -> str:
@@ -18,5 +12,8 @@ def to_json(document: dict[str, Any]) -> str:
 
 
 def to_yaml(document: dict[str, Any]) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+    import yaml  # PyYAML's import costs as much as a small check: only for -o yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(document, Dumper=dumper, sort_keys=False, default_flow_style=False,
                      allow_unicode=True, width=100)

@@ -32,14 +32,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tasplan.model.kai import (
+from tasplan.model.kai_inputs import (
     POD_GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
     REQUIRED_ANNOTATION,
     TOPOLOGY_ANNOTATION,
 )
 from tasplan.model.pod import KUEUE_WORKLOAD_ANNOTATION, MIRROR_ANNOTATION
-from tasplan.model.volcano import ALLOCATED_HYPERNODE_ANNOTATION, VOLCANO_GROUP_ANNOTATIONS
+from tasplan.model.volcano_inputs import ALLOCATED_HYPERNODE_ANNOTATION, VOLCANO_GROUP_ANNOTATIONS
 
 # Volcano: the PodGroup a pod belongs to, and the HyperNode a PodGroup was allocated in.
 # KAI: a bare kai-scheduler pod's own topology constraint (its default pod grouper reads it).

@@ -12,7 +12,16 @@ from tasplan.dra.allocator import World
 from tasplan.dra.copies import copied_slices
 from tasplan.model.dra import Device, ResourceSlice
 from tests.builders import make_node
-from tests.dra.builders import SRC, all_nodes_slice, device, inputs, local_slice
+from tests.dra.builders import (
+    CLASS_A,
+    SRC,
+    all_nodes_slice,
+    device,
+    device_class,
+    inputs,
+    local_slice,
+    request,
+)
 
 
 def _slices(rng: random.Random) -> list[ResourceSlice]:
@@ -21,7 +30,8 @@ def _slices(rng: random.Random) -> list[ResourceSlice]:
         node = f"n{n}"
         for k in range(rng.randrange(0, 3)):
             pool = node if k == 0 else f"{node}-extra{k}"
-            devices = [device(f"d{rng.randrange(4)}") for _ in range(rng.randrange(1, 4))]
+            devices = [device(f"d{k}", n=("int", k)) for k in
+                       (rng.randrange(4) for _ in range(rng.randrange(1, 4)))]
             if rng.random() < 0.2:
                 devices = [replace(devices[0], binding_conditions=("ready",)), *devices[1:]]
             if rng.random() < 0.2:
@@ -31,8 +41,13 @@ def _slices(rng: random.Random) -> list[ResourceSlice]:
                                    generation=rng.choice((1, 1, 2)),
                                    count=rng.choice((1, 1, 2))))
     if rng.random() < 0.3:
-        out.append(all_nodes_slice("net", "net-pool", "driver-a", device("x")))
+        out.append(all_nodes_slice("net", "net-pool", "driver-a", device("x", n=("int", 1))))
     return out
+
+
+CLASSES = (device_class(CLASS_A, "driver-a"),)
+PROBE = request("r", CLASS_A, 1, 'device.attributes["driver-a"].n != 1')
+IN_USE = {("driver-a", "n0", "d0"), ("driver-a", "n1-new-0", "d2")}
 
 
 def _view(world: World, nodes: list[str]) -> tuple:
@@ -41,7 +56,9 @@ def _view(world: World, nodes: list[str]) -> tuple:
              for p in world.pools],
             {n: [s.name for s in ss] for n, ss in world.local.items()},
             [s.name for s in world.network], world.counters, world.node_local_only,
-            {n: [c.id for c in world.node_candidates(make_node(n))[0]] for n in nodes})
+            {n: [c.id for c in world.node_candidates(make_node(n))[0]] for n in nodes},
+            {n: world.class_devices(make_node(n), CLASS_A) for n in nodes},
+            {n: world.free_count(make_node(n), PROBE, IN_USE) for n in nodes})
 
 
 def test_extended_is_a_rebuild() -> None:
@@ -52,13 +69,16 @@ def test_extended_is_a_rebuild() -> None:
         like = rng.choice([s.node_name for s in base if s.node_name] or ["n0"])
         copies = [f"{like}-new-{k}" for k in range(rng.randrange(1, 3))]
         extra = [s for c in copies for s in copied_slices(base, like, c)]
+        late = Device("y", {"driver-a/n": ("int", 2)})
         if rng.random() < 0.1:  # slices that must rebuild: an existing pool, a network one
             extra.append(rng.choice([*base, ResourceSlice("late", "driver-a", "late", 1, 1,
                                                           SRC, all_nodes=True,
-                                                          devices=(Device("y"),))]))
-        world = World(inputs(slices=base))
+                                                          devices=(late,))]))
+        world = World(inputs(CLASSES, base))
         nodes = sorted({s.node_name for s in [*base, *extra] if s.node_name})
-        rebuilt = World(inputs(slices=[*base, *extra]))
+        rebuilt = World(inputs(CLASSES, [*base, *extra]))
+        if rng.random() < 0.5:  # the world asked before it is extended (caches filled)
+            _view(world, nodes)
         grown = world.extended(extra)
         assert _view(grown, nodes) == _view(rebuilt, nodes)
         assert grown.inputs == rebuilt.inputs

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from tasplan.model.kai import SCHEDULER_NAME
+from tasplan.model.kai_inputs import SCHEDULER_NAME
 from tasplan.schedulers.kai import KAI
 
 if TYPE_CHECKING:
