@@ -42,6 +42,9 @@ class StatementError(RuntimeError):
 
 
 class Reserver(Protocol):
+    """May also say, through ``reserves(pod) -> bool``, whether ``reserve`` can hold
+    anything for ``pod`` at all (False: it returns None for that pod on every node)."""
+
     def reserve(self, pod: Pod, node: NodeInfo) -> object | None: ...
 
     def unreserve(self, token: object) -> None: ...
@@ -92,9 +95,10 @@ class Statement:
 
     def assume_many(self, pods: Sequence[Pod], node: NodeInfo) -> None:
         """``assume`` of each of ``pods`` onto ``node``, in order: one step, undone in one
-        step, when they are copies of one pod (``NodeInfo.add_pods``). With reservers, pod
-        by pod: each pod's reservation is its own."""
-        if self.reservers or len(pods) < 2:
+        step, when they are copies of one pod (``NodeInfo.add_pods``). With a reserver that
+        may hold something for one of them, pod by pod: each pod's reservation is its
+        own."""
+        if len(pods) < 2 or (self.reservers and not self._unreserved(pods)):
             for pod in pods:
                 self.assume(pod, node)
             return
@@ -105,6 +109,14 @@ class Statement:
         self._undo.extend(repeat(None, len(pods)))
         if block:
             self._batches.append((start, len(log)))
+
+    def _unreserved(self, pods: Sequence[Pod]) -> bool:
+        """Every reserver says it holds nothing for any of ``pods`` (``Reserver``)."""
+        for reserver in self.reservers:
+            reserves = getattr(reserver, "reserves", None)
+            if reserves is None or any(map(reserves, pods)):
+                return False
+        return True
 
     def evict(self, pod: Pod, node: NodeInfo) -> None:
         """``pod`` leaves ``node`` (preemption)."""

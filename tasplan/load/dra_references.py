@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tasplan.load.fields import ObjectFields
-from tasplan.model.dra import PodClaim
+from tasplan.model.dra_inputs import PodClaim
 
 
 def pod_claims(f: ObjectFields, raw: object, path: str) -> tuple[PodClaim, ...]:

@@ -39,6 +39,8 @@ def add_groups(docs: Sequence[Document], kueue: k.KueueInputs, groups: list[PodG
                positions: Mapping, total: int) -> tuple[int, int]:
     """Append a group (and its pods) for every Workload of ``docs`` no group stands for.
     Returns the next pod order and the pods synthesised so far (one limit for all)."""
+    if not kueue.workloads:
+        return order, total  # everything below looks Workloads up: not a pass over the pods
     owners = k.owner_index(kueue.workloads)
     by_group: dict[str, list[Pod]] = {}
     loose: dict[tuple[str, str], list[Pod]] = {}  # (ns, workload) -> pods of no group

@@ -54,7 +54,7 @@ from tasplan.load.spread_selectors import controller_ref, decode_spread_selector
 from tasplan.load.yaml_loader import locate
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
-from tasplan.model.dra import NO_DRA, DraInputs
+from tasplan.model.dra_inputs import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.kai_inputs import (
     NO_KAI,
@@ -894,6 +894,8 @@ def _legacy_groups(workloads: dict, pods: dict, groups: list[PodGroup],
                    warnings: list[str], positions: dict) -> None:
     """v1alpha1: one group per (workload, podGroup, replicaKey) the pods name, plus one per
     declared podGroup no pod names yet."""
+    if all(wl.api_version != scheduling.LEGACY for wl in workloads.values()):
+        return  # below, every key without a v1alpha1 Workload is skipped: no pass over pods
     referenced: dict[str, None] = {}
     named: set[str] = set()  # the ns/workload/podGroup part of every referenced key
     for pod in pods.values():

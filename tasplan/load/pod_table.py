@@ -10,7 +10,6 @@ full. This is what makes a snapshot reload ~4x faster than the same cluster as k
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any
 
 from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
@@ -22,16 +21,6 @@ from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod
 
 TABLE = "pods"
-# The positional Pod(...) below relies on this field order; a new field must be added there.
-_POD_FIELDS = ("namespace", "name", "node_name", "phase", "priority", "requests", "non_zero",
-               "source", "order", "labels", "group", "priority_class_name", "scheduler_name",
-               "preemption_policy", "node_selector", "required_terms", "preferred_terms",
-               "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
-               "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled",
-               "claims", "claim_statuses", "owner_kind", "scheduling_gates",
-               "kueue_workload", "uid", "start_time")
-if tuple(f.name for f in fields(Pod)) != _POD_FIELDS:
-    raise ImportError("tasplan.model.pod.Pod changed its fields: update load/pod_table.py")
 
 
 def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
@@ -101,7 +90,7 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
             append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
                               priorities))
             continue
-        # Positional for speed, in Pod's field order (checked at import, below).
+        # Positional for speed, in Pod's field order (model.pod.POSITIONAL).
         append(Pod(
             ns, name, node, phase or ("Running" if node else "Pending"), t.priority,
             t.requests, t.non_zero, shared_source, order + k, labels, t.group,

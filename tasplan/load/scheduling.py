@@ -23,7 +23,7 @@ from tasplan.load.group_fields import (
     topology_key_of,
 )
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
-from tasplan.model.dra import PodClaim
+from tasplan.model.dra_inputs import PodClaim
 from tasplan.model.group import Policy
 from tasplan.model.source import Source
 

@@ -2,14 +2,18 @@
 scheduler's DynamicResources plugin and its structured allocator read.
 
 Everything is immutable; the only mutable DRA state of a plan is the device ledger
-(``tasplan.dra.ledger``), which the Statement rolls back with the pods.
+(``tasplan.dra.ledger``), which the Statement rolls back with the pods. A pod's claim
+references and the snapshot's container (``PodClaim``, ``DraInputs``) are in ``dra_inputs``,
+re-exported here: a run that only plans or lints pods without DRA objects never builds
+these records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from tasplan.model.dra_inputs import NO_DRA, DraInputs, PodClaim  # noqa: F401 (re-exported)
 from tasplan.model.selectors import NodeSelectorTerm
 from tasplan.model.source import Source
 from tasplan.model.taints import Taint, Toleration
@@ -188,32 +192,3 @@ class DeviceTaintRule:
         driver, pool, name = device
         return ((not self.driver or self.driver == driver) and (not self.pool or self.pool == pool)
                 and (not self.device or self.device == name))
-
-
-@dataclass(frozen=True, slots=True)
-class PodClaim:
-    """One entry of a pod's (or a pod group's) ``resourceClaims``: exactly one of
-    ``claim_name`` / ``template_name``."""
-
-    name: str
-    claim_name: str = ""
-    template_name: str = ""
-
-
-@dataclass(frozen=True)
-class DraInputs:
-    """Every DRA object of the input. Claims and templates are keyed ``(namespace, name)``."""
-
-    classes: Mapping[str, DeviceClass] = field(default_factory=dict)
-    slices: tuple[ResourceSlice, ...] = ()
-    claims: Mapping[tuple[str, str], ResourceClaim] = field(default_factory=dict)
-    templates: Mapping[tuple[str, str], ResourceClaimTemplate] = field(default_factory=dict)
-    taint_rules: tuple[DeviceTaintRule, ...] = ()
-
-    def unallocated(self) -> DraInputs:
-        """The same objects with every claim's allocation dropped: an empty cluster."""
-        return replace(self, claims={k: replace(c, allocation=None)
-                                     for k, c in self.claims.items()})
-
-
-NO_DRA = DraInputs()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tasplan.model.dra import PodClaim
+from tasplan.model.dra_inputs import PodClaim
 from tasplan.model.source import Source
 
 

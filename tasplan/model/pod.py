@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
-from tasplan.model.dra import PodClaim
+from tasplan.model.dra_inputs import PodClaim
 from tasplan.model.pod_affinity import LabelSelector, PodAffinity, SpreadConstraint
 from tasplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from tasplan.model.source import Source
@@ -146,3 +146,18 @@ class Pod:
 
     def __str__(self) -> str:
         return self.key
+
+
+# The field order of the readers that build pods positionally (load/typed.py,
+# load/pod_table.py: kwargs cost half as much again per pod): a new field must be added
+# there too, or the import fails here.
+POSITIONAL = ("namespace", "name", "node_name", "phase", "priority", "requests", "non_zero",
+              "source", "order", "labels", "group", "priority_class_name", "scheduler_name",
+              "preemption_policy", "node_selector", "required_terms", "preferred_terms",
+              "tolerations", "host_ports", "spread_constraints", "default_spread_selector",
+              "pod_affinity", "nominated_node_name", "deleting", "synthesised", "unmodelled",
+              "claims", "claim_statuses", "owner_kind", "scheduling_gates",
+              "kueue_workload", "uid", "start_time")
+if tuple(f.name for f in fields(Pod)) != POSITIONAL:
+    raise ImportError("tasplan.model.pod.Pod changed its fields: update POSITIONAL and the "
+                      "positional Pod(...) calls of load/typed.py and load/pod_table.py")

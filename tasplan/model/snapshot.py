@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from tasplan.model.disruption import PodDisruptionBudget
-from tasplan.model.dra import NO_DRA, DraInputs
+from tasplan.model.dra_inputs import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
 from tasplan.model.kai_inputs import NO_KAI, KaiInputs
 from tasplan.model.kueue_inputs import NO_KUEUE, KueueInputs

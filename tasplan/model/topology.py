@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 HOSTNAME = "kubernetes.io/hostname"
 _DEPRECATED_PREFIX = "failure-domain.beta.kubernetes.io/"
@@ -85,6 +86,7 @@ def domain_noun(topology_key: str | None) -> str:
 _DIGITS = re.compile(r"(\d+)")
 
 
+@lru_cache(maxsize=8192)  # placements are sorted by name in every cycle
 def natural_key(name: str) -> tuple:
     """Names in natural order, as people count: node-2 before node-10 (the text itself
     breaks what numbers leave tied, node-02 and node-2)."""

@@ -16,7 +16,7 @@ from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
 from tasplan.model.topology import natural_key
 from tasplan.plan.placement_cycle import Count, Simulation, simulate_placement
-from tasplan.plan.pod_cycle import GroupCache
+from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.selection import rank_placements
 from tasplan.plugins.names import GANG_SCHEDULING
@@ -136,9 +136,12 @@ class _Cycle:
     def simulate(self, placement: Placement, mode: Count, keep: bool = False) -> Simulation:
         fw, ctx, nodes, statement = self.fw, self.ctx, self.nodes, self.statement
         if self.reuse is not None and mode != Count.NEVER:
-            return self.reuse.counted(placement, ctx, lambda: simulate_placement(
+            sim = self.reuse.counted(placement, ctx, lambda: simulate_placement(
                 fw, ctx, placement, nodes, statement, self.cache, self.signatures,
                 count=mode))
+            if sim.simulated and self.reuse.defer:
+                raise NotDeferred(f"placement {placement.name!r} cannot be counted")
+            return sim
         return simulate_placement(fw, ctx, placement, nodes, statement, self.cache,
                                   self.signatures, count=mode, keep=keep)
 
@@ -160,7 +163,9 @@ class _Cycle:
         # Counted placements get their nodes chosen pod by pod only where they are shown.
         # When that run is the winner's alone, its pods stay assumed (``kept``).
         kept = False
-        for i in ranking.order if all_assignments else [ranking.best] if self.assign else []:
+        defer = self.reuse is not None and self.reuse.defer
+        for i in (ranking.order if all_assignments else
+                  [ranking.best] if self.assign and not defer else []):
             if not feasible[i].simulated:
                 kept = not all_assignments
                 feasible[i] = _simulated(self.simulate(feasible[i].placement, Count.NEVER,
@@ -174,7 +179,13 @@ class _Cycle:
         if not winner.proposed and not self.in_tree:
             # Success without a new pod is not progress.
             return self.result(False, NO_POD_SCHEDULED, placements=tuple(ranked))
-        _assume(winner, self.statement, self.assign, commit=not self.in_tree, assumed=kept)
+        if not defer:
+            _assume(winner, self.statement, self.assign, commit=not self.in_tree,
+                    assumed=kept)
+        elif self.assign:
+            place_counted(self.fw, self.ctx.pending[:winner.placed],
+                          [self.nodes[i] for i in winner.placement.nodes], self.statement,
+                          self.cache, self.signatures[0], winner.capacity)
         message = (f"{winner.placed}/{len(self.ctx.pending)} pending pod(s) scheduled in "
                    f"placement {name!r} ({len(feasible)}/{len(sims)} placements feasible)")
         return self.result(True, message, placements=tuple(ranked), selected=name,
@@ -196,13 +207,19 @@ class Reuse:
     terms (fixed while the groups' own pods have none; see ``pod_signatures``).
     ``key(placement, ctx)``: names everything a counted outcome in that placement depends
     on (the group's shape, the placement's nodes and their state), or None; a counted
-    outcome is reused for an equal key, its pods mapped by position."""
+    outcome is reused for an equal key, its pods mapped by position.
+    ``defer``: every placement must be counted (``NotDeferred`` otherwise), and the winner's
+    nodes are not chosen pod by pod: its pods go onto the placement's nodes in node order
+    (``place_counted``), which leaves every per-domain sum and count as the pod-by-pod choice
+    would; the caller chooses the nodes later, in the same order (``tree_cycle``)."""
 
-    __slots__ = ("_classes", "_counted", "_renames", "_signatures", "cache", "key", "labels")
+    __slots__ = ("_classes", "_counted", "_renames", "_signatures", "cache", "defer", "key",
+                 "labels")
 
     def __init__(self, cache: GroupCache, labels: bool,
-                 key: Callable[[Placement, GroupContext], Hashable | None]) -> None:
-        self.cache, self.labels, self.key = cache, labels, key
+                 key: Callable[[Placement, GroupContext], Hashable | None], *,
+                 defer: bool = False) -> None:
+        self.cache, self.labels, self.key, self.defer = cache, labels, key, defer
         self._counted: dict[Hashable, tuple[Simulation, tuple[Pod, ...]]] = {}
         self._renames: dict[tuple[int, int], dict[str, str]] = {}
         self._signatures: dict[int, tuple[tuple[Pod, ...], list]] = {}
@@ -240,6 +257,34 @@ class Reuse:
                        proposed=tuple(replace(a, pod=ctx.pending[0]) for a in sim.proposed),
                        unplaced={rename[k]: v for k, v in sim.unplaced.items()},
                        diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+
+
+class NotDeferred(Exception):
+    """A deferring cycle (``Reuse.defer``) met a placement it could not count."""
+
+
+def place_counted(fw: Framework, pods: Sequence[Pod], members: Sequence[NodeInfo],
+                  statement: Statement, cache: GroupCache, signature: Hashable,
+                  capacity: Sequence[int] | None = None) -> None:
+    """Assume ``pods`` (copies of one class, as many as counting said fit) onto ``members``
+    in node order, each node filled to its capacity for the class: the domain's totals
+    and every node's remaining capacity summed are what the pod-by-pod choice leaves.
+    ``capacity``: the nodes' capacities in the current state, when counting gave them."""
+    if not pods:
+        return
+    if capacity is None:
+        capacity = ClassCursor(fw, pods[0], members, statement, cache, cache.of(signature),
+                               scoring=False).capacity()
+    if capacity is None:
+        raise NotDeferred("a filter cannot state its capacity")
+    start = 0
+    for info, room in zip(members, capacity, strict=True):
+        take = min(room, len(pods) - start)
+        if take > 0:
+            statement.assume_many(pods[start:start + take], info)
+            start += take
+    if start < len(pods):
+        raise InternalError(f"{len(pods)} pods were counted to fit but {start} do")
 
 
 def pod_signatures(pending: Sequence[Pod], nodes: Sequence[NodeInfo], *,
@@ -308,6 +353,18 @@ def _simulated(sim: Simulation, counted: Simulation) -> Simulation:
             f"(feasible={sim.feasible}) but capacity counting said {counted.placed} "
             f"(feasible={counted.feasible})")
     return sim
+
+
+def simulated_row(sim: Simulation, nodes: Sequence[NodeInfo], counted: PlacementResult
+                  ) -> PlacementResult:
+    """The row of a counted winner whose nodes were then chosen pod by pod (``sim``), with
+    the counted row's scores: what ``select`` shows for a winner it simulates."""
+    if (sim.placed, sim.feasible) != (counted.placed, counted.feasible):
+        raise InternalError(
+            f"placement {sim.placement.name!r}: simulation placed {sim.placed} pods "
+            f"(feasible={sim.feasible}) but capacity counting said {counted.placed} "
+            f"(feasible={counted.feasible})")
+    return _result(sim, nodes, score=counted.score, scores=counted.scores, tied=counted.tied)
 
 
 def _infeasible_rank(sim: Simulation) -> tuple:

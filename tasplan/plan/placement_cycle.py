@@ -52,6 +52,8 @@ class Simulation:
     allocations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # Pod key -> DeviceClass -> devices allocated to it in this simulation.
     devices: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Counted: how many more pods of the class each of the placement's nodes took.
+    capacity: tuple[int, ...] | None = None
 
     @property
     def feasible(self) -> bool:
@@ -212,7 +214,8 @@ def _count(
     proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()
     devices, _ = fw.device_report(ctx.pending, members, {}, (first, fit))
     return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
-                      {**_free(members, (first, fit)), **devices}, simulated=False)
+                      {**_free(members, (first, fit)), **devices}, simulated=False,
+                      capacity=tuple(capacity))
 
 
 def _free(members: Sequence[NodeInfo], unassumed: tuple | None = None) -> dict[str, int]:

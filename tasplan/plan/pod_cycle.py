@@ -161,6 +161,8 @@ class ClassCursor:
                   and (s.pre_score is None or s.pre_score(state, pod))]
         self._dyn_scores = [(s.plugin, s.weight, s.normalize) for s in active
                             if s.plugin.scope != Scope.STATIC]
+        self._dyn_plugins = [p for p, _, _ in self._dyn_scores]
+        self._dyn_weights = [w for _, w, _ in self._dyn_scores]
         self._cluster_scores = [(k, plugin) for k, (plugin, _, _) in enumerate(self._dyn_scores)
                                 if plugin.scope == Scope.CLUSTER]
         self._cluster_scope |= bool(self._cluster_scores)
@@ -299,7 +301,10 @@ class ClassCursor:
             self._fail[i] = self._static[i][1]
             return
         was_feasible = self._listed[i]
-        status = self._fail[i] = self._node_status(i, self._nodes[i])
+        info = self._nodes[i]
+        # ``_node_status`` without its nominated-pods pass where no pod is nominated here.
+        status = self._fail[i] = (self._node_status(i, info) if i in self._reserved
+                                  else self._filter_node(i, info, self._state))
         if status is None:
             if not was_feasible:
                 insort(self._feasible, i)
@@ -307,19 +312,21 @@ class ClassCursor:
                 self._static_stale = bool(self._static_scores)
             if not self._scoring:
                 return
-            state, pod, info = self._state, self._pod, self._nodes[i]
+            state, pod = self._state, self._pod
             raw = self._dyn_raw[i]
             if self._raw_gen[i] == info.generation:
                 for k, plugin in self._cluster_scores:
                     raw[k] = plugin.score(state, pod, info)
             else:
                 raw = self._dyn_raw[i] = [p.score(state, pod, info)
-                                          for p, _, _ in self._dyn_scores]
+                                          for p in self._dyn_plugins]
                 self._raw_gen[i] = info.generation
             if self._dyn_normalized:
                 return  # totals are recomputed over all feasible nodes for each pod
-            self._dyn_total[i] = sum(w * r for (_, w, _), r in zip(self._dyn_scores, raw,
-                                                                    strict=True))
+            total = 0
+            for w, r in zip(self._dyn_weights, raw, strict=True):
+                total += w * r
+            self._dyn_total[i] = total
             if not self._static_stale:
                 heapq.heappush(self._heap, (-(self._dyn_total[i] + self._static_total[i]), i,
                                             self._version[i]))
@@ -397,6 +404,12 @@ class ClassCursor:
                         touched |= pairs
         if self._cluster_scope and (touched is None or self._unsummarised):
             changed = range(len(self._nodes))
+        elif len(changes) == 1 and not touched:  # one pod assumed: the usual step
+            self._position = position
+            i = self._local.get(changes[0][1].index)
+            if i is not None:
+                self._refresh(i)
+            return True
         else:
             local = self._local
             changed = {local[info.index] for _, info in changes if info.index in local}

@@ -28,7 +28,15 @@ from tasplan.model.group import PodGroup
 from tasplan.model.pod import Pod
 from tasplan.model.topology import natural_key
 from tasplan.plan.admission import Admission, ScheduleGroup
-from tasplan.plan.group_cycle import NO_PLACEMENTS, NO_POD_SCHEDULED, Reuse
+from tasplan.plan.group_cycle import (
+    NO_PLACEMENTS,
+    NO_POD_SCHEDULED,
+    NotDeferred,
+    Reuse,
+    place_counted,
+    simulated_row,
+)
+from tasplan.plan.placement_cycle import Count, simulate_placement
 from tasplan.plan.pod_cycle import GroupCache
 from tasplan.plan.result import GroupResult
 from tasplan.plan.selection import rank_placements
@@ -94,7 +102,7 @@ def plan_tree(
     ``admissions``: the leaves' by key; ``schedule``: the group cycle each leaf goes
     through."""
     run = _Run(fw, tree, nodes, statement, pods_by_group, admissions, schedule,
-               all_assignments)
+               all_assignments, defer=DEFER)
     root = tree.root
     assert root is not None and tree.problem is None
     if not run.ready(root):
@@ -102,8 +110,20 @@ def plan_tree(
                               "meet quorum (a child group still lacks pods)", waiting=True)
     checkpoint = statement.checkpoint()
     out: dict[str, object] = {}
+    everywhere = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
+    if run.deferring:
+        try:
+            level = run.composite(root, everywhere, out)
+            run.choose_nodes(root, level, out, checkpoint)
+        except (NotDeferred, _Error):
+            # Planned again the plain way, which gives the answer (or the error) to show.
+            statement.rollback(checkpoint)
+            run = _Run(fw, tree, nodes, statement, pods_by_group, admissions, schedule,
+                       all_assignments)
+            out = {}
     try:
-        level = run.composite(root, Placement(UNCONSTRAINED, tuple(range(len(nodes)))), out)
+        if not run.deferring:
+            level = run.composite(root, everywhere, out)
     except _Error as exc:
         statement.rollback(checkpoint)
         return run.everywhere(False, f"error in the tree: {exc}", error=True)
@@ -120,13 +140,16 @@ def plan_tree(
 # Reuse a leaf's outcome for an equivalent leaf in the same state (see ``_Run.memo_key``);
 # tests turn it off to check that it changes nothing.
 MEMO = True
+# Choose the leaves' nodes pod by pod only for the tree that is bound (``_Run._deferrable``);
+# tests turn it off to check that it changes nothing.
+DEFER = True
 
 
 class _Run:
     def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
                  statement: Statement, pods_by_group: Mapping[str, list[Pod]],
                  admissions: Mapping[str, Admission], schedule: ScheduleGroup,
-                 all_assignments: bool) -> None:
+                 all_assignments: bool, *, defer: bool = False) -> None:
         self.fw, self.tree, self.nodes, self.statement = fw, tree, nodes, statement
         self.pods_by_group = pods_by_group
         self.all_assignments = all_assignments
@@ -164,6 +187,11 @@ class _Run:
                     self._shape[key] = (g.policy, g.min_count, g.topology_key, a.ctx.gated,
                                         ids)
             self._base = [len(info.pods) for info in nodes]
+        # One pending pod of the tree's one class when the leaves' node choice is deferred.
+        self._pod: Pod | None = (self._deferrable() if defer and self._memo is not None
+                                 else None)
+        self.deferring = self._pod is not None
+        if self._memo is not None:
             self._reuse = self._reuses()
 
     # -- reuse -----------------------------------------------------------------------------
@@ -194,9 +222,83 @@ class _Run:
             reuse = shared.get(ident)
             if reuse is None:
                 reuse = shared[ident] = Reuse(GroupCache(self.nodes, self.statement),
-                                              self._labels, self.counted_key)
+                                              self._labels, self.counted_key,
+                                              defer=self.deferring)
             out[key] = reuse
         return out
+
+    def _deferrable(self) -> Pod | None:
+        """Whether the leaves' winners may be counted, their nodes chosen pod by pod only
+        for the tree that is bound (``choose_nodes``); then one pending pod of the tree.
+
+        A counted winner's pods go onto its domain's nodes in node order
+        (``group_cycle.place_counted``), not onto the nodes the pod-by-pod choice would
+        pick. Nothing of the plan can tell while every pending pod of the tree is of one
+        class and every leaf counts (each node's remaining capacity and every domain's
+        totals are the same for any spread of n copies; a saturated node is the same node),
+        no placement scorer reads the proposed nodes, and every leaf's domain is cut by the
+        same topology keys (its own and its ancestors'): then the leaves' domains never
+        partly overlap and every composite's domain is a union of them, so the number of
+        copies in each names its state. Nor while a placed pod has affinity terms or a pod
+        is nominated (both read nodes across domains)."""
+        if self.all_assignments or self._labels or any(info.nominated for info in self.nodes):
+            return None
+        planned = [a for a in self.admissions.values() if a.ok and a.ctx is not None]
+        if (not planned or any(a.ctx.scheduled for a in planned)
+                or len(set(self._class_of.values())) != 1
+                or len({id(a.fw) for a in planned}) != 1
+                or planned[0].fw.placement_scores_read_nodes):
+            return None
+        composites = {c.key: c for c in self.tree.composites}
+        chains = set()
+        for a in planned:
+            if not a.group.topology_key:
+                return None
+            keys, parent = {a.group.topology_key}, composites.get(a.group.parent or "")
+            while parent is not None:
+                if parent.topology_key:
+                    keys.add(parent.topology_key)
+                parent = composites.get(parent.parent or "")
+            chains.add(frozenset(keys))
+        if len(chains) != 1:
+            return None
+        return next(p for a in planned for p in a.ctx.pending)
+
+    def choose_nodes(self, root: CompositePodGroup, level: _Level, out: dict,
+                     checkpoint: int) -> None:
+        """The bound tree's leaves get their nodes: the counted placements are undone and
+        each successful leaf's winner is simulated pod by pod in tree order, the order in
+        which the plain algorithm simulates them, each in the state the earlier ones leave
+        (the same as the plain algorithm's: nothing else of the tree is left assumed).
+        ``NotDeferred`` when a shown result outside the bound tree has a counted winner (an
+        evaluation that was rolled back, e.g. of a composite that failed): its nodes are
+        not known."""
+        path = list(self.successful_leaves(root, out)) if level.success else []
+        bound = {id(r) for r in path}
+        if any(isinstance(v, GroupResult) and id(v) not in bound and _counted_winner(v)
+               for v in out.values()):
+            raise NotDeferred("a result outside the bound tree has a counted winner")
+        if not any(_counted_winner(r) for r in path):
+            return  # nothing placed: the caller rolls back
+        self.statement.rollback(checkpoint)
+        for result in path:
+            out[result.group.key] = self._simulated(result)
+
+    def _simulated(self, result: GroupResult) -> GroupResult:
+        """A counted winner simulated pod by pod (its pods left assumed), as
+        ``group_cycle`` simulates a counted winner it selects."""
+        row = result.selected_placement
+        if row is None or row.simulated:
+            return result
+        a = self.admissions[result.group.key]
+        reuse = self._reuse[result.group.key]
+        placement = Placement(row.name, tuple(self.node_index[n] for n in row.nodes))
+        sim = simulate_placement(a.fw, a.ctx, placement, self.nodes, self.statement,
+                                 reuse.cache, reuse.signatures(a.ctx.pending, self.nodes),
+                                 count=Count.NEVER, keep=True)
+        chosen = simulated_row(sim, self.nodes, row)
+        return replace(result, placements=tuple(chosen if p is row else p
+                                                for p in result.placements))
 
     def counted_key(self, placement: Placement, ctx: GroupContext) -> tuple | None:
         """A leaf's counted outcome in one placement (its own domain, e.g. a rack) depends
@@ -300,6 +402,18 @@ class _Run:
         """What the placement scorers see of ``c`` in one placement. Of a reused evaluation,
         the equivalent composite's pods (the same classes on the same nodes), counted per
         class and node, computed once."""
+        if self._pod is not None:
+            # Deferred: the successful leaves' pods, one class, on nodes not chosen yet.
+            if isinstance(sub, _Reuse) and sub.proposals is not None:
+                return sub.proposals
+            owner, results = (c, sub) if isinstance(sub, dict) else (sub.composite, sub.sub)
+            placed = sum(r.selected_placement.placed
+                         for r in self.successful_leaves(owner, results)
+                         if r.selected_placement is not None)
+            proposals = [ProposedAssignment(self._pod, None, placed)] if placed else []
+            if isinstance(sub, _Reuse):
+                sub.proposals = proposals
+            return proposals
         if isinstance(sub, dict):
             return self.proposed(c, sub)
         if sub.proposals is None:
@@ -480,6 +594,15 @@ class _Run:
             yield pods[pod_key], self.nodes[self.node_index[node]]
 
     def assume(self, result: GroupResult) -> None:
+        row = result.selected_placement
+        if self.deferring and row is not None and not row.simulated:
+            a = self.admissions[result.group.key]
+            reuse = self._reuse[result.group.key]
+            place_counted(a.fw, a.ctx.pending[:row.placed],
+                          [self.nodes[self.node_index[n]] for n in row.nodes],
+                          self.statement, reuse.cache,
+                          reuse.signatures(a.ctx.pending, self.nodes)[0])
+            return
         for pod, node in self.assignments(result):
             self.statement.assume(pod, node)
 
@@ -552,6 +675,12 @@ class _Run:
         assert self.tree.root is not None
         walk(self.tree.root, None)
         return TreeOutcome(tuple(leaves), tuple(composites))
+
+
+def _counted_winner(result: GroupResult) -> bool:
+    """A leaf selected a placement whose nodes were not chosen (deferred)."""
+    row = result.selected_placement
+    return result.schedulable and row is not None and not row.simulated
 
 
 def _success(level: object) -> bool:

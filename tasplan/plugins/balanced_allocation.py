@@ -19,11 +19,10 @@ from tasplan.plugins import names
 from tasplan.plugins.args import TYPE_META, ArgFields
 from tasplan.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
+    NATIVE,
     ResourceSpec,
-    allocatable_and_requested,
     go_div,
     parse_resources,
-    pod_request,
 )
 
 HALF = MAX_NODE_SCORE // 2
@@ -31,7 +30,11 @@ HALF = MAX_NODE_SCORE // 2
 
 def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     """``int((1 - std) * 100)`` over the used fractions, each capped at 1."""
-    fractions = [min(r / a, 1.0) for r, a in zip(requested, allocatable, strict=True) if a]
+    return _fractions_score([min(r / a, 1.0) for r, a in zip(requested, allocatable,
+                                                             strict=True) if a])
+
+
+def _fractions_score(fractions: Sequence[float]) -> int:
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
     elif len(fractions) > 2:
@@ -54,15 +57,21 @@ class BalancedAllocation:
         return any(pod.requests.get(r, 0) for r in self._names)
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        with_pod, without_pod, allocatable = [], [], []
+        # ``allocatable_and_requested`` (raw requests) and ``balanced_resource_score``
+        # inlined: this runs for every node a pod of a simulation changes.
+        requests, allocatable, requested = pod.requests, node.node.allocatable, node.requested
+        with_pod, without_pod = [], []
         for resource in self._names:
-            request = pod_request(pod, resource, non_zero=False)
-            alloc, req = allocatable_and_requested(node, resource, request, non_zero=False)
-            allocatable.append(alloc)
-            with_pod.append(req)
-            without_pod.append(req - request if alloc else 0)
-        s_with = balanced_resource_score(with_pod, allocatable)
-        s_without = balanced_resource_score(without_pod, allocatable)
+            request = requests.get(resource, 0)
+            if request == 0 and resource not in NATIVE:
+                continue  # an extended resource the pod does not request
+            alloc = allocatable.get(resource, 0)
+            if alloc:
+                req = requested.get(resource, 0) + request
+                with_pod.append(min(req / alloc, 1.0))
+                without_pod.append(min((req - request) / alloc, 1.0))
+        s_with = _fractions_score(with_pod)
+        s_without = _fractions_score(without_pod)
         return HALF + go_div(HALF + s_with - s_without, 2)
 
 

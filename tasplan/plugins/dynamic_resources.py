@@ -410,6 +410,10 @@ class DynamicResources:
 
     # -- Reserve ---------------------------------------------------------------------------------
 
+    def reserves(self, pod: Pod) -> bool:
+        """Only a pod with claims gets a reservation (``Statement.assume_many``)."""
+        return bool(pod.claims)
+
     def reserve(self, pod: Pod, node: NodeInfo) -> Reservation | None:
         if not pod.claims:
             return None

@@ -15,16 +15,17 @@ from tasplan.model.selectors import valid_label_key
 from tasplan.plugins import names
 from tasplan.plugins.args import TYPE_META, ArgFields
 from tasplan.plugins.resource_allocation import (
+    CPU,
     DEFAULT_RESOURCES,
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_UTILIZATION,
+    MEMORY,
+    NATIVE,
     ResourceSpec,
     ShapePoint,
-    allocatable_and_requested,
     is_extended_resource_name,
     least_allocated,
     most_allocated,
-    node_requested,
     parse_resources,
     pod_request,
     requested_to_capacity_ratio,
@@ -66,14 +67,16 @@ class NodeResourcesFit:
         self._weights = tuple(r.weight for r in self.resources)
         self._ignored = ignored_resources
         self._ignored_groups = ignored_groups
+        self._ignored_known: dict[str, bool] = {}  # resource name -> _ignored_resource
 
     def _ignored_resource(self, resource: str) -> bool:
         """ignoredResources / ignoredResourceGroups apply to extended resources only."""
-        if not is_extended_resource_name(resource):
-            return False
-        if resource in self._ignored:
-            return True
-        return "/" in resource and resource.split("/", 1)[0] in self._ignored_groups
+        known = self._ignored_known.get(resource)
+        if known is None:
+            known = self._ignored_known[resource] = is_extended_resource_name(resource) and (
+                resource in self._ignored
+                or ("/" in resource and resource.split("/", 1)[0] in self._ignored_groups))
+        return known
 
     # -- Filter ----------------------------------------------------------------------------
 
@@ -118,10 +121,21 @@ class NodeResourcesFit:
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
         requested, allocatable = [], []
         for resource in self._names:
-            alloc, req = allocatable_and_requested(
-                node, resource, pod_request(pod, resource, non_zero=True), non_zero=True)
+            # ``allocatable_and_requested`` with non-zero requests, inlined (hot path).
+            if resource == CPU:
+                request, used = pod.non_zero[0], node.non_zero_cpu
+            elif resource == MEMORY:
+                request, used = pod.non_zero[1], node.non_zero_memory
+            else:
+                request = pod.requests.get(resource, 0)
+                if request == 0 and resource not in NATIVE:
+                    allocatable.append(0)
+                    requested.append(0)
+                    continue
+                used = node.requested.get(resource, 0)
+            alloc = node.node.allocatable.get(resource, 0)
             allocatable.append(alloc)
-            requested.append(req)
+            requested.append(used + request if alloc else 0)
         return self._scorer(requested, allocatable, self._weights)
 
     # -- PlacementScore --------------------------------------------------------------------
@@ -137,8 +151,13 @@ class NodeResourcesFit:
         scoring always uses MostAllocated"; resource weights are shared with node scoring)."""
         requested, allocatable = [], []
         for resource in self._names:
-            alloc = sum(n.node.allocatable.get(resource, 0) for n in nodes)
-            req = sum(node_requested(n, resource, non_zero=True) for n in nodes)
+            alloc = sum([n.node.allocatable.get(resource, 0) for n in nodes])
+            if resource == CPU:
+                req = sum([n.non_zero_cpu for n in nodes])
+            elif resource == MEMORY:
+                req = sum([n.non_zero_memory for n in nodes])
+            else:
+                req = sum([n.requested.get(resource, 0) for n in nodes])
             req += sum(pod_request(p.pod, resource, non_zero=True) * p.count for p in proposed)
             allocatable.append(alloc)
             requested.append(req)

@@ -494,3 +494,61 @@ def test_evict_all_is_evict_one_by_one(order, count, restored, inside, assumed):
     back = _exact(one, pods)
     assert {k: v for k, v in back[0].items() if k != "example.com/new"} == initial[0]
     assert back[2:4] == initial[2:4]
+
+
+def test_assume_many_is_one_step_when_every_reserver_holds_nothing_for_the_pods():
+    """A reserver that says (``reserves``) it holds nothing for the pods is not asked:
+    copies go in one step and roll back as one; one that may hold something for one of
+    them, or that does not say, gets every pod one by one."""
+    infos = _cluster()
+
+    class Saying:
+        def __init__(self, holds):
+            self.holds, self.asked = holds, 0
+
+        def reserves(self, pod):
+            return pod.name in self.holds
+
+        def reserve(self, pod, node):
+            self.asked += 1
+            return pod if pod.name in self.holds else None
+
+        def unreserve(self, token):
+            self.asked -= 1
+
+    quiet = Saying(set())
+    statement = Statement([quiet])
+    before = state(infos[1])
+    statement.assume_many(copies(1, 4, "a"), infos[1])
+    assert statement._batches == [(0, 4)] and quiet.asked == 0
+    assert len(infos[1].pods) == len(before[3]) + 4
+    statement.rollback(0)
+    assert state(infos[1]) == before and statement._batches == []
+
+    pods = copies(1, 3, "b")
+    holding = Saying({pods[1].name})
+    statement = Statement([quiet, holding])
+    statement.assume_many(pods, infos[2])
+    assert statement._batches == [] and holding.asked == 3
+
+    class Silent:  # no ``reserves``: it may hold anything
+        def reserve(self, pod, node):
+            return None
+
+        def unreserve(self, token):
+            raise AssertionError("nothing was reserved")
+
+    statement = Statement([Silent()])
+    statement.assume_many(copies(1, 2, "c"), infos[0])
+    assert statement._batches == []
+
+
+def test_dynamic_resources_reserves_only_pods_with_claims():
+    """What ``reserves`` says is what ``reserve`` does: nothing for a pod without claims."""
+    from tasplan.plugins.dynamic_resources import DynamicResources
+
+    plugin = DynamicResources.__new__(DynamicResources)  # reserve reads nothing else first
+    pod = copies(0, 1, "d")[0]
+    assert not pod.claims
+    assert plugin.reserves(pod) is False
+    assert plugin.reserve(pod, _cluster()[0]) is None

@@ -212,6 +212,43 @@ def test_hand_written_pods_decode_identically(tmp_path: Path) -> None:
     assert _assert_same(path, chunk_bytes=512) == decoded
 
 
+def test_requests_cache_key_forms_do_not_mix(tmp_path: Path) -> None:
+    """The requests cache's keys: one container's resources bytes alone, two containers'
+    pair of bytes, and the tuple forms (ports, restartPolicy, init containers, overhead).
+    Pods whose resources are byte-identical but which differ in any of those get their own
+    requests and host ports, as the dict path gives them."""
+    small = {"requests": {"cpu": "1"}}
+    port = [{"containerPort": 2, "hostPort": 7071}]
+    variants = {
+        "one": [{"name": "a", "resources": RESOURCES}],
+        "one-port": [{"name": "a", "resources": RESOURCES, "ports": port}],
+        "one-null-ports": [{"name": "a", "resources": RESOURCES, "ports": None}],
+        "two": [{"name": "a", "resources": RESOURCES}, {"name": "b", "resources": small}],
+        "two-swapped": [{"name": "b", "resources": small}, {"name": "a", "resources": RESOURCES}],
+        "two-same": [{"name": "a", "resources": RESOURCES}, {"name": "b", "resources": RESOURCES}],
+        "two-second-port": [{"name": "a", "resources": RESOURCES},
+                            {"name": "b", "resources": small, "ports": port}],
+        "three": [{"name": "a", "resources": RESOURCES}, {"name": "b", "resources": small},
+                  {"name": "c", "resources": small}],
+    }
+    objects = [_node("n1")]
+    for round_ in range(2):  # the second round hits the cache of the first
+        for name, containers in variants.items():
+            objects.append(_pod(f"{name}-{round_}", containers=containers))
+        objects.append(_pod(f"init-{round_}", initContainers=[{"name": "i", "resources": small}]))
+        objects.append(_pod(f"overhead-{round_}", overhead={"cpu": "1"}))
+    path = _write_list(tmp_path / "c.json", objects)
+    assert _assert_same(path) == len(objects)
+    pods = {p.name: p for p in assemble(typed.read_json_cluster(
+        str(path), path.read_bytes(), workload=False), JobOverrides()).pods}
+    assert pods["one-0"].requests == {"cpu": 500, "memory": 1024**3}
+    assert pods["one-port-1"].host_ports and not pods["one-1"].host_ports
+    assert pods["two-1"].requests == pods["two-swapped-0"].requests == {
+        "cpu": 1500, "memory": 1024**3}
+    assert pods["two-same-1"].requests == {"cpu": 1000, "memory": 2 * 1024**3}
+    assert pods["three-0"].requests["cpu"] == 2500
+
+
 def test_node_list_items_may_omit_kind(tmp_path: Path) -> None:
     nodes = [{k: v for k, v in _node(f"n{i}").items() if k != "kind"} for i in range(3)]
     path = _write_list(tmp_path / "nodes.json", nodes, kind="NodeList")

@@ -142,8 +142,9 @@ def _upstream(case: Case) -> Suggestion | None:
     never = preemption_never(case.group, ctx.pending, fw.target)
     if never:
         return None
+    # Only units of a lower priority may be victims (the plan's preemption builds no other).
     attempt = preempt(fw, ctx, case.infos, Statement(fw.reservers),
-                      units(case.infos, case.hierarchy),
+                      units(case.infos, case.hierarchy, case.priority),
                       case.priority, case.budgets, never=never, schedule=schedule_group)
     chosen = attempt.result
     if chosen is None:
