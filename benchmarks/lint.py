@@ -18,12 +18,15 @@ alternating with this one run by run, so that both are measured in the same minu
 
 ``--big N``: instead, one YAML stream of N small Pods (about 300 bytes each: 200,000 make
 the issue's 60 MB file) whose last Pod has an invalid name, linted end to end by the CLI;
-reports MB/s and checks that the one finding is at the last Pod's line.
+reports MB/s and checks that the one finding is at the last Pod's line. ``--read``: time
+reading it with positions in-process instead; ``--distinct``: no two Pods equal up to
+their names (the stream's 100 variants otherwise).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import subprocess
@@ -198,20 +201,46 @@ spec:
 """
 
 
-def write_big(path: Path, pods: int) -> int:
-    """One stream of ``pods`` Pods, the last named ``Bad`` (TP103); returns its line."""
-    parts = [BIG_POD.format(name=f"p-{i:06d}", g=i % 100) for i in range(pods - 1)]
+def write_big(path: Path, pods: int, distinct: bool = False) -> int:
+    """One stream of ``pods`` Pods, the last named ``Bad`` (TP103); returns its line.
+    ``distinct``: every Pod has its own labels and image (no two documents equal up to
+    their names), instead of 100 variants."""
+    parts = [BIG_POD.format(name=f"p-{i:06d}", g=i if distinct else i % 100)
+             for i in range(pods - 1)]
     text = "".join(parts)
     path.write_text(text + BIG_POD.format(name="Bad", g=0))
     return text.count("\n") + 5
 
 
-def big(pods: int, repeat: int) -> None:
+def read(pods: int, repeat: int, distinct: bool) -> None:
+    """In-process: the stream read with positions (``reader.parse``, then the finding's
+    line and column), as lint reads it; CPU time, best of ``repeat``."""
+    from tasplan.lint.reader import parse
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.yaml"
+        line = write_big(path, pods, distinct)
+        data = path.read_bytes()
+
+    def run() -> None:
+        gc.disable()  # as lint() does
+        manifests, problem = parse(str(path), data)
+        gc.enable()
+        assert problem is None and len(manifests) == pods
+        assert manifests[-1].locate(("metadata", "name")) == (line, 9)
+
+    _, cpu = best(repeat, run)
+    kind = "distinct" if distinct else "repeating"
+    print(f"{pods} Pods ({kind}), {len(data) / 1e6:.1f} MB read with positions: {cpu:.2f} s "
+          f"CPU, {len(data) / 1e6 / cpu:.1f} MB/s (load average {os.getloadavg()[0]:.2f})")
+
+
+def big(pods: int, repeat: int, distinct: bool = False) -> None:
     import json
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.yaml"
-        line = write_big(path, pods)
+        line = write_big(path, pods, distinct)
         size = path.stat().st_size
         command = [sys.executable, "-m", "tasplan", "lint", str(path), "-o", "json"]
         out = subprocess.run(command, capture_output=True, check=False).stdout
@@ -251,9 +280,16 @@ def main() -> None:
     parser.add_argument("--before", metavar="TREE", help="(c) for another checkout too")
     parser.add_argument("--big", type=int, metavar="PODS",
                         help="time one large YAML stream of PODS Pods instead")
+    parser.add_argument("--distinct", action="store_true",
+                        help="with --big: no two Pods equal up to their names")
+    parser.add_argument("--read", action="store_true",
+                        help="with --big: time reading with positions in-process instead")
     args = parser.parse_args()
     if args.big:
-        big(args.big, args.repeat)
+        if args.read:
+            read(args.big, args.repeat, args.distinct)
+        else:
+            big(args.big, args.repeat, args.distinct)
         return
 
     from tasplan.lint import lint

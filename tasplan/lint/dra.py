@@ -120,9 +120,10 @@ def check(manifests: Iterable[Manifest], namespace: str,
     references = known is not None
     known = known or (set(), set())
     manifests = list(manifests)
-    classes = {m.name for m in manifests if is_dra(m) and m.kind == "DeviceClass"} | known[0]
-    templates = {(m.namespace or namespace, m.name) for m in manifests
-                 if is_dra(m) and m.kind == "ResourceClaimTemplate"} | known[1]
+    own = [m for m in manifests if is_dra(m)]
+    classes = {m.name for m in own if m.kind == "DeviceClass"} | known[0]
+    templates = {(m.namespace or namespace, m.name) for m in own
+                 if m.kind == "ResourceClaimTemplate"} | known[1]
     for m in manifests:
         if is_dra(m) and m.kind == "DeviceClass":
             spec = m.obj.get("spec")

@@ -95,9 +95,10 @@ class _Run:
         # representative's violations, placed later at its own lines.
         classes: dict[tuple, tuple[tuple[Violation, ...], bool]] | None = \
             {} if manifests and manifests[0].file.split else None
+        shapes: dict[int, bool | None] = {}  # shape -> _shared(its first document)
         for m in manifests:
             self.manifests.append(m)
-            key = None if classes is None else _class_key(m)
+            key = None if classes is None else _class_key(m, shapes)
             known = None if key is None else classes.get(key)
             if known is None:
                 self.violations[id(m)] = found = self._validate(m)
@@ -215,6 +216,8 @@ class _Run:
     def report(self, files: list[str]) -> LintReport:
         for m in self.manifests:
             found = self.violations[id(m)]
+            if not found:
+                continue
             # One finding per field: a specific rule replaces the generic unknown-field one,
             # and a field that breaks its schema gets no semantic follow-up findings.
             specific = {v.path for v in found if v.rule == "TP207"}
@@ -264,20 +267,32 @@ def _handler(m: Manifest) -> Callable[[Manifest], list[Violation]] | None:
     return _HANDLERS[key]
 
 
-def _class_key(m: Manifest) -> tuple | None:
-    """What ``_Run._validate`` reads of the object: its JSON (or its shape, read from
-    equal text), with a ``plain_name`` name left out where the schema gives every such
-    name one verdict; None when the object is validated alone (a handler's kind: their
-    checks read names; or it is not JSON). Only for objects read from JSON values
-    (rapidyaml's path), whose JSON is exact."""
-    obj = m.obj
-    if not isinstance(obj, dict) or _handler(m) is not None:
+def _shared(m: Manifest) -> bool | None:
+    """None: the object is validated alone (not a mapping, or a handler's kind: their
+    checks read names); else whether every ``plain_name`` gets one verdict."""
+    if not isinstance(m.obj, dict) or _handler(m) is not None:
         return None
+    return schema.name_free((m.api_version, m.kind))
+
+
+def _class_key(m: Manifest, shapes: dict[int, bool | None]) -> tuple | None:
+    """What ``_Run._validate`` reads of the object: its shape (documents of one shape
+    differ in their name alone; ``shapes`` remembers ``_shared`` of each) or its JSON,
+    with a ``plain_name`` name left out where the schema gives every such name one
+    verdict; None when the object is validated alone (``_shared``; or it is not JSON).
+    Only for objects read from JSON values (rapidyaml's path), whose JSON is exact."""
+    if m.shape is not None:
+        state = shapes[m.shape] if m.shape in shapes else \
+            shapes.setdefault(m.shape, _shared(m))
+        return None if state is None else ("shape", m.shape) \
+            if state and schema.plain_name(m.name) else ("shape", m.shape, m.name)
+    state = _shared(m)
+    if state is None:
+        return None
+    obj = m.obj
     meta = obj.get("metadata")
-    masked = isinstance(meta, dict) and "name" in meta and schema.plain_name(meta["name"]) \
-        and schema.name_free((m.api_version, m.kind))
-    if m.shape is not None:  # documents of one shape differ in their name alone
-        return ("shape", m.shape) if masked else ("shape", m.shape, m.name)
+    masked = state and isinstance(meta, dict) and "name" in meta \
+        and schema.plain_name(meta["name"])
     if masked:
         obj = {**obj, "metadata": {**meta, "name": ""}}
     try:

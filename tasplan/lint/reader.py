@@ -150,6 +150,17 @@ class Manifest:
         self.namespace = namespace if isinstance(namespace, str) else ""
         self.name = name if isinstance(name, str) else ""
 
+    def like(self, document: int, obj: Any) -> Manifest:
+        """Document ``document`` of this one's shape (``obj`` equal to this one's object
+        but for a plain ``metadata.name``): what ``__post_init__`` reads is this one's."""
+        m = object.__new__(Manifest)
+        m.file, m.document, m.item, m.obj, m.shape = self.file, document, None, obj, self.shape
+        m.kind, m.api_version, m.namespace = self.kind, self.api_version, self.namespace
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        m.name = name if isinstance(name, str) else ""
+        return m
+
     def locate(self, path: FieldPath, *, key: bool = False) -> Mark:
         """Position of ``path``: its value (or, with ``key``, its key). A path that does not
         exist points at the key of the deepest part that does."""
@@ -373,8 +384,14 @@ def _objects(file: ManifestFile, roots: list[Any],
     """Documents, with ``kind: *List`` flattened into their items (as kubectl does).
     ``shapes``: each document's shape (``yaml_fast.Roots``), kept on its Manifest."""
     out: list[Manifest] = []
+    first: dict[int, Manifest] = {}  # shape -> its first document (not a List)
     for index, obj in enumerate(roots):
         if obj is None:
+            continue
+        shape = None if shapes is None else shapes[index]
+        like = first.get(shape) if shape is not None else None
+        if like is not None:
+            out.append(like.like(index, obj))
             continue
         kind = obj.get("kind") if isinstance(obj, dict) else None
         items = obj.get("items") if isinstance(obj, dict) else None
@@ -386,7 +403,7 @@ def _objects(file: ManifestFile, roots: list[Any],
                 out.append(Manifest(file, index, k, item))
         else:
             m = Manifest(file, index, None, obj)
-            if shapes is not None:
-                m.shape = shapes[index]
+            if shape is not None:
+                m.shape, first[shape] = shape, m
             out.append(m)
     return out

@@ -111,19 +111,20 @@ def _what_if(m: Manifest) -> Iterator[Found]:
 def _duplicates(index: _Index) -> Iterator[Found]:
     first: dict[tuple, Manifest] = {}
     for m in index.all:
-        group = m.api_version.rpartition("/")[0]
-        key = (group, m.kind, index.ns(m), m.name)
         if not m.name:
             continue
+        key = (m.api_version.rpartition("/")[0], m.kind, m.namespace or index.namespace,
+               m.name)
         if key in first:
             yield m, Violation("TP209", ("metadata", "name"), f"{m.kind} {key[2]}/{m.name} is "
                                f"also defined at {_where(first[key])}")
         else:
             first[key] = m
-        if m.kind == "Workload":
-            yield from _duplicate_templates(m)
-        for path in _claim_lists(m):
-            yield from _duplicate_names(m, path, "resource claim")
+        if m.kind in _CLAIM_KINDS:
+            if m.kind == "Workload":
+                yield from _duplicate_templates(m)
+            for path in _claim_lists(m):
+                yield from _duplicate_names(m, path, "resource claim")
 
 
 def _duplicate_templates(m: Manifest) -> Iterator[Found]:
@@ -151,6 +152,9 @@ def _template_names(m: Manifest) -> Iterator[tuple[Path, str, bool]]:
             for key in ("podGroupTemplates", "compositePodGroupTemplates"):
                 if composite and item.get(key):
                     stack.append((*path, i, key))
+
+
+_CLAIM_KINDS = frozenset({"PodGroup", "Workload", "Job"})  # what _claim_lists reads
 
 
 def _claim_lists(m: Manifest) -> Iterator[Path]:

@@ -56,6 +56,7 @@ SHAPES_SAMPLE = 1 << 20  # bytes
 SHAPES_MIN = 64  # markers in the sample
 _NOT_SHAPED = Roots()
 _NAME_LINE = b"metadata:\n  name: "
+_AFTER_LINE = b"\n" + _NAME_LINE
 _SAFE_NAME = re.compile(rb"[a-z][-a-z0-9]{0,62}")
 # Plain scalars that a YAML 1.1 or 1.2 reader (or go-yaml, or rapidyaml's JSON) may read as
 # other than the string: never taken as a name to swap.
@@ -65,30 +66,44 @@ PLACEHOLDER = b"tasplan-shape-name"
 
 def split_markers(data: bytes) -> list[bytes]:
     """``_MARKER.split(data)`` by C-speed splits (the regex tries ``^`` at every offset)."""
-    head = [b""] if data.startswith(b"---\n") else []
-    parts = (data[4:] if head else data).split(b"\n---\n")
+    split = _split(data, b"\n", b"---")
+    if split is None:
+        return _MARKER.split(data)
+    head, parts = split
+    parts[:-1] = [p + b"\n" for p in parts[:-1]]
+    return [b"", *parts] if head else parts
+
+
+def _split(data, nl, dashes):  # bytes or str alike
+    """Whether a marker starts the text, and the text after it split at ``\n---\n`` (each
+    part but the last then lacks the line break before its marker); None when a marker
+    ends the text or two follow each other (the regex decides)."""
+    marker = dashes + nl
+    head = data.startswith(marker)
+    parts = (data[4:] if head else data).split(nl + marker)
     last = parts[-1]
-    if (last.endswith(b"\n---") or last == b"---" or b"\n---\n---\n" in data
-            or data.startswith(b"---\n---\n") or data == b"---\n---"):
-        return _MARKER.split(data)  # a marker at the end, or markers next to each other
-    return [*head, *(p + b"\n" for p in parts[:-1]), last]
+    if (last.endswith(nl + dashes) or last == dashes or nl + marker + marker in data
+            or data.startswith(marker + marker) or data == marker + dashes):
+        return None
+    return head, parts
 
 
 def shape(piece: bytes) -> tuple[bytes, str | None]:
     """The document with its ``metadata.name`` swapped for ``PLACEHOLDER``, and the name;
     the document itself and None unless the name is a plain word on the first line of a
     column-0 ``metadata:`` mapping (what every generated stream writes)."""
-    at = piece.find(_NAME_LINE)
-    while at > 0 and piece[at - 1] != 10:  # not at a line start: the next one
-        at = piece.find(_NAME_LINE, at + 1)
-    if at < 0:
-        return piece, None
-    start = at + len(_NAME_LINE)
+    if piece.startswith(_NAME_LINE):
+        start = len(_NAME_LINE)
+    else:
+        at = piece.find(_AFTER_LINE)
+        if at < 0:
+            return piece, None
+        start = at + len(_AFTER_LINE)
     end = piece.find(b"\n", start)
     if end < 0:
         end = len(piece)
     name = piece[start:end]
-    if _SAFE_NAME.fullmatch(name) is None or name in _WORDS:
+    if name in _WORDS or _SAFE_NAME.fullmatch(name) is None:
         return piece, None
     return piece[:start] + PLACEHOLDER + piece[end:], name.decode()
 
@@ -99,10 +114,10 @@ def _by_shape(data: bytes) -> Roots:
     the placeholder is its ``metadata.name`` and is nowhere else in it: then a document
     is its shape with that one plain scalar swapped, which every reader reads as the
     string it is."""
-    pieces = split_markers(data)
-    sample = {shape(p)[0] for p in pieces[:SHAPES_MIN * 4]}
-    if len(sample) * 2 > min(len(pieces), SHAPES_MIN * 4):
+    sample = split_markers(data[:SHAPES_SAMPLE])[:-1]  # whole documents of the sample
+    if len({shape(p)[0] for p in sample}) * 2 > len(sample):
         return _NOT_SHAPED
+    pieces = split_markers(data)
     index: dict[bytes, int] = {}
     named: list[tuple[int, str | None]] = []
     for piece in pieces:
@@ -276,6 +291,16 @@ def spans(text: str) -> list[tuple[int, int]]:
     """Where each document of ``documents`` is in the file's text: (start, end) offsets,
     same numbering (lint composes only the document a finding is in)."""
     out: list[tuple[int, int]] = []
+    split = _split(text, "\n", "---")
+    if split is not None:  # each part, its line break, then a marker of 4 characters
+        head, parts = split
+        start, last = (4 if head else 0), len(parts) - 1
+        for number, part in enumerate(parts):
+            end = start + len(part) + (number < last)
+            if head or number or not _TEXT_BLANK.fullmatch(text, start, end):
+                out.append((start, end))
+            start = end + 4
+        return out
     start = 0
     for number, marker in enumerate([*_TEXT_MARKER.finditer(text), None]):
         end = len(text) if marker is None else marker.start()

@@ -6,6 +6,7 @@ are findings themselves, cross-document rules and the handlers' kinds are never 
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -94,10 +95,11 @@ def test_classes_report_as_every_document_alone_and_as_libyaml(seed, tmp_path,
     options = [LintOptions(), LintOptions(strict=True, kube_version="1.35")][seed % 2]
     keys: list = []
     real_key = engine._class_key
-    monkeypatch.setattr(engine, "_class_key", lambda m: keys.append(k := real_key(m)) or k)
+    monkeypatch.setattr(engine, "_class_key",
+                        lambda m, shapes: keys.append(k := real_key(m, shapes)) or k)
     shared = _all_formats([path], options)
     assert len({k for k in keys if k is not None}) < len(keys) / 2  # classes were shared
-    monkeypatch.setattr(engine, "_class_key", lambda m: None)
+    monkeypatch.setattr(engine, "_class_key", lambda m, shapes: None)
     alone = _all_formats([path], options)
     monkeypatch.setattr(yaml_fast, "documents", lambda data: None)
     plain = _all_formats([path], options)
@@ -274,3 +276,12 @@ def test_a_swapped_name_is_read_as_the_string_it_is(name) -> None:
         assert masked == b"metadata:\n  name: tasplan-shape-name\n"
         assert yaml.safe_load(piece) == {"metadata": {"name": name}}
         assert not risky(piece)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12), st.booleans())
+def test_spans_by_splits_are_the_regex_spans(lines, newline_at_end) -> None:
+    text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
+    fast = yaml_fast.spans(text)
+    with mock.patch.object(yaml_fast, "_split", lambda *args: None):
+        assert fast == yaml_fast.spans(text)
