@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import is_
 
 from tasplan.model.node import Node
@@ -125,8 +126,10 @@ class NodeInfo:
                 self.affinity_pods.remove(pod)
         self.generation += n
 
-    def remove_pods(self, pods: Sequence[Pod]) -> None:
-        """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods."""
+    def remove_pods(self, pods: Sequence[Pod]) -> Totals:
+        """``remove_pod`` of each of ``pods``, in order, with one pass over the node's pods.
+        Returns the node's totals from before, for ``add_back``."""
+        before = Totals(dict(self.requested), self.non_zero_cpu, self.non_zero_memory)
         gone = set(map(id, pods))
         self.pods[:] = [p for p in self.pods if id(p) not in gone]
         req = self.requested
@@ -140,15 +143,31 @@ class NodeInfo:
             if pod.host_ports:
                 for port in pod.host_ports:
                     self.ports.remove(port)
+                before.extras = True
             if pod.pod_affinity is not None:
                 self.affinity_pods.remove(pod)
+                before.extras = True
         self.non_zero_cpu -= cpu
         self.non_zero_memory -= mem
         self.generation += len(pods)
+        return before
 
-    def add_back(self, pods: Sequence[Pod]) -> None:
-        """``add_pod`` of each of ``pods``, in order, in one call (evicted pods put back)."""
+    def add_back(self, pods: Sequence[Pod], totals: Totals | None = None) -> None:
+        """``add_pod`` of each of ``pods``, in order, in one call (evicted pods put back).
+        ``totals``: what ``remove_pods`` of these pods returned, when every change since is
+        undone: the totals are set back instead of adding every pod's requests."""
         self.pods.extend(pods)
+        if totals is not None:
+            self.requested.update(totals.requested)  # the names added since stay, at 0
+            self.non_zero_cpu, self.non_zero_memory = totals.non_zero_cpu, totals.non_zero_memory
+            if totals.extras:
+                for pod in pods:
+                    if pod.host_ports:
+                        self.ports.extend(pod.host_ports)
+                    if pod.pod_affinity is not None:
+                        self.affinity_pods.append(pod)
+            self.generation += len(pods)
+            return
         req = self.requested
         cpu = mem = 0
         for pod in pods:
@@ -193,6 +212,17 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.node.name}, pods={len(self.pods)})"
+
+
+@dataclass(slots=True)
+class Totals:
+    """A node's requested totals at one moment (``remove_pods`` -> ``add_back``);
+    ``extras``: a removed pod held host ports or pod affinity (put back pod by pod)."""
+
+    requested: dict[str, int]
+    non_zero_cpu: int
+    non_zero_memory: int
+    extras: bool = False
 
 
 def _alike(pods: Sequence[Pod]) -> bool:

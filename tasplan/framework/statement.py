@@ -33,7 +33,7 @@ from enum import Enum
 from itertools import repeat
 from typing import Protocol
 
-from tasplan.framework.node_info import NodeInfo
+from tasplan.framework.node_info import NodeInfo, Totals
 from tasplan.model.pod import Pod
 
 
@@ -67,10 +67,11 @@ class Statement:
     def __init__(self, reservers: Iterable[Reserver] = ()) -> None:
         self._log: list[tuple[Pod, NodeInfo]] = []
         self._undo: list[Undo] = []
-        # (log start, log end, operation) of the evictions and restores, in order (one
-        # entry for the run of an ``evict_all``): the rest of the log are assumptions (the
-        # hot path stays as cheap as the log alone).
-        self._moves: list[tuple[int, int, Op]] = []
+        # (log start, log end, operation, the node's totals before) of the evictions and
+        # restores, in order (one entry for the run of an ``evict_all``, with the totals it
+        # puts back when undone whole): the rest of the log are assumptions (the hot path
+        # stays as cheap as the log alone).
+        self._moves: list[tuple[int, int, Op, Totals | None]] = []
         # (start, end) log positions of the runs ``assume_many`` added in one step, in order
         self._batches: list[tuple[int, int]] = []
         self._evicted: set[int] = set()  # id() of the pods evicted now, committed or not
@@ -129,13 +130,13 @@ class Statement:
         step; the log holds one entry per pod, as after one ``evict`` each."""
         if not pods:
             return
-        node.remove_pods(pods)
+        totals = node.remove_pods(pods)
         self._evicted.update(map(id, pods))
         log = self._log
         start = len(log)
         log.extend(zip(pods, repeat(node)))
         self._undo.extend(repeat(None, len(pods)))
-        self._moves.append((start, len(log), Op.EVICT_ALL))
+        self._moves.append((start, len(log), Op.EVICT_ALL, totals))
 
     def restore(self, pod: Pod, node: NodeInfo) -> None:
         """An evicted ``pod`` comes back to ``node``."""
@@ -148,7 +149,7 @@ class Statement:
         return id(pod) in self._evicted
 
     def _move(self, pod: Pod, node: NodeInfo, op: Op) -> None:
-        self._moves.append((len(self._log), len(self._log) + 1, op))
+        self._moves.append((len(self._log), len(self._log) + 1, op, None))
         self._log.append((pod, node))
         self._undo.append(None)
 
@@ -171,15 +172,17 @@ class Statement:
                     batches.append((start, cut))
                 continue
             if moves and moves[-1][1] == len(log) and moves[-1][2] is Op.EVICT_ALL:
-                start = moves.pop()[0]
+                start, _, _, totals = moves.pop()
                 cut = max(start, checkpoint)  # a checkpoint inside the run keeps its head
                 pods = [pod for pod, _ in log[cut:]]
                 pods.reverse()  # back as one by one rollbacks would put them
-                log[cut][1].add_back(pods)
+                # undone whole: everything after it is undone already (LIFO), so the node's
+                # totals are again what they were before it
+                log[cut][1].add_back(pods, totals if cut == start else None)
                 self._evicted.difference_update(map(id, pods))
                 del log[cut:], self._undo[cut:]
                 if cut > start:
-                    moves.append((start, cut, Op.EVICT_ALL))
+                    moves.append((start, cut, Op.EVICT_ALL, totals))
                 continue
             pod, node = log.pop()
             release(self._undo.pop())

@@ -17,9 +17,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
@@ -29,6 +27,7 @@ from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import PluginError
 from tasplan.framework.types import CycleState, GroupContext, Scope
+from tasplan.gc_pause import gc_paused
 from tasplan.model.pod import Pod
 from tasplan.plan.notes import NoteCode
 from tasplan.plan.preemption_result import PreemptionResult, Victim
@@ -42,7 +41,8 @@ NO_VICTIMS = "No preemption victims found for incoming preemptor"
 NOT_ENOUGH = "the group does not fit even with every lower-priority pod evicted"
 
 Schedule = Callable[..., GroupResult]
-_PODS = attrgetter("pods")
+_PODS, _UID = attrgetter("pods"), attrgetter("uid")
+_NAMESPACE, _NAME = attrgetter("namespace"), attrgetter("name")
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,7 @@ def select_victims(fw: Framework, nodes: Sequence[NodeInfo], statement: Statemen
     potential = [u for u in candidates if u.priority < priority]
     if not potential:
         return Attempt(None, NO_VICTIMS)
+    # a log entry per candidate pod made and dropped, no cycle among them: no GC rescans
     with gc_paused(), statement.trial():
         leaving: dict[int, list[Pod]] = {}
         for pod, i in chain.from_iterable(map(_PODS, potential)):
@@ -180,24 +181,12 @@ def _reprieve_each(reprieve: _Reprieve | None, nodes: Sequence[NodeInfo],
     return evicted, violations, notes, placed
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Building a unit per candidate, evicting a whole cluster of them and putting them back
-    makes and drops objects by the hundred thousand that no reference cycle holds: the
-    cyclic GC would only rescan the node state for nothing (a sixth of the preemption at
-    5,000 nodes)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 # The equivalent of _reprieve_each without the work that cannot change the answer (tests
 # compare both: tests/preemption/test_fast_reprieve.py).
 FAST = True
+# Phase 1 of a node decided by counts where they decide it (``_Reprieve.counted``; tested
+# against the pod-by-pod check the same way).
+COUNTED = True
 
 
 def _reprieve_touching(reprieve: _Reprieve, potential: Sequence[Unit],
@@ -247,42 +236,41 @@ def _order_notes_among(potential: Sequence[Unit], evicted: Sequence[Unit],
         return ()
     tiebreak = rules.uid_tiebreak
     gone = {id(u) for u in evicted}
-    keys = {u.decided(tiebreak) for u in evicted}
-    # decided key -> units of it; one-pod units reach it through their raw fields
-    classes: dict[tuple, list[Unit]] = {}
-    lone_keys: dict[tuple, tuple | None] = {}  # raw fields -> decided key if an evicted one's
+    out_of: dict[tuple, list[Unit]] = {}  # decided key -> the evicted units of it
+    for unit in evicted:
+        out_of.setdefault(unit.decided(tiebreak), []).append(unit)
+    # one-pod units by the raw fields their class is made of, the others alone
+    by_raw: dict[tuple, list[Unit]] = {}
+    groups: list[list[Unit]] = []
     for unit in potential:
         pods = unit.pods
-        if len(pods) == 1:
-            pod = pods[0][0]
-            raw = (unit.priority, unit.kind, pod.start_time, pod.uid if tiebreak else "")
-            key = lone_keys.get(raw, False)
-            if key is False:
-                key = lone_keys[raw] = _in(ranked(unit, tiebreak)[0], keys)
-        else:
-            key = _in(unit.decided(tiebreak), keys)
-        if key is not None:
-            members = classes.get(key)
-            if members is None:
-                members = classes[key] = []
-            members.append(unit)
-    firsts = []  # (first member's order, first evicted, first kept) of the mixed classes
-    for members in classes.values():
-        out = [u for u in members if id(u) in gone]
-        if len(out) == len(members):
+        if len(pods) != 1:
+            groups.append([unit])
             continue
-        kept = [u for u in members if id(u) not in gone]
-        first_out, first_kept = _first(out, broken), _first(kept, broken)
+        pod = pods[0][0]
+        raw = (unit.priority, unit.kind, pod.start_time, pod.uid if tiebreak else "")
+        group = by_raw.get(raw)
+        if group is None:
+            by_raw[raw] = [unit]
+        else:
+            group.append(unit)
+    classes: dict[tuple, list[list[Unit]]] = {}  # decided key -> its groups
+    for group in (*by_raw.values(), *groups):
+        key = ranked(group[0], tiebreak)[0]
+        if key in out_of:
+            classes.setdefault(key, []).append(group)
+    firsts = []  # (first member's order, first evicted, first kept) of the mixed classes
+    for key, members in classes.items():
+        kept = [u for group in members for u in group if id(u) not in gone]
+        if not kept:
+            continue
+        first_out, first_kept = _first(out_of[key], broken), _first(kept, broken)
         firsts.append((min(_order(first_out, broken), _order(first_kept, broken)),
                        first_out, first_kept))
     if not firsts:
         return ()
     _, first_out, first_kept = min(firsts, key=lambda f: f[0])
     return _order_note(first_out, first_kept, rules)
-
-
-def _in(key: tuple, keys: set[tuple]) -> tuple | None:
-    return key if key in keys else None
 
 
 def _order(unit: Unit, broken: dict[int, int]) -> tuple:
@@ -299,8 +287,10 @@ def _first(units: list[Unit], broken: dict[int, int]) -> Unit:
         units = violating or units
     if len(units[0].pods) != 1:
         return min(units, key=lambda u: u.importance)
-    uid = min(u.pods[0][0].uid for u in units)
-    return min((u for u in units if u.pods[0][0].uid == uid), key=lambda u: u.pods[0][0].key)
+    pods = [u.pods[0][0] for u in units]
+    # (uid, Pod.key, position), made in C
+    keys = map("/".join, zip(map(_NAMESPACE, pods), map(_NAME, pods), strict=True))
+    return units[min(zip(map(_UID, pods), keys, range(len(pods)), strict=True))[2]]
 
 
 def _order_notes(ordered: Sequence[Unit], evicted: set[int], rules: Rules
@@ -377,6 +367,19 @@ class _Reprieve:
         self.plugins = {p.name: p for p in fw.cluster_state}
         self.cross_node = [f for f in fw.filters if f.scope == Scope.CLUSTER]
         self.cross_checks = any(self.summaries.values())
+        # Nodes whose phase 1 counts decide (``COUNTED``): their placed pods are of one
+        # class, none is nominated there, and every node-local filter either reads no other
+        # pod (static) or says how many more copies of a pod pass one after another
+        # (``CapacityPlugin``): all n placed pods pass in turn iff that count is >= n.
+        self.static = [f for f in self.node_filters if f.scope == Scope.STATIC]
+        self.counters = [f for f in self.node_filters if f.scope != Scope.STATIC]
+        self.counted: set[int] = set()
+        if COUNTED and all(id(f) in fw.counting and id(f) not in fw.pod_scoped
+                           for f in self.counters):
+            kinds: dict[int, set[int]] = {}
+            for n, (_, i) in enumerate(assignments):
+                kinds.setdefault(i, set()).add(self.class_of[n])
+            self.counted = {i for i, k in kinds.items() if len(k) == 1 and not nodes[i].nominated}
 
     def try_back(self, unit: Unit) -> bool:
         if not self.cross_checks and all(i not in self.by_node for _, i in unit.pods):
@@ -395,6 +398,11 @@ class _Reprieve:
         """Phase 1: the pods placed on node ``i``, in order, each with the earlier ones
         assumed, against the node-local filters (with nominated pods, as upstream)."""
         info = self.work[i]
+        if i in self.counted:
+            pods = self.by_node[i]
+            return not self._fails(pods[0], info, self.static) and min(
+                (f.capacity(pods[0], info) for f in self.counters), default=len(pods)
+            ) >= len(pods)
         view = info  # the node with the earlier placed pods: one copy, grown pod by pod
         for pod in self.by_node.get(i, ()):
             reserved = [p for p in info.nominated if p.priority >= pod.priority
@@ -409,9 +417,9 @@ class _Reprieve:
                 view.add_pod(pod)
         return True
 
-    def _fails(self, pod: Pod, info: NodeInfo) -> bool:
+    def _fails(self, pod: Pod, info: NodeInfo, filters: Sequence | None = None) -> bool:
         state = CycleState()
-        for plugin in self.node_filters:
+        for plugin in self.node_filters if filters is None else filters:
             status = plugin.filter(state, pod, info)
             if status is not None:
                 if not status.rejected:

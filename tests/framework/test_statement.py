@@ -446,8 +446,9 @@ def _crowded() -> tuple[NodeInfo, list]:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.permutations(range(12)), st.integers(0, 12), st.integers(0, 12), st.integers(0, 12))
-def test_evict_all_is_evict_one_by_one(order, count, restored, inside):
+@given(st.permutations(range(12)), st.integers(0, 12), st.integers(0, 12), st.integers(0, 12),
+       st.booleans())
+def test_evict_all_is_evict_one_by_one(order, count, restored, inside, assumed):
     (one, pods), (bulk, bulk_pods) = _crowded(), _crowded()
     initial = _exact(one, pods)
     leaving = list(order[:count])
@@ -455,15 +456,22 @@ def test_evict_all_is_evict_one_by_one(order, count, restored, inside):
     for n in leaving:
         s_one.evict(pods[n], one)
     s_bulk.evict_all([bulk_pods[n] for n in leaving], bulk)
+    # assumed after them (both nodes), with a resource the node had none of
+    newcomer = make_pod("newcomer", 1, node="n0", **{"example.com/new": 1})
 
     def same() -> None:
-        assert _exact(one, pods) == _exact(bulk, bulk_pods)
+        ones, bulks = [*pods, newcomer], [*bulk_pods, newcomer]
+        assert _exact(one, ones) == _exact(bulk, bulks)
         assert [s_one.evicted(p) for p in pods] == [s_bulk.evicted(p) for p in bulk_pods]
         # the log too: one entry per pod, so checkpoints and commit() read alike
-        assert [pods.index(p) for p, _ in s_one._log] == \
-            [bulk_pods.index(p) for p, _ in s_bulk._log]
+        assert [ones.index(p) for p, _ in s_one._log] == \
+            [bulks.index(p) for p, _ in s_bulk._log]
 
     same()
+    if assumed:
+        s_one.assume(newcomer, one)
+        s_bulk.assume(newcomer, bulk)
+        same()
     if restored < len(leaving):  # one back, then undone
         mark_one, mark_bulk = s_one.checkpoint(), s_bulk.checkpoint()
         s_one.restore(pods[leaving[restored]], one)
@@ -472,6 +480,10 @@ def test_evict_all_is_evict_one_by_one(order, count, restored, inside):
         s_one.rollback(mark_one)
         s_bulk.rollback(mark_bulk)
         same()
+    if assumed:  # undone: its resource stays in the totals, at 0
+        s_one.rollback(len(leaving))
+        s_bulk.rollback(len(leaving))
+        same()
     if inside < len(leaving):  # to a position inside the run: its head stays evicted
         s_one.rollback(inside)
         s_bulk.rollback(inside)
@@ -479,7 +491,9 @@ def test_evict_all_is_evict_one_by_one(order, count, restored, inside):
     s_one.rollback(0)
     s_bulk.rollback(0)
     same()
-    assert _exact(one, pods)[:4] == initial[:4]
+    back = _exact(one, pods)
+    assert {k: v for k, v in back[0].items() if k != "example.com/new"} == initial[0]
+    assert back[2:4] == initial[2:4]
 
 
 def test_assume_many_is_one_step_when_every_reserver_holds_nothing_for_the_pods():

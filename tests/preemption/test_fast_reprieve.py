@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from tasplan.model.disruption import PodDisruptionBudget
+from tasplan.model.pod import HostPort
 from tasplan.model.pod_affinity import LabelSelector
 from tasplan.model.selectors import Requirement
 from tasplan.model.snapshot import ClusterSnapshot
@@ -37,7 +38,8 @@ STARTS = ("", "2026-03-01T08:00:00Z", "2026-03-01T09:00:00Z")
 
 @pytest.fixture(autouse=True)
 def reprieve_path() -> None:
-    """This module sets ``evaluator.FAST`` itself (overrides the conftest's)."""
+    """This module sets ``evaluator.FAST`` and ``COUNTED`` itself (overrides the
+    conftest's)."""
 
 
 def _cluster(rng: random.Random) -> ClusterSnapshot:
@@ -70,6 +72,18 @@ def _cluster(rng: random.Random) -> ClusterSnapshot:
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
 
 
+def _paths(snap: ClusterSnapshot, target, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The plan on the plain path (False), the fast one (True: ``FAST`` and ``COUNTED``)
+    and upstream's loop over every candidate with counted node checks ("counted")."""
+    results = {}
+    for name, fast, counted in ((False, False, False), (True, True, True),
+                                ("counted", False, True)):
+        monkeypatch.setattr(evaluator, "FAST", fast)
+        monkeypatch.setattr(evaluator, "COUNTED", counted)
+        results[name] = plan(snap, target=target)
+    return results
+
+
 def _crowd(rng: random.Random) -> ClusterSnapshot:
     """Many equal candidates: most pods alike (one priority, no UID, no start time, one
     size) beside a few that differ in priority, size, start, UID or group, and budgets
@@ -82,10 +96,13 @@ def _crowd(rng: random.Random) -> ClusterSnapshot:
     for n, node in enumerate(nodes):
         for k in range(rng.randrange(2, 9)):
             odd = rng.random() < 0.2
+            group = rng.choice(("default/g1", "default/g2")) if odd and rng.random() < 0.3 \
+                else None
+            # namespaces one the prefix of another: pod keys compare at the "/"
+            namespace = "default" if group else rng.choice(("default", "default-x", "def"))
             pod = make_pod(f"v{n}-{k}", rng.choice((0.5, 1)) if odd else 1, node=node.name,
-                           priority=rng.choice((5, 10, 100)) if odd else 10,
-                           group=rng.choice(("default/g1", "default/g2")) if odd and
-                           rng.random() < 0.3 else None)
+                           priority=rng.choice((5, 10, 100)) if odd else 10, group=group,
+                           namespace=namespace)
             pods.append(replace(pod, start_time=rng.choice(STARTS) if odd else "",
                                 uid=rng.choice(("", f"uid-{n}-{k}")) if odd else "",
                                 labels={"app": rng.choice(("a", "b"))}))
@@ -97,6 +114,13 @@ def _crowd(rng: random.Random) -> ClusterSnapshot:
     preemptor = make_group("preemptor", min_count=rng.choice((2, 4, 8)),
                            key=rng.choice((None, "rack")), priority=1000)
     pending = gang_pods(preemptor, preemptor.min_count, rng.choice((1, 2, 3)), priority=1000)
+    if rng.random() < 0.2:  # a host port: one gang pod per node, none beside a victim's
+        port = (HostPort(8080),)
+        pending = [replace(p, host_ports=port) for p in pending]
+        pods = [replace(p, host_ports=port) if rng.random() < 0.2 else p for p in pods]
+    if rng.random() < 0.1:  # a pod nominated to a node: that node is checked pod by pod
+        late = make_pod("late", 1, priority=2000)
+        pods.append(replace(late, nominated_node_name=rng.choice(nodes).name))
     snap = snapshot(nodes, [*pods, *pending], [preemptor, *groups])
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
 
@@ -109,17 +133,14 @@ def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
     for _ in range(150):
         snap = _crowd(rng)
         target = release(snap, version)
-        results = {}
-        for fast in (False, True):
-            monkeypatch.setattr(evaluator, "FAST", fast)
-            results[fast] = plan(snap, target=target)
-        assert results[True].groups == results[False].groups
+        results = _paths(snap, target, monkeypatch)
+        assert results[True].groups == results[False].groups == results["counted"].groups
         found = results[True].groups[0].preemption
         if found is not None and found.victims:
             preempted += 1
             noted += any(code == "victim-order" for code, _ in found.notes)
             violated += found.pdb_violations > 0
-    assert preempted > 60 and noted > 40 and violated > 5, (preempted, noted, violated)
+    assert preempted > 45 and noted > 40 and violated > 5, (preempted, noted, violated)
 
 
 @pytest.mark.parametrize("tiebreak", [False, True])
@@ -153,11 +174,8 @@ def test_fast_reprieve_is_the_plain_one(version: str, monkeypatch: pytest.Monkey
     for _ in range(300):
         snap = _cluster(rng)
         target = release(snap, version)
-        results = {}
-        for fast in (False, True):
-            monkeypatch.setattr(evaluator, "FAST", fast)
-            results[fast] = plan(snap, target=target)
-        assert results[True].groups == results[False].groups
+        results = _paths(snap, target, monkeypatch)
+        assert results[True].groups == results[False].groups == results["counted"].groups
         found = results[True].groups[0].preemption
         if found is not None and found.victims:
             preempted += 1
