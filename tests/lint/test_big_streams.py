@@ -46,6 +46,22 @@ def _reports(paths, monkeypatch) -> tuple[dict, dict]:
     return fast, plain
 
 
+def _read_both(data: bytes, monkeypatch) -> tuple:
+    """The workload reader's documents (or its error) for ``data``, read fast and read by
+    libyaml."""
+    def read():
+        try:
+            return parse_bytes("w.yaml", data, ".yaml")
+        except InputError as exc:
+            return str(exc)
+
+    fast = read()
+    with monkeypatch.context() as m:
+        m.setattr(yaml_fast, "documents", lambda data: None)
+        plain = read()
+    return fast, plain
+
+
 # A finding each, placed into random documents of a generated stream.
 FLAWS = {
     "bad name": lambda doc: doc.replace("name: p-", "name: P_", 1),
@@ -114,17 +130,7 @@ def test_strictness_in_any_document_of_a_stream(flaw, where, tmp_path, monkeypat
     docs = [f"kind: Pod\nmetadata:\n  name: p{i}\n" for i in range(20)]
     docs[where] = flaw
     data = "---\n".join(docs).encode()
-
-    def read():
-        try:
-            return parse_bytes("w.yaml", data, ".yaml")
-        except InputError as exc:
-            return str(exc)
-
-    fast = read()
-    with monkeypatch.context() as m:
-        m.setattr(yaml_fast, "documents", lambda data: None)
-        plain = read()
+    fast, plain = _read_both(data, monkeypatch)
     assert fast == plain
     path = tmp_path / "w.yaml"
     path.write_bytes(data)

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasplan.errors import InputError
 from tasplan.lint import engine, lint, schema
 from tasplan.lint.engine import LintOptions
 from tasplan.lint.formats import RENDERERS
 from tasplan.load import yaml_fast
-from tasplan.load.documents import parse_bytes
 from tasplan.load.yaml_dump import risky
+
+from .test_big_streams import _read_both
 
 POD = """\
 apiVersion: v1
@@ -174,20 +174,6 @@ def test_shipped_schemas_read_names_only_through_formats() -> None:
 # Reading by shapes (yaml_fast._by_shape): a stream whose documents repeat is read one
 # distinct shape at a time; each document is its shape with its plain name swapped back.
 
-def _libyaml(data: bytes, monkeypatch) -> tuple:
-    def read():
-        try:
-            return parse_bytes("w.yaml", data, ".yaml")
-        except InputError as exc:
-            return str(exc)
-
-    fast = read()
-    with monkeypatch.context() as m:
-        m.setattr(yaml_fast, "documents", lambda data: None)
-        plain = read()
-    return fast, plain
-
-
 def _repeated(flaw: str | None = None, where: int = 0, count: int = 200) -> bytes:
     docs = [f"kind: Pod\nmetadata:\n  name: p{i}\n  namespace: ml\nspec: {{}}\n"
             for i in range(count)]
@@ -234,7 +220,7 @@ def test_strictness_of_reading_by_shape(flaw, where, tmp_path, monkeypatch) -> N
             b"spec: {}\n", b"spec: {}\n" + flaw.encode()) if flaw.startswith("a") else b""):
         if not data:
             continue
-        fast, plain = _libyaml(data, monkeypatch)
+        fast, plain = _read_both(data, monkeypatch)
         assert fast == plain
         path = tmp_path / "w.yaml"
         path.write_bytes(data)
@@ -249,7 +235,7 @@ def test_strictness_of_reading_by_shape(flaw, where, tmp_path, monkeypatch) -> N
 def test_the_last_document_keeps_its_end(last, monkeypatch) -> None:
     """The file's last document may end without a line break (a ``|+`` scalar keeps it)."""
     data = _repeated() + b"---\n" + last.encode()
-    fast, plain = _libyaml(data, monkeypatch)
+    fast, plain = _read_both(data, monkeypatch)
     assert fast == plain
 
 

@@ -125,21 +125,28 @@ def _crowd(rng: random.Random) -> ClusterSnapshot:
     return ClusterSnapshot(snap.nodes, snap.pods, snap.groups, disruption_budgets=budgets)
 
 
-@pytest.mark.parametrize("version", ["1.37", "1.38"])
-def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(2028)
+def _all_paths_agree(generate, seed: int, count: int, version: str,
+                     monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """Plans ``count`` generated clusters on every reprieve path and asserts equal groups;
+    returns how many preempted, got a victim-order note, and violated a budget."""
+    rng = random.Random(seed)
     preempted = noted = violated = 0
-    for _ in range(150):
-        snap = _crowd(rng)
-        target = release(snap, version)
-        results = _paths(snap, target, monkeypatch)
+    for _ in range(count):
+        snap = generate(rng)
+        results = _paths(snap, release(snap, version), monkeypatch)
         assert results[True].groups == results[False].groups == results["counted"].groups
         found = results[True].groups[0].preemption
         if found is not None and found.victims:
             preempted += 1
             noted += any(code == "victim-order" for code, _ in found.notes)
             violated += found.pdb_violations > 0
+    return preempted, noted, violated
+
+
+@pytest.mark.parametrize("version", ["1.37", "1.38"])
+def test_fast_reprieve_among_equals_is_the_plain_one(version: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    preempted, noted, violated = _all_paths_agree(_crowd, 2028, 150, version, monkeypatch)
     assert preempted > 45 and noted > 40 and violated > 5, (preempted, noted, violated)
 
 
@@ -169,18 +176,7 @@ def test_order_note_from_classes_is_the_scan(tiebreak: bool) -> None:
 
 @pytest.mark.parametrize("version", ["1.37", "1.38"])
 def test_fast_reprieve_is_the_plain_one(version: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(28)
-    preempted = noted = violated = 0
-    for _ in range(300):
-        snap = _cluster(rng)
-        target = release(snap, version)
-        results = _paths(snap, target, monkeypatch)
-        assert results[True].groups == results[False].groups == results["counted"].groups
-        found = results[True].groups[0].preemption
-        if found is not None and found.victims:
-            preempted += 1
-            noted += any(code == "victim-order" for code, _ in found.notes)
-            violated += found.pdb_violations > 0
+    preempted, noted, violated = _all_paths_agree(_cluster, 28, 300, version, monkeypatch)
     # The generator reaches what the fast path must keep: evictions, ties, budgets.
     assert preempted > 60 and noted > 10 and violated > 5, (preempted, noted, violated)
 
