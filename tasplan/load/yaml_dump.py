@@ -277,12 +277,12 @@ def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
 
 
 def emit_json(ryml, tree, piece: bytes | memoryview, accept=None, *, quiet: bool = True,
-              stream: bool = False, trim: bool = False) -> memoryview | bytearray | None:
+              stream: bool = False, out: bytearray | None = None) -> memoryview | None:
     """One YAML document (no ``---``) as rapidyaml's JSON, or None when rapidyaml refuses
     it, reads several documents, or ``accept(root)`` is false. ``quiet=False``: the caller
     has silenced stderr already (``quiet_stderr``). ``stream``: several documents are
-    allowed (written as one JSON array). ``trim``: the JSON as a bytearray of its own size
-    (cut in place: no copy), which ``bytes.count`` and ``in`` take."""
+    allowed (written as one JSON array). ``out``: a buffer to write into, reused from
+    piece to piece (a new one is zeroed: 5 % of reading a stream), when large enough."""
     buf = bytearray(piece)
     silence = quiet_stderr if quiet else contextlib.nullcontext
     try:
@@ -293,7 +293,8 @@ def emit_json(ryml, tree, piece: bytes | memoryview, accept=None, *, quiet: bool
         root = tree.root_id()
         if (tree.is_stream(root) and not stream) or (accept is not None and not accept(root)):
             return None
-        out = bytearray(2 * len(piece) + 64)
+        if out is None or len(out) < 2 * len(piece) + 64:
+            out = bytearray(2 * len(piece) + 64)
         with silence():
             failed, size = ryml.emit_json_to_substr(tree, root, out)
             if failed:
@@ -301,12 +302,7 @@ def emit_json(ryml, tree, piece: bytes | memoryview, accept=None, *, quiet: bool
                 failed, size = ryml.emit_json_to_substr(tree, root, out)
     except Exception:  # rapidyaml raises its own types; any means "not here"
         return None
-    if failed:
-        return None
-    if trim:
-        del out[size:]
-        return out
-    return memoryview(out)[:size]
+    return None if failed else memoryview(out)[:size]
 
 
 @contextlib.contextmanager

@@ -193,13 +193,14 @@ def _chunked(data: bytes) -> list[Any] | None:
     tree = ryml.Tree()
     roots: list[Any] | None = []
     view = memoryview(data)
+    out = bytearray(2 * max(b - a for a, b in bounds) + 64)
     try:
         with quiet_stderr():
             for k, (a, b) in enumerate(bounds):
                 expected = marks[k][0] + (leading and not k)
                 try:
-                    chunk = _stream(ryml, tree, view[a:b], expected, single=single) \
-                        if expected else []
+                    chunk = _stream(ryml, tree, view[a:b], expected, single=single,
+                                    out=out) if expected else []
                 except StrictError:  # a duplicate key, which the reading of its piece finds
                     return None
                 if chunk is None:  # rapidyaml read the stream otherwise: ask it piece by
@@ -278,23 +279,25 @@ def risky_lines(data: bytes) -> bool:
     return risky(b"\n".join(distinct))
 
 
-def _stream(ryml, tree, data: bytes, expected: int, *, single: bool) -> list[Any] | None:
+def _stream(ryml, tree, data: bytes | memoryview, expected: int, *, single: bool,
+            out: bytearray | None = None) -> list[Any] | None:
     """Every document from one parse, written as one JSON array (200,000 small documents:
     a third of the time of one parse per document), when rapidyaml reads exactly the
-    documents libyaml numbers; else None. Raises StrictError for a duplicate key."""
+    documents libyaml numbers; else None. Raises StrictError for a duplicate key. ``out``:
+    the JSON's buffer, reused (``emit_json``)."""
     def accept(root: int) -> bool:
         if single:
             return not tree.is_stream(root)
         return tree.is_stream(root) and tree.num_children(root) == expected
 
-    json = emit_json(ryml, tree, data, accept, quiet=False, stream=True, trim=True)
+    json = emit_json(ryml, tree, data, accept, quiet=False, stream=True, out=out)
     if json is None:
         return None
     try:
         roots = orjson.loads(json)
         if single:
             roots = [roots]
-        check_json_keys(json, roots)
+        check_json_keys(json.obj, roots, len(json))
     except (TooDeep, orjson.JSONDecodeError):  # the array is one level deeper
         return None
     return roots
