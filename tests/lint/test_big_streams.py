@@ -263,17 +263,19 @@ def test_warned_keys_are_never_skipped(tmp_path) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([" ", "-", "?", ":", "\t", "- "]),
-                          st.integers(0, 12), st.sampled_from(["", "a", "[", "{x: [", "]"])),
+@given(st.lists(st.tuples(st.sampled_from([" ", "-", "?", ":", "\t", "- ", "x", " - x"]),
+                          st.one_of(st.integers(0, 12), st.integers(60, 140)),
+                          st.sampled_from(["", "a", "[", "{x: [", "]"])),
                 max_size=8))
 def test_nesting_bound_searches_lines_as_the_multiline_regex(lines) -> None:
     """``may_nest_deeper`` finds an indentation run after line breaks (and at the start)
-    where it tried ``^`` at every offset: the same answer."""
+    where it tried ``^`` at every offset: the same answer (long runs too, which the search
+    of every 16th byte must not miss)."""
     from tasplan.load import nesting
 
     data = "\n".join(c * n + rest for c, n, rest in lines).encode()
     brackets = data.translate(nesting._BRACKETS, nesting._NOT_BRACKETS)
-    for limit in (3, 6, 10):
+    for limit in (3, 6, 10, 70, 100, 131):
         flow = len(brackets)
         if flow > limit // 2:
             flow = max(itertools.accumulate(b - 1 for b in brackets), default=0)
