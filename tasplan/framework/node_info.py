@@ -18,8 +18,8 @@ class NodeInfo:
     every change; caches compare it to know when to recompute.
     """
 
-    __slots__ = ("affinity_pods", "generation", "index", "node", "nominated", "non_zero_cpu",
-                 "non_zero_memory", "pods", "ports", "requested")
+    __slots__ = ("_bound", "_pods", "affinity_pods", "generation", "index", "node", "nominated",
+                 "non_zero_cpu", "non_zero_memory", "ports", "requested")
 
     def __init__(self, node: Node, index: int, usage: NodeUsage = EMPTY_USAGE) -> None:
         self.node = node
@@ -27,7 +27,9 @@ class NodeInfo:
         self.requested: dict[str, int] = dict(usage.requested)
         self.non_zero_cpu = usage.non_zero_cpu
         self.non_zero_memory = usage.non_zero_memory
-        self.pods: list[Pod] = list(usage.pods)
+        # The node's pods: a list built from the usage's (maybe lazy) pods on first read.
+        self._bound = usage.pods
+        self._pods: list[Pod] | None = None
         self.ports: list[HostPort] = list(usage.ports)
         # Pods with pod (anti-)affinity terms (upstream PodsWithAffinity): rules of pods
         # already placed bind pods that come later.
@@ -40,6 +42,23 @@ class NodeInfo:
     @property
     def name(self) -> str:
         return self.node.name
+
+    @property
+    def pods(self) -> list[Pod]:
+        pods = self._pods
+        if pods is None:
+            pods = self._pods = list(self._bound)
+        return pods
+
+    @pods.setter
+    def pods(self, pods: list[Pod]) -> None:
+        self._pods = pods
+
+    @property
+    def pod_count(self) -> int:
+        """``len(self.pods)``, without building the pods of a lazy node."""
+        pods = self._pods
+        return len(self._bound) if pods is None else len(pods)
 
     def add_pod(self, pod: Pod) -> None:
         req = self.requested
@@ -211,7 +230,7 @@ class NodeInfo:
         return clone
 
     def __repr__(self) -> str:
-        return f"NodeInfo({self.node.name}, pods={len(self.pods)})"
+        return f"NodeInfo({self.node.name}, pods={self.pod_count})"
 
 
 @dataclass(slots=True)
