@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import is_
+from typing import Any
 
 from tasplan.model.node import Node
 from tasplan.model.pod import HostPort, Pod
@@ -224,13 +226,35 @@ class NodeInfo:
             clone.requested[name] = clone.requested.get(name, 0) + value * copies
         clone.non_zero_cpu = self.non_zero_cpu + pod.non_zero[0] * copies
         clone.non_zero_memory = self.non_zero_memory + pod.non_zero[1] * copies
-        clone.pods = self.pods + [pod] * copies
+        extra = [pod] * copies
+        if self._pods is None:  # the node's own pods stay unbuilt (filters count them)
+            clone._bound = _Plus(self._bound, extra)
+        else:
+            clone.pods = self._pods + extra
         clone.ports = self.ports + list(pod.host_ports) * copies
         clone.affinity_pods = self.affinity_pods + ([pod] * copies if pod.pod_affinity else [])
         return clone
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.node.name}, pods={self.pod_count})"
+
+
+class _Plus(Sequence):
+    """``base`` then ``extra``, concatenated only when read (a lazy node's copy)."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: Sequence[Pod], extra: list[Pod]) -> None:
+        self.base, self.extra = base, extra
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.extra)
+
+    def __iter__(self) -> Iterator[Pod]:
+        return chain(self.base, self.extra)
+
+    def __getitem__(self, index: Any) -> Any:
+        return [*self.base, *self.extra][index]
 
 
 @dataclass(slots=True)
