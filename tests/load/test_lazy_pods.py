@@ -216,3 +216,22 @@ def test_records_are_built_only_when_read(items: list[dict], tmp_path: Path,
     assert [p for p in everything if p.node_name == on_node[0].node_name
             and not p.terminal] == on_node
     assert all(any(p is q for q in everything) for p in on_node)
+
+
+def test_a_lazy_nodes_copy_counts_without_building(items: list[dict], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``NodeInfo.with_copies`` (the capacity cursor copies every node) keeps the node's own
+    pods unbuilt; read, the copy's pods are the node's then the copies."""
+    from tasplan.framework.node_info import NodeInfo
+
+    snapshot, _ = _load(monkeypatch, True, [], [_write(tmp_path / "c.json", items)])
+    (store,) = snapshot.pods.stores
+    node = next(n for n in snapshot.nodes if isinstance(snapshot.node_usage(n.name).pods,
+                                                        NodePods))
+    info = NodeInfo(node, 0, snapshot.node_usage(node.name))
+    extra = store.make(store.records[0], 10**6)
+    clone = info.with_copies(extra, 3)
+    assert clone.pod_count == info.pod_count + 3 > 3
+    assert store._pods is None
+    assert clone.pods == [*info.pods, extra, extra, extra]
+    assert info.pods == list(snapshot.node_usage(node.name).pods)
