@@ -46,6 +46,7 @@ class NodeResourcesFit:
     name = names.NODE_RESOURCES_FIT
     scope = Scope.NODE
     reads_assigned_nodes = False
+    capacity_exact = True  # capacity() is 0 exactly where filter() rejects
 
     def __init__(
         self,
