@@ -75,7 +75,11 @@ class PodScopedPlugin(Protocol):
 @runtime_checkable
 class CapacityPlugin(Protocol):
     """A node-scope filter that can say how many more pods like ``pod`` pass on ``node``:
-    placements of identical pods are then decided from counts."""
+    placements of identical pods are then decided from counts.
+
+    A class attribute ``capacity_exact = True`` promises that ``capacity`` is 0 exactly
+    where ``filter`` rejects and that ``filter`` returns no error status: counting then
+    asks only for the capacity (``tasplan.plan.pod_cycle.ClassCursor.capacity``)."""
 
     def capacity(self, pod: Pod, node: NodeInfo) -> int: ...
 

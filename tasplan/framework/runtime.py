@@ -113,6 +113,11 @@ class Framework:
             if isinstance(p, PodScopedPlugin)}
         self.counting: frozenset[int] = frozenset(
             id(f) for f in self.filters if isinstance(f, CapacityPlugin))
+        # ... of which those whose capacity is 0 exactly where their filter rejects
+        # (``CapacityPlugin``): counting need not run their filter.
+        self.capacity_exact: frozenset[int] = frozenset(
+            id(f) for f in self.filters
+            if id(f) in self.counting and getattr(f, "capacity_exact", False))
         # Plugins with state beyond the nodes, in profile order; the Statement calls them.
         self.reservers: list[ReservePlugin] = [p for p in self._instances.values()
                                                if isinstance(p, ReservePlugin)]

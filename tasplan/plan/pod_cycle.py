@@ -26,6 +26,10 @@ from tasplan.model.pod import Pod
 
 # Capacity of a node no dynamic filter limits.
 UNLIMITED = 2**62
+# A filtering-only cursor counts capacities without filtering every node first
+# (``ClassCursor._counted``); False: it filters first, as a scoring cursor does (tests
+# compare both).
+FAST_CAPACITY = True
 
 # Static filter outcome of one node for one class: None, or (filter position, status).
 StaticResult = tuple[int, Status] | None
@@ -129,6 +133,7 @@ class ClassCursor:
         self._pod = pod
         self._scoring = scoring
         self._counting = fw.counting
+        self._exact = fw.capacity_exact
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
@@ -176,10 +181,22 @@ class ClassCursor:
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
         self._static_scores = self._prepare_static_scores(active) if scoring else []
 
-        self._start(len(nodes))
+        # A filtering-only cursor filters its nodes when first asked for per-node answers
+        # (``_begin``): counting usually needs only capacities (``capacity``).
+        self._started = False
+        if scoring or not FAST_CAPACITY:
+            self._begin()
+        else:
+            self._filter_gen = [-1] * len(nodes)
+            self._node_fail = [None] * len(nodes)
         self._position = statement.checkpoint()
         self._last_failure: Diagnosis | None = None
         self._by_name: dict[str, int] | None = None
+
+    def _begin(self) -> None:
+        if not self._started:
+            self._started = True
+            self._start(len(self._nodes))
 
     def _start(self, n: int) -> None:
         """Per-node state, every node filtered and scored once."""
@@ -388,6 +405,7 @@ class ClassCursor:
     # -- the loop ----------------------------------------------------------------------------
 
     def _sync(self) -> bool:
+        self._begin()
         position = self._statement.checkpoint()
         if position == self._position:
             return False
@@ -484,6 +502,9 @@ class ClassCursor:
         plugins = [f for _, f in self._dyn_filters]
         if not all(id(f) in self._counting for f in plugins):
             return None
+        if not self._started and not self._reserved:
+            return self._counted(plugins)
+        self._begin()
         out = []
         for i, info in enumerate(self._nodes):
             if self._static[i] is not None or self._fail[i] is not None:
@@ -495,11 +516,66 @@ class ClassCursor:
                                default=UNLIMITED))
         return out
 
+    def _counted(self, plugins: list) -> list[int]:
+        """``capacity`` without filtering every node first (no pod is nominated here): a
+        filter whose ``capacity`` is 0 exactly where it rejects (``Framework.capacity_exact``)
+        is asked only for its capacity; any other filter runs, in profile order, where the
+        ones before it passed, and gives its capacity where every filter passed: the
+        answers, and the error statuses raised, of filtering every node first."""
+        exact, pod, state, static = self._exact, self._pod, self._state, self._static
+        first_other = next((pos for pos, f in self._dyn_filters if id(f) not in exact),
+                           self._filter_count)
+        out = []
+        checked = []  # nodes every filter passed, for the other filters' capacities
+        for i, info in enumerate(self._nodes):
+            room = UNLIMITED
+            if static[i] is not None:
+                room = 0
+                if static[i][0] > first_other:  # such a filter runs first: its errors raise
+                    self._filter_node(i, info, state)
+            else:
+                for f in plugins:
+                    if id(f) in exact:
+                        fit = f.capacity(pod, info)
+                        if fit < room:
+                            room = fit
+                        if not fit:
+                            break
+                    else:
+                        status = f.filter(state, pod, info)
+                        if status is not None:
+                            _stamp(status, f.name)
+                            room = 0
+                            break
+                else:
+                    checked.append(i)
+            out.append(room)
+        if len(exact) < len(plugins):
+            others = [f for f in plugins if id(f) not in exact]
+            for i in checked:
+                info = self._nodes[i]
+                out[i] = min(out[i], *(f.capacity(pod, info) for f in others))
+        return out
+
     def saturated_diagnosis(self, capacity: Sequence[int]) -> Diagnosis:
         """Why the next pod fails once every node holds ``capacity[i]`` more pods."""
+        if not self._started:
+            # ``capacity`` came from ``_counted``: a node with room passed every filter.
+            statuses = [
+                self._filter_now(i, info) if not capacity[i]
+                else self._node_status(i, info.with_copies(self._pod, capacity[i]))
+                for i, info in enumerate(self._nodes)
+            ]
+            return self._diagnosis(statuses)
         statuses = [
             self._fail[i] if self._fail[i] is not None or not capacity[i]
             else self._node_status(i, info.with_copies(self._pod, capacity[i]))
             for i, info in enumerate(self._nodes)
         ]
         return self._diagnosis(statuses)
+
+    def _filter_now(self, i: int, info: NodeInfo) -> Status | None:
+        """Node ``i``'s status as ``_refresh`` finds it (no pod nominated here)."""
+        if self._fixed(i):
+            return self._static[i][1]
+        return self._filter_node(i, info, self._state)

@@ -18,6 +18,7 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 class NodePorts:
     name = names.NODE_PORTS
     scope = Scope.NODE
+    capacity_exact = True  # capacity() is 0 exactly where filter() rejects
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if not pod.host_ports or not node.ports:

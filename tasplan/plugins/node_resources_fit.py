@@ -46,6 +46,7 @@ class NodeResourcesFit:
     name = names.NODE_RESOURCES_FIT
     scope = Scope.NODE
     reads_assigned_nodes = False
+    capacity_exact = True  # capacity() is 0 exactly where filter() rejects
 
     def __init__(
         self,
@@ -82,7 +83,7 @@ class NodeResourcesFit:
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         alloc = node.node.allocatable
-        used_pods = len(node.pods)
+        used_pods = node.pod_count
         allowed = alloc.get("pods", 0)
         short: list[InsufficientResource] = []
         unresolvable = False
@@ -108,7 +109,7 @@ class NodeResourcesFit:
     def capacity(self, pod: Pod, node: NodeInfo) -> int:
         """How many more copies of ``pod`` fit on ``node`` (used for gang-level bounds)."""
         alloc = node.node.allocatable
-        fit = alloc.get("pods", 0) - len(node.pods)
+        fit = alloc.get("pods", 0) - node.pod_count
         requested = node.requested
         for resource, value in pod.requests.items():
             if value <= 0 or self._ignored_resource(resource):

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tasplan.plan import group_cycle
+from tasplan.plan import group_cycle, pod_cycle
 from tasplan.plan import tree_cycle as algorithm
 from tasplan.report.document import plan_document
 from tasplan.schedulers.planner import plan
@@ -42,10 +42,12 @@ def _tree(root, root_key, mid_key, leaf_key, cpu, tolerates):
 
 
 def documents(snap, monkeypatch) -> list:
+    """Plain (no reuse, counting after filtering every node), reuse, reuse + deferral."""
     out = []
     for memo, defer in ((False, False), (True, False), (True, True)):
         monkeypatch.setattr(algorithm, "MEMO", memo)
         monkeypatch.setattr(algorithm, "DEFER", defer)
+        monkeypatch.setattr(pod_cycle, "FAST_CAPACITY", memo)
         out.append(plan_document(plan(snap)))
     return out
 

@@ -29,6 +29,7 @@ from tasplan.model.pod_affinity import (
 )
 from tasplan.model.selectors import Requirement
 from tasplan.model.taints import NO_SCHEDULE, Taint, Toleration
+from tasplan.plan import pod_cycle
 from tasplan.plan import tree_cycle as algorithm
 from tasplan.report.document import plan_document
 from tasplan.schedulers.planner import plan
@@ -135,9 +136,12 @@ def _clip(min_groups, children):
 
 
 def documents(snap, monkeypatch, all_assignments: bool):
+    """Plain (no reuse, counting after filtering every node), then reuse."""
     monkeypatch.setattr(algorithm, "MEMO", False)
+    monkeypatch.setattr(pod_cycle, "FAST_CAPACITY", False)
     plain = plan_document(plan(snap, all_assignments=all_assignments))
     monkeypatch.setattr(algorithm, "MEMO", True)
+    monkeypatch.setattr(pod_cycle, "FAST_CAPACITY", True)
     reused = plan_document(plan(snap, all_assignments=all_assignments))
     return plain, reused
 

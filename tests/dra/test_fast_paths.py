@@ -14,7 +14,9 @@ Fast paths compared (each flag False = the plain path):
 * ``dynamic_resources.FIXED_FACTS``: Filter and capacity of a pod whose claims are its own
   read PreFilter's answer, the specs and the simple request from a per-pod record;
 * ``placement_cycle.BULK_COUNT``: a counted placement's failed pods get their outcomes
-  from per-cycle answers (PlacementFeasible once per (remaining, scheduled), pod keys once).
+  from per-cycle answers (PlacementFeasible once per (remaining, scheduled), pod keys once);
+* ``pod_cycle.FAST_CAPACITY``: counting asks NodeResourcesFit and NodePorts only for their
+  capacity and runs DynamicResources' filter (not exact) before its capacity.
 Releases vary (1.37, 1.38), and so does ``permit_feasibility`` (1.36's rule: a placement
 is only stopped at its end) on top of them.
 """
@@ -31,7 +33,7 @@ import pytest
 from tasplan import plan
 from tasplan.explain.explainer import explain
 from tasplan.load.loader import load_inputs
-from tasplan.plan import placement_cycle
+from tasplan.plan import placement_cycle, pod_cycle
 from tasplan.plugins import dynamic_resources
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json
@@ -40,7 +42,7 @@ from tasplan.schedulers.planner import target_for
 GPU, NIC = "gpu.example.com", "nic.example.com"
 RACK = "topology.example.com/rack"
 FLAGS = ((dynamic_resources, "PER_NODE_FREE"), (dynamic_resources, "FIXED_FACTS"),
-         (placement_cycle, "BULK_COUNT"))
+         (placement_cycle, "BULK_COUNT"), (pod_cycle, "FAST_CAPACITY"))
 RELEASES = ("1.37", "1.38")
 
 
