@@ -33,6 +33,7 @@ FAST_CAPACITY = True
 
 # Static filter outcome of one node for one class: None, or (filter position, status).
 StaticResult = tuple[int, Status] | None
+_UNKNOWN = object()  # a node's static result not computed yet
 
 
 def _scope(fw: Framework, plugin, pod: Pod) -> Scope:
@@ -79,14 +80,15 @@ class GroupCache:
         self.cluster = cluster
         self.base = statement.checkpoint()
         self._classes: dict[tuple, ClassCache] = {}
-        self._keys: tuple[tuple[Pod, ...], list[str]] | None = None
+        self._keys: dict[int, tuple[tuple[Pod, ...], list[str]]] = {}
         self._feasible: tuple[object, Callable[[int, int], Status]] | None = None
 
     def keys(self, pods: tuple[Pod, ...]) -> list[str]:
-        """``pod.key`` of each of ``pods`` (the group's pending pods, asked per placement)."""
-        hit = self._keys
-        if hit is None or hit[0] is not pods:
-            hit = self._keys = (pods, [p.key for p in pods])
+        """``pod.key`` of each of ``pods`` (a group's pending pods, asked per placement; alike
+        groups share this cache)."""
+        hit = self._keys.get(id(pods))
+        if hit is None or hit[0] is not pods:  # the tuple is kept: its id is not reused
+            hit = self._keys[id(pods)] = (pods, [p.key for p in pods])
         return hit[1]
 
     def placement_feasible(self, fw: Framework, ctx: GroupContext
@@ -155,11 +157,14 @@ class ClassCursor:
         self._reserved = _nominated_room(pod, nodes)
         static_cache = cache.static
         self._static: list[StaticResult] = []
+        statics = None
         for info in nodes:
-            if info.index in static_cache:
-                result = static_cache[info.index]
-            else:
-                result = static_cache[info.index] = self._static_filter(filters, info)
+            result = static_cache.get(info.index, _UNKNOWN)
+            if result is _UNKNOWN:
+                if statics is None:
+                    statics = [(pos, f) for pos, f in enumerate(filters)
+                               if f.scope == Scope.STATIC]
+                result = static_cache[info.index] = self._static_filter(statics, info)
             self._static.append(result)
 
         active = [s for s in fw.scores if s.plugin.name not in skipped
@@ -244,12 +249,13 @@ class ClassCursor:
 
     # -- filtering ---------------------------------------------------------------------------
 
-    def _static_filter(self, filters, info: NodeInfo) -> StaticResult:
-        for pos, plugin in enumerate(filters):
-            if plugin.scope == Scope.STATIC:
-                status = plugin.filter(self._state, self._pod, info)
-                if status is not None:
-                    return pos, _stamp(status, plugin.name)
+    def _static_filter(self, statics, info: NodeInfo) -> StaticResult:
+        """``statics``: (position, filter) of the profile's static filters, in order."""
+        state, pod = self._state, self._pod
+        for pos, plugin in statics:
+            status = plugin.filter(state, pod, info)
+            if status is not None:
+                return pos, _stamp(status, plugin.name)
         return None
 
     def _node_status(self, i: int, info: NodeInfo) -> Status | None:
