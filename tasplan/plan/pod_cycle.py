@@ -14,6 +14,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tasplan.errors import InternalError
 from tasplan.framework.diagnosis import Diagnosis
@@ -23,6 +24,8 @@ from tasplan.framework.statement import Statement
 from tasplan.framework.status import PluginError, Status
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
+
+T = TypeVar("T")
 
 # Capacity of a node no dynamic filter limits.
 UNLIMITED = 2**62
@@ -82,6 +85,7 @@ class GroupCache:
         self._classes: dict[tuple, ClassCache] = {}
         self._keys: dict[int, tuple[tuple[Pod, ...], list[str]]] = {}
         self._feasible: tuple[object, Callable[[int, int], Status]] | None = None
+        self._domains: dict[tuple[int, ...], tuple[tuple[NodeInfo, ...], object]] = {}
 
     def keys(self, pods: tuple[Pod, ...]) -> list[str]:
         """``pod.key`` of each of ``pods`` (a group's pending pods, asked per placement; alike
@@ -107,6 +111,17 @@ class GroupCache:
                 return status
 
             hit = self._feasible = (ctx, feasible)
+        return hit[1]
+
+    def domain(self, members: Sequence[NodeInfo], facts: Callable[[Sequence[NodeInfo]], T]
+               ) -> T:
+        """``facts(members)`` once per set of nodes: for what their Node objects fix (a
+        NodeInfo's node never changes; the cache keeps ``members``, so their ids stay
+        theirs)."""
+        key = tuple(map(id, members))
+        hit = self._domains.get(key)
+        if hit is None:
+            hit = self._domains[key] = (tuple(members), facts(members))
         return hit[1]
 
     def of(self, signature: tuple) -> ClassCache:
@@ -139,19 +154,20 @@ class ClassCursor:
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
-        self._local = {info.index: i for i, info in enumerate(nodes)}
         # Cluster-state plugins with something to do for this class, summaries in state.
         self._summarised = self._summarise(fw, group, cache)
         skipped = {p.name for p in fw.cluster_state} - {p.name for p in self._summarised}
         filters = fw.filters
         self._filter_count = len(filters)
-        scopes = {id(f): _scope(fw, f, pod) for f in filters}
+        pod_scoped = fw.pod_scoped
+        scopes = [f.scope if id(f) not in pod_scoped else pod_scoped[id(f)](pod)
+                  for f in filters]  # ``_scope`` of each filter
         self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
-                             if scopes[id(f)] != Scope.STATIC and f.name not in skipped]
+                             if scopes[pos] != Scope.STATIC and f.name not in skipped]
         self._node_filters = [(pos, f) for pos, f in self._dyn_filters
-                              if scopes[id(f)] == Scope.NODE]
+                              if scopes[pos] == Scope.NODE]
         self._cluster_filters = [(pos, f) for pos, f in self._dyn_filters
-                                 if scopes[id(f)] == Scope.CLUSTER]
+                                 if scopes[pos] == Scope.CLUSTER]
         self._cluster_scope = bool(self._cluster_filters)
 
         self._reserved = _nominated_room(pod, nodes)
@@ -179,8 +195,10 @@ class ClassCursor:
         # Cluster-scope plugins without a summary: any change may affect any node.
         summarised = {id(p) for p in self._summarised}
         self._unsummarised = any(
-            _scope(fw, p, pod) == Scope.CLUSTER and id(p) not in summarised
-            for p in [*(f for _, f in self._dyn_filters), *(s.plugin for s in active)])
+            scopes[pos] == Scope.CLUSTER and id(f) not in summarised
+            for pos, f in self._dyn_filters) or any(
+            _scope(fw, s.plugin, pod) == Scope.CLUSTER and id(s.plugin) not in summarised
+            for s in active)
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
@@ -201,6 +219,7 @@ class ClassCursor:
     def _begin(self) -> None:
         if not self._started:
             self._started = True
+            self._local = {info.index: i for i, info in enumerate(self._nodes)}
             self._start(len(self._nodes))
 
     def _start(self, n: int) -> None:
