@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import replace
 
 from tasplan.errors import InternalError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
 from tasplan.framework.status import PluginError, Status
-from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
+from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
 from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
 from tasplan.model.topology import natural_key
@@ -270,15 +269,25 @@ class Reuse:
             return sim
         sim, pods = hit
         if pods is ctx.pending:
-            return replace(sim, placement=placement)
+            return _copy(sim, placement=placement)
         rename = self._renames.get((id(pods), id(ctx.pending)))
         if rename is None:  # both tuples live as long as this object (kept in _counted)
             rename = self._renames[id(pods), id(ctx.pending)] = {
                 p.key: q.key for p, q in zip(pods, ctx.pending, strict=True)}
-        return replace(sim, placement=placement,
-                       proposed=tuple(replace(a, pod=ctx.pending[0]) for a in sim.proposed),
-                       unplaced={rename[k]: v for k, v in sim.unplaced.items()},
-                       diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+        first = ctx.pending[0]
+        return _copy(sim, placement=placement,
+                     proposed=tuple(ProposedAssignment(first, a.node, a.count)
+                                    for a in sim.proposed),
+                     unplaced={rename[k]: v for k, v in sim.unplaced.items()},
+                     diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+
+
+def _copy(sim: Simulation, **changes) -> Simulation:
+    """``dataclasses.replace`` of a Simulation (which has no ``__post_init__``) without
+    its per-call introspection: a reused outcome is copied for every alike leaf."""
+    copy = object.__new__(Simulation)
+    copy.__dict__.update(sim.__dict__, **changes)
+    return copy
 
 
 class NotDeferred(Exception):
