@@ -19,6 +19,11 @@ def main() -> None:
         sys.stdout.write(f"tasplan {__version__}\n")
         teardown.exit_now(0)
     prog = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "tasplan"
+    from tasplan.cli import dataclass_code
+    from tasplan.stdio import on_exit
+
+    dataclass_code.install(dataclass_code.cache_path())
+    on_exit(dataclass_code.save)
     from tasplan.cli import fast
 
     parsed = fast.parse(args)
