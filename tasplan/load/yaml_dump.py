@@ -148,6 +148,7 @@ def read_yaml_list(label: str, data: bytes | mmap.mmap, *, workload: bool,
     finally:
         if scan is not None:
             scan.close()
+    reader.close_run()
     return reader.docs
 
 
