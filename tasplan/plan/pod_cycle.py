@@ -171,17 +171,7 @@ class ClassCursor:
         self._cluster_scope = bool(self._cluster_filters)
 
         self._reserved = _nominated_room(pod, nodes)
-        static_cache = cache.static
-        self._static: list[StaticResult] = []
-        statics = None
-        for info in nodes:
-            result = static_cache.get(info.index, _UNKNOWN)
-            if result is _UNKNOWN:
-                if statics is None:
-                    statics = [(pos, f) for pos, f in enumerate(filters)
-                               if f.scope == Scope.STATIC]
-                result = static_cache[info.index] = self._static_filter(statics, info)
-            self._static.append(result)
+        self._static = self._static_results(filters, cache.static)
 
         active = [s for s in fw.scores if s.plugin.name not in skipped
                   and (s.pre_score is None or s.pre_score(state, pod))]
@@ -267,6 +257,20 @@ class ClassCursor:
         return active
 
     # -- filtering ---------------------------------------------------------------------------
+
+    def _static_results(self, filters, known: dict[int, StaticResult]) -> list[StaticResult]:
+        """Each node's static filter result, from the class's cache (``known``) or found."""
+        out: list[StaticResult] = []
+        statics = None
+        for info in self._nodes:
+            result = known.get(info.index, _UNKNOWN)
+            if result is _UNKNOWN:
+                if statics is None:
+                    statics = [(pos, f) for pos, f in enumerate(filters)
+                               if f.scope == Scope.STATIC]
+                result = known[info.index] = self._static_filter(statics, info)
+            out.append(result)
+        return out
 
     def _static_filter(self, statics, info: NodeInfo) -> StaticResult:
         """``statics``: (position, filter) of the profile's static filters, in order."""
