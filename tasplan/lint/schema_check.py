@@ -309,9 +309,9 @@ class Namer:
         # (id of a schema, keyword or "") -> (the schema, its or its keyword's predicate)
         self.checks: dict[tuple[int, str], tuple[Any, Check]] = {}
 
-    def errors(self, schema: Any, x: Any, base: str, path: tuple = ()) -> list[SchemaError]:
+    def errors(self, schema: Any, x: Any, base: str) -> list[SchemaError]:
         out: list[SchemaError] = []
-        self._descend(schema, x, base, path, out, path)
+        self._descend(schema, x, base, (), out, ())
         return out
 
     def _valid(self, schema: Any, x: Any, base: str, keyword: str = "") -> bool:
