@@ -137,7 +137,7 @@ def test_named_as_jsonschema_names_them_on_the_corpus_and_its_mutations(tmp_path
     errors = 0
     for i, obj in enumerate(objects):
         key = (obj["apiVersion"], obj["kind"])
-        for changed in [obj, *(_mutations(obj) if i % 20 == 0 else ())]:
+        for changed in [obj, *(_mutations(obj) if i % 30 == 0 else ())]:
             expected, got = _both(key, changed)
             assert got == expected, changed
             errors += len(expected)
@@ -151,11 +151,11 @@ def test_named_as_jsonschema_names_them_on_the_corpus_and_its_mutations(tmp_path
 @pytest.mark.parametrize("key", KEYS, ids="/".join)
 def test_named_as_jsonschema_names_them_on_objects_of_every_schema(key) -> None:
     invalid = 0
-    for obj in _generated(key, 150, seed=0):
+    for obj in _generated(key, 100, seed=0):
         expected, got = _both(key, obj)
         assert got == expected, obj
         invalid += bool(expected)
-    assert invalid >= 50  # the generator makes invalid objects of every kind
+    assert invalid >= 30  # the generator makes invalid objects of every kind
 
 
 def test_every_keyword_of_the_schemas_is_named_somewhere() -> None:
