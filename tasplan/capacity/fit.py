@@ -65,7 +65,7 @@ class NodeClasses:
             s = statics.setdefault(_static_key(info.node), len(statics))
             self.static.append(s)
             self.usage.append(usages.setdefault(
-                (s, frozenset(info.requested.items()), len(info.pods), tuple(info.ports)),
+                (s, frozenset(info.requested.items()), info.pod_count, tuple(info.ports)),
                 len(usages)))
 
 

@@ -113,7 +113,7 @@ def _free(info: NodeInfo) -> dict[str, int]:
     alloc = info.node.allocatable
     out = {r: max(v - info.requested.get(r, 0), 0) for r, v in alloc.items() if r != "pods"}
     if "pods" in alloc:
-        out["pods"] = max(alloc["pods"] - len(info.pods), 0)
+        out["pods"] = max(alloc["pods"] - info.pod_count, 0)
     return out
 
 

@@ -115,7 +115,7 @@ def full_before(case: Case) -> Callable[[str], bool]:
         if index is None:
             return True
         info = case.infos[index]
-        return len(info.pods) >= info.node.allocatable.get("pods", 0)
+        return info.pod_count >= info.node.allocatable.get("pods", 0)
     return full
 
 

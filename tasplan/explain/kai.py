@@ -81,7 +81,7 @@ def _copies(pod: Pod, info: NodeInfo) -> int:
     if not fits_resources(pod, info):
         return 0
     alloc = info.node.allocatable
-    counts = [alloc.get("pods", 0) - len(info.pods)]
+    counts = [alloc.get("pods", 0) - info.pod_count]
     for resource, amount in pod.requests.items():
         if amount > 0:
             counts.append((alloc.get(resource, 0) - info.requested.get(resource, 0)) // amount)

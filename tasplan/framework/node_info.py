@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import is_
+from typing import Any
 
 from tasplan.model.node import Node
 from tasplan.model.pod import HostPort, Pod
@@ -18,8 +20,8 @@ class NodeInfo:
     every change; caches compare it to know when to recompute.
     """
 
-    __slots__ = ("affinity_pods", "generation", "index", "node", "nominated", "non_zero_cpu",
-                 "non_zero_memory", "pods", "ports", "requested")
+    __slots__ = ("_bound", "_pods", "affinity_pods", "generation", "index", "node", "nominated",
+                 "non_zero_cpu", "non_zero_memory", "ports", "requested")
 
     def __init__(self, node: Node, index: int, usage: NodeUsage = EMPTY_USAGE) -> None:
         self.node = node
@@ -27,7 +29,9 @@ class NodeInfo:
         self.requested: dict[str, int] = dict(usage.requested)
         self.non_zero_cpu = usage.non_zero_cpu
         self.non_zero_memory = usage.non_zero_memory
-        self.pods: list[Pod] = list(usage.pods)
+        # The node's pods: a list built from the usage's (maybe lazy) pods on first read.
+        self._bound = usage.pods
+        self._pods: list[Pod] | None = None
         self.ports: list[HostPort] = list(usage.ports)
         # Pods with pod (anti-)affinity terms (upstream PodsWithAffinity): rules of pods
         # already placed bind pods that come later.
@@ -40,6 +44,23 @@ class NodeInfo:
     @property
     def name(self) -> str:
         return self.node.name
+
+    @property
+    def pods(self) -> list[Pod]:
+        pods = self._pods
+        if pods is None:
+            pods = self._pods = list(self._bound)
+        return pods
+
+    @pods.setter
+    def pods(self, pods: list[Pod]) -> None:
+        self._pods = pods
+
+    @property
+    def pod_count(self) -> int:
+        """``len(self.pods)``, without building the pods of a lazy node."""
+        pods = self._pods
+        return len(self._bound) if pods is None else len(pods)
 
     def add_pod(self, pod: Pod) -> None:
         req = self.requested
@@ -205,13 +226,35 @@ class NodeInfo:
             clone.requested[name] = clone.requested.get(name, 0) + value * copies
         clone.non_zero_cpu = self.non_zero_cpu + pod.non_zero[0] * copies
         clone.non_zero_memory = self.non_zero_memory + pod.non_zero[1] * copies
-        clone.pods = self.pods + [pod] * copies
+        extra = [pod] * copies
+        if self._pods is None:  # the node's own pods stay unbuilt (filters count them)
+            clone._bound = _Plus(self._bound, extra)
+        else:
+            clone.pods = self._pods + extra
         clone.ports = self.ports + list(pod.host_ports) * copies
         clone.affinity_pods = self.affinity_pods + ([pod] * copies if pod.pod_affinity else [])
         return clone
 
     def __repr__(self) -> str:
-        return f"NodeInfo({self.node.name}, pods={len(self.pods)})"
+        return f"NodeInfo({self.node.name}, pods={self.pod_count})"
+
+
+class _Plus(Sequence):
+    """``base`` then ``extra``, concatenated only when read (a lazy node's copy)."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: Sequence[Pod], extra: list[Pod]) -> None:
+        self.base, self.extra = base, extra
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.extra)
+
+    def __iter__(self) -> Iterator[Pod]:
+        return chain(self.base, self.extra)
+
+    def __getitem__(self, index: Any) -> Any:
+        return [*self.base, *self.extra][index]
 
 
 @dataclass(slots=True)

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from tasplan.load.document import Document
+from tasplan.model.bound_pods import Run
 from tasplan.untrusted import QUOTE_CHARS, clean
 
 # The API server appends 5 random characters from an alphabet without 0, 1 and 3; tasplan
@@ -41,6 +42,10 @@ def generated_names(docs: list[Document]) -> tuple[list[Document], list[str]]:
     # a generateName j- Job are two objects, not one defined twice.
     taken = set()
     for d in docs:
+        if type(d.model) is Run:  # bound pods kept as records (model/bound_pods.py)
+            taken.update(("Pod", ns, name) for ns, name, *_ in
+                         d.model.store.records[d.model.start:d.model.end])
+            continue
         if d.model is not None:
             taken.add((d.obj["kind"], str(getattr(d.model, "namespace", None)), d.model.name))
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 
@@ -52,6 +53,7 @@ from tasplan.load.producers import PodIndex, Producer, Unplannable, expand, merg
 from tasplan.load.spread_selectors import KINDS as SPREAD_SELECTOR_KINDS
 from tasplan.load.spread_selectors import controller_ref, decode_spread_selectors
 from tasplan.load.yaml_loader import locate
+from tasplan.model.bound_pods import BoundPods, LazyPods, Run
 from tasplan.model.composite import API_VERSIONS as COMPOSITE_VERSIONS
 from tasplan.model.composite import KIND as COMPOSITE_KIND
 from tasplan.model.dra_inputs import NO_DRA, DraInputs
@@ -207,11 +209,15 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     ignored: Counter = Counter()
     positions: dict = {}
     typed_pods, typed_nodes = by_kind["Pod"], by_kind["Node"]
+    skip = 0  # the pods of the Runs so far, less one each: positions count every object
     for position, doc in enumerate(docs):
         obj = doc.obj
         if doc.model is not None:  # the typed reader's Nodes and bound Pods
             (typed_pods if obj["kind"] == "Pod" else typed_nodes).append(doc)
+            if type(doc.model) is Run:
+                skip += len(doc.model) - 1
             continue
+        position += skip
         api_version, kind = require_kind(doc)
         used = _KINDS.get((api_version, kind))
         if used is not None:
@@ -255,6 +261,94 @@ def _table_annotations(table: dict, pods: list[Pod]) -> dict[tuple[str, str], di
     return out
 
 
+class _Plain(Exception):
+    """The lazy collection of pods meets what only the plain path handles (a repeated name)."""
+
+
+def _collect_pods(pod_docs: list[Document], priorities: PriorityResolver, has_selectors: bool,
+                  lazy: bool) -> tuple:
+    """The pods of the inputs by (namespace, name) in input order, the next pod order, the
+    pending pods' controllers (when spread selectors exist), the annotations of pods that
+    name a group by one, warnings, and (``lazy``) the stores of the records kept as records
+    (``model.bound_pods``), their orders set. Not ``lazy``: every record becomes a Pod."""
+    order = 0
+    pods: dict[tuple[str, str], Pod] = {}
+    owners: dict[tuple[str, str], ControllerRef | None] = {}
+    pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
+    warnings: list[str] = []
+    stores: dict[int, BoundPods] = {}  # id of the reader's store -> this assembly's
+    for d in pod_docs:
+        pod = d.model
+        if pod is not None:
+            if type(pod) is Run:
+                run = pod
+                store = stores.get(id(run.store))
+                if store is None:
+                    store = stores[id(run.store)] = run.store.fresh()
+                store.orders[run.start:run.end] = range(order, order + len(run))
+                order += len(run)
+                if lazy:
+                    continue
+                for pod in store.pods(run.start, run.end):
+                    key = (pod.namespace, pod.name)
+                    if key in pods:
+                        _put_pod(pods, pod, warnings)
+                    else:
+                        pods[key] = pod
+                continue
+            # A bound pod decoded by the typed reader with its order in the file; renumbered
+            # only when other pods came before (a later file, live documents, a reassembly).
+            if pod.order != order:
+                pod = replace(pod, order=order)
+            order += 1
+            key = (pod.namespace, pod.name)
+            if key in pods:
+                if lazy:
+                    raise _Plain
+                _put_pod(pods, pod, warnings)
+            else:
+                pods[key] = pod
+            continue
+        if d.obj["kind"] == snapshot_format.KIND:
+            table, base = d.obj, order
+            decoded = decode_pod_table(d.source, table, order, priorities)
+            pod_annotations.update(_table_annotations(table, decoded))
+
+            def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
+                return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
+                                                                       pod.order - base))
+        else:
+            decoded = [decode_pod(d.source, d.obj, order, priorities)]
+            found = _grouping_annotations(decoded[0], d.obj.get("metadata"))
+            if found is not None:
+                pod_annotations[(decoded[0].namespace, decoded[0].name)] = found
+
+            def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
+                return ObjectFields(source, obj)
+        order += len(decoded)
+        _put_pods(pods, decoded, warnings, repeats=not lazy)
+        for pod in decoded if has_selectors else ():
+            if not pod.node_name:
+                owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
+    return pods, order, owners, pod_annotations, warnings, \
+        [s for s in stores.values() if lazy]
+
+
+def _plain_records_pass(pods: dict[tuple[str, str], Pod], stores: list[BoundPods]) -> bool:
+    """Whether the records need nothing of the passes over every pod: no name is repeated
+    (among them or with a built pod), every name is printable and every namespace valid
+    (``_check_names`` then has nothing to say about them; else the plain path says it)."""
+    keys = set(pods)
+    total = len(pods)
+    for store in stores:
+        keys.update(store.keys())
+        total += len(store.records)
+        if not all(map(str.isprintable, store.names())) or any(
+                map(names.namespace_problem, store.namespaces())):
+            return False
+    return len(keys) == total
+
+
 def _unique(kind: str, items: Iterable[tuple[tuple, object, object]],
             warnings: list[str]) -> dict:
     out: dict = {}
@@ -284,13 +378,17 @@ def _put_pod(pods: dict[tuple[str, str], Pod], pod: Pod, warnings: list[str]) ->
     pods[key] = pod
 
 
-def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str]) -> None:
+def _put_pods(pods: dict[tuple[str, str], Pod], batch: list[Pod], warnings: list[str],
+              repeats: bool = True) -> None:
     """``_put_pod`` of each pod of ``batch`` (a snapshot's pod table): one dict update
-    when no name repeats, in the batch or before it (the usual case)."""
+    when no name repeats, in the batch or before it (the usual case). A repeat with
+    ``repeats`` false is left to the plain path (``_Plain``)."""
     fresh = {(p.namespace, p.name): p for p in batch}
     if len(fresh) == len(batch) and pods.keys().isdisjoint(fresh):
         pods.update(fresh)
         return
+    if not repeats:
+        raise _Plain
     for pod in batch:
         _put_pod(pods, pod, warnings)
 
@@ -360,46 +458,21 @@ def assemble(docs: list[Document], overrides: JobOverrides,
 
     selectors = decode_spread_selectors(
         d for kind in SPREAD_SELECTOR_KINDS.values() for d in by_kind[kind])
-    order = 0
-    pods: dict[tuple[str, str], Pod] = {}
     has_selectors = bool(selectors)
-    owners: dict[tuple[str, str], ControllerRef | None] = {}
-    pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
-    for d in by_kind["Pod"]:
-        pod = d.model
-        if pod is not None:
-            # A bound pod decoded by the typed reader with its order in the file; renumbered
-            # only when other pods came before (a later file, live documents, a reassembly).
-            if pod.order != order:
-                pod = replace(pod, order=order)
-            order += 1
-            key = (pod.namespace, pod.name)
-            if key in pods:
-                _put_pod(pods, pod, warnings)
-            else:
-                pods[key] = pod
-            continue
-        if d.obj["kind"] == snapshot_format.KIND:
-            table, base = d.obj, order
-            decoded = decode_pod_table(d.source, table, order, priorities)
-            pod_annotations.update(_table_annotations(table, decoded))
-
-            def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
-                return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
-                                                                       pod.order - base))
-        else:
-            decoded = [decode_pod(d.source, d.obj, order, priorities)]
-            found = _grouping_annotations(decoded[0], d.obj.get("metadata"))
-            if found is not None:
-                pod_annotations[(decoded[0].namespace, decoded[0].name)] = found
-
-            def owner_fields(pod: Pod, obj=d.obj, source=d.source) -> ObjectFields:
-                return ObjectFields(source, obj)
-        order += len(decoded)
-        _put_pods(pods, decoded, warnings)
-        for pod in decoded if has_selectors else ():
-            if not pod.node_name:
-                owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
+    pod_docs = by_kind["Pod"]
+    # Plain bound cluster pods the typed reader kept as records stay records when no pass
+    # can read them: no producer or Kueue Workload (they may adopt bound pods), no pod
+    # name twice, names the fast check passes; else every pod is built (the plain path).
+    lazy = (not producers and not by_kind[_KUEUE_WORKLOAD]
+            and any(type(d.model) is Run for d in pod_docs))
+    collected = None
+    if lazy:
+        with suppress(_Plain):
+            collected = _collect_pods(pod_docs, priorities, has_selectors, True)
+    if collected is None or not _plain_records_pass(collected[0], collected[5]):
+        collected = _collect_pods(pod_docs, priorities, has_selectors, False)
+    pods, order, owners, pod_annotations, found, stores = collected
+    warnings.extend(found)
 
     groups: list[PodGroup] = []
     joined: dict[str, list] = {}
@@ -429,7 +502,9 @@ def assemble(docs: list[Document], overrides: JobOverrides,
 
         volcano = load_volcano(by_kind, positions, groups, _unique, warnings)
     kai = _kai_bare_pods(pods, _kai_inputs(by_kind, warnings), pod_annotations)
-    groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions, len(docs),
+    groups.extend(_kai_groups(pods, kai, {g.key for g in groups}, positions,
+                              len(docs) + sum(len(d.model) - 1 for d in pod_docs
+                                              if type(d.model) is Run),
                               pod_annotations))
     groups.extend(pod_groups.group_pods(
         pods, pod_annotations, positions, overrides,
@@ -476,7 +551,7 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     composites.sort(key=lambda c: c.order)
     return ClusterSnapshot(
         nodes=tuple(sorted(nodes.values(), key=lambda n: n.name)),
-        pods=tuple(pods.values()),
+        pods=LazyPods(tuple(pods.values()), stores) if stores else tuple(pods.values()),
         groups=tuple(groups),
         priority_classes=classes,
         namespaces=namespaces,

@@ -41,15 +41,18 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 
 from tasplan.errors import TasplanError
 from tasplan.load.document import Document
+from tasplan.load.group_names import COSCHEDULING, KUEUE_GROUP
 from tasplan.load.nesting import may_nest_deeper
 from tasplan.load.strict import long_int, risky_escape
 from tasplan.model import timestamp
+from tasplan.model.bound_pods import BoundPods, Run
 from tasplan.model.kai_inputs import POD_GROUP_ANNOTATION
 from tasplan.model.node import Node
 from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
     KUEUE_WORKLOAD_ANNOTATION,
     MIRROR_ANNOTATION,
+    TERMINAL_PHASES,
     HostPort,
     Pod,
 )
@@ -364,12 +367,28 @@ class _Reader:
         self.cache: dict = {}
         self.pods = 0  # the loader's pod order, if this file's pods come first
         self.starts: list[str] = []
+        self.seen = 0  # items read so far (the next item's index)
+        # Plain bound pods of cluster inputs are kept as records (model/bound_pods.py):
+        # ``run`` is where the current run of them began in ``store.records``.
+        shapes: list = []
+        self.store = BoundPods(_lazy_maker(label, workload, shapes), shapes) \
+            if LAZY and not workload else None
+        self.run = 0
 
     def done(self) -> bool:
         """Whether every typed pod's ``status.startTime`` is valid; if one is not, the dict
         path reads the file and reports it with its place (checked in bulk: most are the
         API server's canonical form)."""
+        self.close_run()
         return timestamp.first_invalid(self.starts) is None
+
+    def close_run(self) -> None:
+        """The records since the last Document become one Document (a ``Run``)."""
+        store = self.store
+        if store is not None and len(store.records) > self.run:
+            self.docs.append(Document(Source(self.label, 0, None, self.workload), _POD,
+                                      Run(store, self.run, len(store.records))))
+            self.run = len(store.records)
 
     def chunk(self, piece: bytes | bytearray) -> bool:
         """Items of a JSON array; False when one is not an object (or the piece not JSON)."""
@@ -389,8 +408,14 @@ class _Reader:
         object. Runs once per object of a dump: the per-item work is written out here."""
         docs, label, workload = self.docs, self.label, self.workload
         item_kind, list_api, cache, starts = self.item_kind, self.list_api, self.cache, self.starts
+        store = self.store
+        records = store.records if store is not None else None
+        shapes = store.shapes if store is not None else []
+        by_node = store.by_node if store is not None else None
+        add = records.append if records is not None else None
         append = docs.append
-        base = len(docs)
+        base = self.seen
+        self.seen += len(items)
         all_raws = None
         for i, item in enumerate(items):
             k = base + i
@@ -398,16 +423,25 @@ class _Reader:
             if kind is UNSET and item_kind:  # NodeList items may omit kind
                 kind, api = item_kind, list_api
             if api == "v1" and (kind == "Pod" or kind == "Node"):
-                # Source(label, 0, k, workload) and Document(...) built as the tuples they
-                # are: a NamedTuple's own __new__ is a Python function.
-                source = _tuple(Source, (label, 0, k, workload, "items", ""))
                 try:
                     if kind == "Pod":
-                        append(_tuple(Document, (source, _POD, _pod(item, source, self.pods,
-                                                                    cache, starts))))
+                        pod = _pod(item, k, label, workload, self.pods, cache, starts, shapes,
+                                   by_node)
                         self.pods += 1
+                        if type(pod) is tuple:
+                            add(pod)
+                            continue
+                        if records is not None and len(records) > self.run:
+                            self.close_run()
+                        append(_tuple(Document, (pod.source, _POD, pod)))
                     else:
-                        append(_tuple(Document, (source, _NODE, _node(item, source))))
+                        # Source(label, 0, k, workload) and Document(...) built as the tuples
+                        # they are: a NamedTuple's own __new__ is a Python function.
+                        source = _tuple(Source, (label, 0, k, workload, "items", ""))
+                        node = _node(item, source)
+                        if records is not None and len(records) > self.run:
+                            self.close_run()
+                        append(_tuple(Document, (source, _NODE, node)))
                     continue
                 except _Fallback:
                     pass
@@ -422,7 +456,8 @@ class _Reader:
         try:
             item = _ITEM.decode(raw)
         except msgspec.DecodeError:
-            return self.as_dict(len(self.docs), raw)
+            self.seen += 1
+            return self.as_dict(self.seen - 1, raw)
         return self.items([item], lambda: [raw])
 
     def as_dict(self, k: int, raw: Raw) -> bool:
@@ -438,6 +473,7 @@ class _Reader:
         if self.item_kind and "kind" not in obj:
             obj = {**obj, "kind": self.item_kind, "apiVersion": self.list_api}
         self.pods += obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1"
+        self.close_run()
         self.docs.append(Document(Source(self.label, 0, k, self.workload), obj))
         return True
 
@@ -479,9 +515,13 @@ def _node(item: _Item, source: Source) -> Node:
                 source, has_images=_truthy(status.images), ready=ready)
 
 
-def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]) -> Pod:
+def _pod(item: _Item, k: int, label: str, workload: bool, order: int, cache: dict,
+         starts: list[str], shapes: list, by_node: dict[str, list[int]] | None) -> Pod | tuple:
     """A bound pod as ``decode_pod`` builds it; anything else is a _Fallback. Its start time
-    goes to ``starts``, checked with the others' (``_Reader.done``)."""
+    goes to ``starts``, checked with the others' (``_Reader.done``). With ``by_node`` (a
+    store's: ``model.bound_pods``), a plain one (no group, group label, host ports or Kueue
+    Workload) is returned as its record, which ``_lazy_maker`` builds the same Pod from;
+    its shape joins its node's list there unless it is terminal."""
     meta, spec, status = item.metadata, item.spec, item.status
     if meta is None or spec is None:
         raise _Fallback  # no name or no node: the dict path's
@@ -536,8 +576,9 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         key = _resources_key(spec)
     value = cache.get(key)
     if value is None:
-        value = cache[key] = _compute_resources(spec)
-    requests, non_zero, host_ports = value
+        value = cache[key] = (*_compute_resources(spec), len(shapes))
+        shapes.append(value[:2])
+    requests, non_zero, host_ports, shape = value
     # As core_v1.owner_kind and core_v1.kueue_workload.
     kueue_workload = owner_kind = ""
     named = spec.schedulingGroup is not None or spec.workloadRef is not None
@@ -557,13 +598,49 @@ def _pod(item: _Item, source: Source, order: int, cache: dict, starts: list[str]
         start = ""
     else:
         starts.append(start)  # checked with the others' (_Reader.done)
+    labels = meta.labels or _EMPTY
+    if (by_node is not None and group is None and not host_ports and not kueue_workload
+            and KUEUE_GROUP not in labels and COSCHEDULING not in labels):
+        if phase not in TERMINAL_PHASES:
+            on_node = by_node.get(node_name)
+            if on_node is None:
+                by_node[node_name] = [shape]
+            else:
+                on_node.append(shape)
+        return (namespace, name, node_name, phase, shape, k, labels, priority,
+                spec.priorityClassName or "", bool(meta.deletionTimestamp), owner_kind,
+                meta.uid or "", start)
     # Positional, in Pod's field order (model.pod.POSITIONAL).
     return Pod(
-        namespace, name, node_name, phase, priority, requests, non_zero, source, order,
-        meta.labels or _EMPTY, group, spec.priorityClassName or "", DEFAULT_SCHEDULER,
+        namespace, name, node_name, phase, priority, requests, non_zero,
+        _tuple(Source, (label, 0, k, workload, "items", "")), order,
+        labels, group, spec.priorityClassName or "", DEFAULT_SCHEDULER,
         "PreemptLowerPriority", _EMPTY, None, (), (), host_ports, (), None, None, "",
         bool(meta.deletionTimestamp), False, _NO_NAMES, (), (), owner_kind, (),
         kueue_workload, meta.uid or "", start)
+
+
+# Whether the typed reader keeps plain bound cluster pods as records (False: a Pod each,
+# the plain path the differential tests compare with).
+LAZY = True
+
+
+def _lazy_maker(label: str, workload: bool, shapes: list) -> Callable[[tuple, int], Pod]:
+    """The Pod of a record ``_pod`` returned, exactly as ``_pod`` would have built it
+    (``shapes``: the store's)."""
+
+    def make(record: tuple, order: int) -> Pod:
+        (namespace, name, node_name, phase, shape, k, labels, priority, class_name,
+         deleting, owner_kind, uid, start) = record
+        requests, non_zero = shapes[shape]
+        return Pod(
+            namespace, name, node_name, phase, priority, requests, non_zero,
+            _tuple(Source, (label, 0, k, workload, "items", "")), order, labels, None,
+            class_name, DEFAULT_SCHEDULER, "PreemptLowerPriority", _EMPTY, None, (), (), (),
+            (), None, None, "", deleting, False, _NO_NAMES, (), (), owner_kind, (), "", uid,
+            start)
+
+    return make
 
 
 def _group(namespace: str, spec: _Spec, meta: _Meta) -> str | None:
@@ -619,6 +696,11 @@ def _compute_resources(spec: _Spec) -> tuple[dict[str, int], tuple[int, int],
         return requests, non_zero, host_ports(ObjectFields(_NOWHERE, as_dict), as_dict, "spec")
     except (RequestError, TasplanError, ValueError):
         raise _Fallback from None
+
+
+def typed_objects(docs: list[Document]) -> int:
+    """How many objects of ``docs`` the typed reader decoded (a Run holds several pods)."""
+    return sum(len(d.model) if type(d.model) is Run else d.model is not None for d in docs)
 
 
 class _TypedList(Struct):

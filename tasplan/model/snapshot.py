@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from tasplan.model.bound_pods import LazyPods, NodePods
 from tasplan.model.disruption import PodDisruptionBudget
 from tasplan.model.dra_inputs import NO_DRA, DraInputs
 from tasplan.model.group import PodGroup
@@ -27,12 +28,13 @@ class PriorityClass:
 
 @dataclass(frozen=True, slots=True)
 class NodeUsage:
-    """What the bound, non-terminal pods of a node hold: upstream NodeInfo's starting point."""
+    """What the bound, non-terminal pods of a node hold: upstream NodeInfo's starting point.
+    ``pods`` may be a ``NodePods``: built on first read (``len()`` does not build it)."""
 
     requested: Mapping[str, int]
     non_zero_cpu: int
     non_zero_memory: int
-    pods: tuple[Pod, ...]
+    pods: Sequence[Pod]
     ports: tuple[HostPort, ...]
     affinity_pods: tuple[Pod, ...] = ()  # those with pod (anti-)affinity terms
 
@@ -40,12 +42,16 @@ class NodeUsage:
 EMPTY_USAGE = NodeUsage({}, 0, 0, (), ())
 
 
-def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
+def index_usage(nodes: tuple[Node, ...], pods: Sequence[Pod]
                 ) -> tuple[dict, dict, tuple[Pod, ...]]:
     """Node name -> NodeUsage for the nodes that have pods; node name -> count of pods
     bound to nodes missing from the snapshot (their requests cannot be counted); and the
-    pending pods nominated to a node of the snapshot (room is held for them there)."""
+    pending pods nominated to a node of the snapshot (room is held for them there). The
+    records of lazy pods (``LazyPods``) are summed per node and shape, not built."""
     names = {n.name for n in nodes}
+    stores = ()
+    if isinstance(pods, LazyPods):
+        pods, stores = pods.eager, pods.stores
     acc: dict[str, tuple[dict, list, list, list]] = {}
     missing: dict[str, int] = {}
     nominated = []
@@ -76,10 +82,43 @@ def index_usage(nodes: tuple[Node, ...], pods: tuple[Pod, ...]
             affinity.setdefault(name, []).append(pod)
         if pod.host_ports:
             ports.extend(pod.host_ports)
+    if stores:
+        return _with_records(acc, affinity, names, stores, missing), missing, tuple(nominated)
     usage = {name: NodeUsage(req, nz[0], nz[1], tuple(on), tuple(ports),
                              tuple(affinity.get(name, ())))
              for name, (req, nz, on, ports) in acc.items()}
     return usage, missing, tuple(nominated)
+
+
+def _with_records(acc: dict, affinity: dict, names: set[str], stores: tuple,
+                  missing: dict[str, int]) -> dict[str, NodeUsage]:
+    """``index_usage``'s totals with the stores' records added, node by node."""
+    counts: dict[str, int] = {}
+    on_stores: dict[str, list] = {}
+    for store in stores:
+        for name, n, requests, cpu, mem in store.totals():
+            if name not in names:
+                missing[name] = missing.get(name, 0) + n
+                continue
+            entry = acc.get(name)
+            if entry is None:
+                entry = acc[name] = ({}, [0, 0], [], [])
+            requested, non_zero = entry[0], entry[1]
+            for resource, value in requests:
+                requested[resource] = requested.get(resource, 0) + value
+            non_zero[0] += cpu
+            non_zero[1] += mem
+            if name in counts:
+                counts[name] += n
+                on_stores[name].append(store)
+            else:
+                counts[name] = n
+                on_stores[name] = [store]
+    return {name: NodeUsage(req, nz[0], nz[1],
+                            NodePods(name, tuple(on), on_stores[name], counts[name])
+                            if name in counts else tuple(on),
+                            tuple(ports), tuple(affinity.get(name, ())))
+            for name, (req, nz, on, ports) in acc.items()}
 
 
 @dataclass(frozen=True)
@@ -92,7 +131,7 @@ class ClusterSnapshot:
     """
 
     nodes: tuple[Node, ...]
-    pods: tuple[Pod, ...]
+    pods: Sequence[Pod]  # a tuple, or LazyPods (model/bound_pods.py) from the loader
     groups: tuple[PodGroup, ...]
     priority_classes: Mapping[str, PriorityClass] = field(default_factory=dict)
     # Namespace name -> labels, for namespaceSelectors of pod affinity terms.
@@ -132,6 +171,15 @@ class ClusterSnapshot:
             object.__setattr__(self, "unknown_nodes", missing)
             object.__setattr__(self, "nominated", nominated)
 
+    @cached_property
+    def pod_namespaces(self) -> set[str]:
+        """The namespaces pods live in (lazy pods are not built for it)."""
+        pods = self.pods
+        if isinstance(pods, LazyPods):
+            return {p.namespace for p in pods.eager}.union(
+                *(s.namespaces() for s in pods.stores))
+        return {p.namespace for p in pods}
+
     def node_usage(self, name: str) -> NodeUsage:
         return self.usage.get(name, EMPTY_USAGE)
 
@@ -146,7 +194,9 @@ class ClusterSnapshot:
     @cached_property
     def pods_by_group(self) -> dict[str, list[Pod]]:
         out: dict[str, list[Pod]] = {}
-        for pod in self.pods:
+        pods = self.pods
+        # Lazy pods belong to no group: only the eager ones are looked at.
+        for pod in pods.eager if isinstance(pods, LazyPods) else pods:
             if pod.group is not None:
                 out.setdefault(pod.group, []).append(pod)
         return out

@@ -46,7 +46,7 @@ class ClusterFacts:
     def unlabelled_namespaces(self) -> tuple[str, ...]:
         """Namespaces pods live in whose Namespace object (labels) is not in the input."""
         snapshot = self._snapshot
-        return tuple(sorted({p.namespace for p in snapshot.pods} - snapshot.namespaces.keys()))
+        return tuple(sorted(snapshot.pod_namespaces - snapshot.namespaces.keys()))
 
 
 def group_notes(ctx: GroupContext, profile: Profile, sampling: Sequence[NodeSampling],

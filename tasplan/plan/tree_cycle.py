@@ -186,7 +186,7 @@ class _Run:
                     g = a.group
                     self._shape[key] = (g.policy, g.min_count, g.topology_key, a.ctx.gated,
                                         ids)
-            self._base = [len(info.pods) for info in nodes]
+            self._base = [info.pod_count for info in nodes]
         # One pending pod of the tree's one class when the leaves' node choice is deferred.
         self._pod: Pod | None = (self._deferrable() if defer and self._memo is not None
                                  else None)
@@ -358,7 +358,7 @@ class _Run:
         out = []
         for i in placement.nodes:
             info = nodes[i]
-            if len(info.pods) > base[i]:
+            if info.pod_count > base[i]:
                 # A node's generation grows on every change: an equal one, equal pods.
                 seen = known.get(i)
                 if seen is None or seen[0] != info.generation:

@@ -83,7 +83,7 @@ class NodeResourcesFit:
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         alloc = node.node.allocatable
-        used_pods = len(node.pods)
+        used_pods = node.pod_count
         allowed = alloc.get("pods", 0)
         short: list[InsufficientResource] = []
         unresolvable = False
@@ -109,7 +109,7 @@ class NodeResourcesFit:
     def capacity(self, pod: Pod, node: NodeInfo) -> int:
         """How many more copies of ``pod`` fit on ``node`` (used for gang-level bounds)."""
         alloc = node.node.allocatable
-        fit = alloc.get("pods", 0) - len(node.pods)
+        fit = alloc.get("pods", 0) - node.pod_count
         requested = node.requested
         for resource, value in pod.requests.items():
             if value <= 0 or self._ignored_resource(resource):

@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from tasplan import InputError, JobOverrides
 from tasplan.load import typed
+from tasplan.load.document import Document
 from tasplan.load.documents import read_documents
 from tasplan.load.loader import assemble
+from tasplan.model.bound_pods import Run
 from tasplan.model.pod import Pod
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -42,6 +44,19 @@ def _state(docs: list) -> tuple:
             snapshot.priority_classes, snapshot.namespaces, snapshot.ignored)
 
 
+def _expanded(docs: list) -> list:
+    """``docs`` with each Run (bound pods kept as records) as one Document per pod."""
+    out = []
+    for d in docs:
+        if isinstance(d.model, Run):
+            pods = [d.model.store.make(r, 0) for r in
+                    d.model.store.records[d.model.start:d.model.end]]
+            out.extend(Document(p.source, d.obj, p) for p in pods)
+        else:
+            out.append(d)
+    return out
+
+
 def _dict_path(path: Path) -> list:
     return list(read_documents(path, workload=False))
 
@@ -54,7 +69,7 @@ def _assert_same(path: Path, *, chunk_bytes: int | None = None) -> int:
         docs = typed.read_json_stream(path, workload=False, chunk_bytes=chunk_bytes)
     assert docs is not None
     assert _state(docs) == _state(_dict_path(path))
-    return sum(d.model is not None for d in docs)
+    return typed.typed_objects(docs)
 
 
 def _same_error(path: Path) -> InputError:
@@ -342,7 +357,7 @@ def test_generated_names_skip_the_names_of_typed_pods(tmp_path: Path) -> None:
     workload.write_text(json.dumps(pending))
     docs = typed.read_json_cluster(str(cluster), cluster.read_bytes(), workload=False)
     assert docs is not None and any(d.model is not None and d.model.name == "plain-00000"
-                                    for d in docs)
+                                    for d in _expanded(docs))
     work = list(read_documents(workload, workload=True))
     names = [sorted(p.name for p in assemble(d + work, JobOverrides()).pods
                     if p.name.startswith("plain-")) for d in (docs, _dict_path(cluster))]

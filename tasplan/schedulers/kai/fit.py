@@ -69,7 +69,7 @@ def fits_resources(pod: Pod, info: NodeInfo) -> bool:
     """Every resource of the node, requested or not, stays non-negative (upstream
     ``lessEqualTaskToNodeResources``; pods that take none fit anywhere, as best-effort)."""
     alloc = info.node.allocatable
-    if len(info.pods) + 1 > alloc.get("pods", 0):
+    if info.pod_count + 1 > alloc.get("pods", 0):
         return False
     requested = info.requested
     for resource, value in pod.requests.items():

@@ -126,7 +126,7 @@ def requests_of(pod: Pod) -> dict[str, int]:
 
 def idle(info: NodeInfo, resource: str) -> int:
     if resource == "pods":
-        return info.node.allocatable.get("pods", 0) - len(info.pods)
+        return info.node.allocatable.get("pods", 0) - info.pod_count
     return info.node.allocatable.get(resource, 0) - info.requested.get(resource, 0)
 
 
@@ -134,7 +134,7 @@ def overcommitted(info: NodeInfo) -> bool:
     """A negative idle value in any resource: upstream's ``LessEqual`` against it fails for
     every pod, even one that does not request the resource."""
     alloc = info.node.allocatable
-    if len(info.pods) > alloc.get("pods", 0):
+    if info.pod_count > alloc.get("pods", 0):
         return True
     return any(v > alloc.get(r, 0) for r, v in info.requested.items())
 

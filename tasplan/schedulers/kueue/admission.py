@@ -135,7 +135,7 @@ def flavor_tree(state_nodes: Sequence[NodeInfo], topology: k.Topology,
     for info in nodes:
         usage = info.requested
         if info.pods:
-            usage = {**usage, "pods": usage.get("pods", 0) + len(info.pods)}
+            usage = {**usage, "pods": usage.get("pods", 0) + info.pod_count}
         used[info.node.name] = usage
     tree = TopologyTree(topology.levels, (info.node for info in nodes), used)
     if unstated:

@@ -75,7 +75,7 @@ class ClusterSim:
             status = plugin.filter(self.state, pod, info)
             if status is not None:
                 return list(status.reasons)
-        if len(info.pods) >= info.node.allocatable.get("pods", 0):
+        if info.pod_count >= info.node.allocatable.get("pods", 0):
             return [POD_NUMBER_EXCEEDED]
         return []
 
@@ -84,7 +84,7 @@ class ClusterSim:
         if task.payload.host_ports:
             return 1
         info = self.infos[node]
-        return info.node.allocatable.get("pods", 0) - len(info.pods)
+        return info.node.allocatable.get("pods", 0) - info.pod_count
 
     def assume(self, tasks: Sequence[Task], node: str) -> None:
         info = self.infos[node]

@@ -175,7 +175,7 @@ def test_pod_lists_read_the_group_on_the_fast_path_too(tmp_path: Path) -> None:
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
         _annotated_pod("running", "n1"), _annotated_pod("pending")]}).encode()
     docs = typed.read_json_cluster(str(path), data, workload=False)
-    assert docs is not None and sum(d.model is not None for d in docs) == 1
+    assert docs is not None and typed.typed_objects(docs) == 1
     groups = {p.name: p.group for p in assemble(docs, JobOverrides()).pods}
     assert groups == {"running": "ml/llm", "pending": "ml/llm"}
     bad = _annotated_pod("bad", "n1")
