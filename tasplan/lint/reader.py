@@ -84,6 +84,9 @@ class ManifestFile:
     spans: list[tuple[int, int]] | None = None
     lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
     counted: tuple[int, int] = (0, 0)  # an offset and the lines before it (``_document``)
+    # document -> its List's items: (start, end, lines before) each, found on first use
+    item_lines: dict[int, list[tuple[int, int, int]] | None] = field(default_factory=dict)
+    items: dict[tuple[int, int], yaml.Node | None] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -107,6 +110,46 @@ class ManifestFile:
     def line_offset(self, document: int) -> int:
         """Lines before the text the document's node was composed from."""
         return self.lines.get(document, 0) if self.lines is not None else 0
+
+    def item(self, document: int, item: int, obj: Any) -> tuple[yaml.Node, int] | None:
+        """Item ``item`` of the List that document ``document`` is, composed alone (a
+        kubectl dump is one document: composing all of a 60 MB one takes a minute), and the
+        lines before it; None when its lines are not found or do not construct to ``obj``,
+        the item as read (then the whole document is composed)."""
+        if not self.split or (self.nodes is not None and document in (self.lines or ())):
+            return None
+        if document not in self.item_lines:
+            from tasplan.load.yaml_fast import item_spans, spans
+
+            if self.spans is None:
+                self.spans = spans(self.data)
+            found = item_spans(self.data, *self.spans[document]) \
+                if document < len(self.spans) else None
+            lines, at, out = 0, 0, []
+            for start, end in found or ():
+                lines += self.data.count(b"\n", at, start)
+                at = start
+                out.append((start, end, lines))
+            self.item_lines[document] = out
+        spans = self.item_lines[document]
+        if item >= len(spans or ()):
+            return None
+        start, end, lines = spans[item]
+        if (document, item) not in self.items:
+            node = None
+            loader = FastLoader(self.data[start:end])
+            try:
+                seq = loader.get_single_node()
+                if isinstance(seq, yaml.SequenceNode) and len(seq.value) == 1 \
+                        and loader.construct_document(seq) == [obj]:
+                    node = seq.value[0]
+            except (yaml.YAMLError, RecursionError):
+                pass
+            finally:
+                loader.dispose()
+            self.items[document, item] = node
+        node = self.items[document, item]
+        return None if node is None else (node, lines)
 
     def _document(self, document: int) -> yaml.Node | None:
         if self.spans is None:
@@ -176,15 +219,20 @@ class Manifest:
     def locate(self, path: FieldPath, *, key: bool = False) -> Mark:
         """Position of ``path``: its value (or, with ``key``, its key). A path that does not
         exist points at the key of the deepest part that does."""
-        node = self.file.node(self.document)
-        if node is not None and self.item is not None:
-            node = _child(node, "items")
-            node = _child(node[1], self.item) if node else None
-            node = node[1] if node else None
-        if node is None:
-            return None, None
+        alone = None if self.item is None else \
+            self.file.item(self.document, self.item, self.obj)
+        if alone is not None:
+            node, offset = alone
+        else:
+            node = self.file.node(self.document)
+            if node is not None and self.item is not None:
+                node = _child(node, "items")
+                node = _child(node[1], self.item) if node else None
+                node = node[1] if node else None
+            if node is None:
+                return None, None
+            offset = self.file.line_offset(self.document)
         key_node = None
-        offset = self.file.line_offset(self.document)
         for part in path:
             child = _child(node, part)
             if child is None:

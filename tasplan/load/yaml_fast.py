@@ -363,3 +363,33 @@ def _spans_by_find(data: bytes | str) -> list[tuple[int, int]] | None:
         if at < 0:
             return out
         start = at + 5
+
+
+_ITEMS_KEY = re.compile(rb"items:[ ]*(?:#[^\n]*)?\n")
+_ENTRY = re.compile(rb"( *)-(?:[ \n]|\Z)")
+_OUTDENT = {True: re.compile(rb"\n(?:[^ #\n-]|-[^ \n])"), False: re.compile(rb"\n[^ #\n]")}
+
+
+def item_spans(data: bytes, start: int, end: int) -> list[tuple[int, int]] | None:
+    """Where each entry of the block sequence under the column-0 ``items:`` key of the
+    document ``data[start:end]`` is (a kubectl ``List``): from its ``-`` line to the next
+    one's (a comment between two goes with the first), the last to the next column-0 line
+    or the document's end. None unless the key is there once, with a block sequence. Only
+    a guess: the caller checks each entry against the item read."""
+    at = start if data.startswith(b"items:", start, end) else \
+        data.find(b"\nitems:", start, end) + 1
+    if (not at and start) or data.find(b"\nitems:", at, end) >= 0:
+        return None
+    head = _ITEMS_KEY.match(data, at, end)
+    entry = head and _ENTRY.match(data, _BLANK.match(data, head.end(), end).end(), end)
+    if not entry:
+        return None
+    dash = b"\n" + entry[1] + b"-"
+    outdent = _OUTDENT[not entry[1]].search(data, entry.start(), end)
+    stop = outdent.start() + 1 if outdent else end
+    starts = [entry.start()]
+    while (found := data.find(dash, starts[-1], stop)) >= 0:
+        if data[found + len(dash):found + len(dash) + 1] not in (b" ", b"\n", b""):
+            return None
+        starts.append(found + 1)
+    return list(zip(starts, [*starts[1:], stop], strict=True))
