@@ -137,11 +137,11 @@ class ManifestFile:
         start, end, lines = spans[item]
         if (document, item) not in self.items:
             node = None
-            loader = FastLoader(self.data[start:end])
+            loader = _Loader(self.data[start:end])
             try:
                 seq = loader.get_single_node()
                 if isinstance(seq, yaml.SequenceNode) and len(seq.value) == 1 \
-                        and loader.construct_document(seq) == [obj]:
+                        and _construct(loader, seq) == [obj]:
                     node = seq.value[0]
             except (yaml.YAMLError, RecursionError):
                 pass
