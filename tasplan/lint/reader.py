@@ -85,7 +85,7 @@ class ManifestFile:
     lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
     counted: tuple[int, int] = (0, 0)  # an offset and the lines before it (``_document``)
     # document -> its List's items: (start, end, lines before) each, found on first use
-    item_lines: dict[int, list[tuple[int, int, int]] | None] = field(default_factory=dict)
+    item_lines: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
     items: dict[tuple[int, int], yaml.Node | None] = field(default_factory=dict)
 
     @property
@@ -131,10 +131,10 @@ class ManifestFile:
                 at = start
                 out.append((start, end, lines))
             self.item_lines[document] = out
-        spans = self.item_lines[document]
-        if item >= len(spans or ()):
+        entries = self.item_lines[document]
+        if item >= len(entries):
             return None
-        start, end, lines = spans[item]
+        start, end, lines = entries[item]
         if (document, item) not in self.items:
             node = None
             loader = _Loader(self.data[start:end])
