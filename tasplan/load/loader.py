@@ -485,7 +485,8 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     if lazy:
         with suppress(_Plain):
             collected = _collect_pods(pod_docs, priorities, has_selectors, True)
-    if collected is None or not _plain_records_pass(collected[0], collected[5]):
+    if collected is None or (collected[5] and not _plain_records_pass(collected[0],
+                                                                       collected[5])):
         collected = _collect_pods(pod_docs, priorities, has_selectors, False)
     pods, order, owners, pod_annotations, found, stores = collected
     warnings.extend(found)
