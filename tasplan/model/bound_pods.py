@@ -34,7 +34,7 @@ class BoundPods:
     records: the per-node totals are sums over these lists). ``orders``: each record's pod
     order, set by the loader run by run (``Run``)."""
 
-    __slots__ = ("_by_node", "_pods", "by_node", "make", "orders", "records", "row_orders",
+    __slots__ = ("_on_node", "_pods", "by_node", "make", "orders", "records", "row_orders",
                  "shapes")
 
     def __init__(self, make: Callable[[tuple, int], Pod],
@@ -49,7 +49,7 @@ class BoundPods:
         self.make = make
         self.orders: list[int] = []
         self._pods: list[Pod | None] | None = None
-        self._by_node: dict[str, list[int]] | None = None
+        self._on_node: dict[str, list[int]] | None = None  # node -> its records, when read
 
     def fresh(self) -> BoundPods:
         """The same records for another assembly of the documents (their orders, Pods and
@@ -81,19 +81,19 @@ class BoundPods:
 
     def on_node(self, name: str) -> list[Pod]:
         """The Pods of the non-terminal records bound to node ``name``, in order."""
-        by_node = self._by_node
-        if by_node is None:
-            by_node = self._by_node = {}
+        index = self._on_node
+        if index is None:
+            index = self._on_node = {}
             for j, (node, phase) in enumerate(map(_ON, self.records)):
                 if phase in TERMINAL_PHASES:
                     continue
-                found = by_node.get(node)
+                found = index.get(node)
                 if found is None:
-                    by_node[node] = [j]
+                    index[node] = [j]
                 else:
                     found.append(j)
         pod = self.pod
-        return [pod(j) for j in by_node.get(name, ())]
+        return [pod(j) for j in index.get(name, ())]
 
     def keys(self) -> set[tuple[str, str]]:
         return set(map(_KEY, self.records))
