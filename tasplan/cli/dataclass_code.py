@@ -32,6 +32,7 @@ _MAX_BYTES = 8 << 20  # a full table is ~1 MB: anything larger is not ours
 _MAX_ENTRIES = 20_000
 _table: dict[str, CodeType] = {}
 _compiled = 0  # texts compiled by this process (not found in the table)
+_used: set[str] = set()  # texts this process looked up
 _path: Path | None = None
 
 
@@ -68,12 +69,14 @@ def read(path: Path) -> dict[str, CodeType]:
 
 
 def write(path: Path, table: dict[str, CodeType]) -> None:
-    """Merge ``table`` into the file at ``path`` (another run may have added texts)."""
-    merged = {**read(path), **table}
-    if len(merged) > _MAX_ENTRIES:
-        return
-    data = MAGIC_NUMBER + marshal.dumps(merged)
-    if len(data) > _MAX_BYTES:
+    """Merge ``table`` (a run's texts) into the file at ``path``: other commands' texts are
+    kept, unless the file would grow past its bounds (texts of older tasplan releases pile
+    up there): then it holds ``table`` alone."""
+    for kept in ({**read(path), **table}, table):
+        data = MAGIC_NUMBER + marshal.dumps(kept)
+        if len(kept) <= _MAX_ENTRIES and len(data) <= _MAX_BYTES:
+            break
+    else:
         return
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
@@ -89,6 +92,7 @@ def cached_exec(source: object, *args: object, **kwargs: object) -> None:
     """``exec`` for ``dataclasses``: source text is compiled once per table."""
     global _compiled
     if type(source) is str:
+        _used.add(source)
         code = _table.get(source)
         if code is None:
             code = compile(source, "<string>", "exec", dont_inherit=True)
@@ -115,4 +119,4 @@ def install(path: Path | None) -> None:
 def save() -> None:
     """Keep what this run compiled (an exit hook of the console script)."""
     if _path is not None and _compiled and not sys.dont_write_bytecode:
-        write(_path, _table)
+        write(_path, {text: _table[text] for text in _used})

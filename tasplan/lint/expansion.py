@@ -55,8 +55,9 @@ def _source(m: Manifest) -> Source:
 
 def _obj(m: Manifest, namespace: str) -> dict:
     obj = m.obj
-    if not m.namespace:
-        obj = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
+    meta = obj.get("metadata") or {}
+    if not m.namespace and isinstance(meta, dict):  # else the decoder names metadata's type
+        obj = {**obj, "metadata": {**meta, "namespace": namespace}}
     return obj
 
 

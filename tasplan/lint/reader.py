@@ -71,16 +71,25 @@ class ManifestFile:
     """One input file. ``nodes`` holds each document's root node; for JSON and for YAML
     that rapidyaml read, it is composed on first use (None when even that fails: findings
     then have no position). ``split``: YAML that rapidyaml read, whose documents are
-    composed one by one, from ``spans`` (where each is in ``text``, found on first use),
-    so that only the document a finding is in gets composed."""
+    composed one by one from the bytes, from ``spans`` (where each is in ``data``, found
+    on first use), so that only the document a finding is in gets composed. ``text`` is
+    decoded on first use (an ASCII file's bytes are its text)."""
 
     label: str
-    text: str
+    data: bytes
+    decoded: str | None = None
     nodes: list[yaml.Node | None] | None = None
     composed: bool = False
     split: bool = False
     spans: list[tuple[int, int]] | None = None
     lines: dict[int, int] | None = None  # document -> lines before it, with ``spans``
+    counted: tuple[int, int] = (0, 0)  # an offset and the lines before it (``_document``)
+
+    @property
+    def text(self) -> str:
+        if self.decoded is None:
+            self.decoded = self.data.decode("utf-8-sig")
+        return self.decoded
 
     def node(self, document: int) -> yaml.Node | None:
         if self.split:
@@ -103,16 +112,19 @@ class ManifestFile:
         if self.spans is None:
             from tasplan.load.yaml_fast import spans
 
-            self.spans = spans(self.text)
+            self.spans = spans(self.data)
         if self.nodes is None:
             self.nodes, self.lines = [None] * len(self.spans), {}
         if document >= len(self.spans):
             return None
         if document not in self.lines:
             start, end = self.spans[document]
-            self.lines[document] = self.text.count("\n", 0, start)
+            # counted on from the last document asked for (findings come in document order)
+            at, lines = self.counted if self.counted[0] <= start else (0, 0)
+            self.counted = start, lines + self.data.count(b"\n", at, start)
+            self.lines[document] = self.counted[1]
             try:
-                self.nodes[document] = yaml.compose(self.text[start:end], Loader=FastLoader)
+                self.nodes[document] = yaml.compose(self.data[start:end], Loader=FastLoader)
             except (yaml.YAMLError, RecursionError):
                 self.nodes[document] = None
         return self.nodes[document]
@@ -272,21 +284,22 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     if nul >= 0:
         return [], ParseProblem(
             f"binary file (NUL byte at offset {nul}), not YAML or JSON", _line(data, nul))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return [], ParseProblem(
-            f"not UTF-8 text (invalid byte at offset {exc.start})", _line(data, exc.start))
-    file = ManifestFile(label, text)
+    file = ManifestFile(label, data)
+    if not data.isascii():
+        try:
+            file.decoded = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            return [], ParseProblem(
+                f"not UTF-8 text (invalid byte at offset {exc.start})", _line(data, exc.start))
     is_json = label.lower().endswith(".json")
     if may_nest_deeper(data, block=not is_json):
         try:
-            check_depth(text)
+            check_depth(file.text)
         except StrictError as exc:
             return [], ParseProblem(f"{exc.field}: {exc}" if exc.field else str(exc), exc.line)
     if is_json:
         try:
-            roots = [orjson.loads(text)]
+            roots = [orjson.loads(file.text)]
             check_strings(data, roots)
             check_json_keys(data, roots[0])
             check_json_ints(data)
@@ -312,6 +325,7 @@ def parse(label: str, data: bytes) -> tuple[list[Manifest], ParseProblem | None]
     file.nodes = []
     roots: list[Any] = []
     loader_class = GuardedLoader if needs_guarded_loader(data) else _Loader
+    text = file.text
     loader = loader_class(text)
     problem = None
     try:

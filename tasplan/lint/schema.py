@@ -28,9 +28,12 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from referencing import Registry
 
-# jsonschema and referencing are imported when an object is not valid (the compiled
-# predicates of ``schema_check`` recognise the valid ones) or a schema uses a reference
-# ``lookup`` does not resolve: lint of valid manifests does not pay for them.
+    from tasplan.lint.schema_check import Namer, SchemaError
+
+# jsonschema and referencing are imported only where the compiled predicates of
+# ``schema_check`` cannot decide and name (a keyword they do not compile, a nesting deeper
+# than Python's recursion limit) or a schema uses a reference ``lookup`` does not resolve:
+# lint pays for them on no bundled schema.
 
 SCHEMA_GROUP = "scheduling.k8s.io"
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -248,8 +251,12 @@ def validate(obj: dict[str, Any], api_version: str, kind: str) -> list[Violation
         return None
     check = check_of(key)
     try:
-        if check is not None and check(obj):
-            return []
+        if check is not None:
+            if check(obj):
+                return []
+            errors = named(key, obj)
+            if errors is not None:
+                return [v for error in errors for v in _translate(error)]
     except RecursionError:
         pass
     out: list[Violation] = []
@@ -258,7 +265,25 @@ def validate(obj: dict[str, Any], api_version: str, kind: str) -> list[Violation
     return out
 
 
-def _translate(error: ValidationError) -> Iterator[Violation]:
+def named(key: tuple[str, str], obj: Any) -> list[SchemaError] | None:
+    """The schema violations of an object of a kind ``check_of`` compiles, named as
+    jsonschema names them (``schema_check.Namer``); None where a keyword is not named
+    there (jsonschema names them then)."""
+    from tasplan.lint.schema_check import Unsupported
+
+    with contextlib.suppress(Unsupported):
+        return _namer().errors(schema_of(key), obj, _documents()[1][key]["$id"])
+    return None
+
+
+@cache
+def _namer() -> Namer:
+    from tasplan.lint.schema_check import Namer
+
+    return Namer(_compiler())
+
+
+def _translate(error: ValidationError | SchemaError) -> Iterator[Violation]:
     path = tuple(error.absolute_path)
     keyword, value, instance = error.validator, error.validator_value, error.instance
     if keyword == "required":

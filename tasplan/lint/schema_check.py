@@ -7,8 +7,9 @@ meaning (``type`` with integral floats as integers and booleans as neither, ``co
 ``enum`` with jsonschema's own equality (imported only for values other than strings
 and null), ``format`` with the same FormatChecker, ``pattern``
 with ``re.search``); a schema holding any other keyword is not compiled at all, and
-jsonschema decides. Only a valid verdict is used: an invalid object is validated again by
-jsonschema, which names the violations.
+jsonschema decides. An invalid object's violations are named by ``Namer`` as jsonschema
+names them (the same errors, in the same order), so lint imports jsonschema only for a
+schema these predicates do not compile.
 """
 
 from __future__ import annotations
@@ -272,3 +273,176 @@ class Compiler:
             resolved = self.registry.resolver(base).lookup(value)
             target.append(self.compile(resolved.contents, uri.split("#")[0]))
         return known
+
+
+# ---------------------------------------------------------------------- naming violations
+
+
+class SchemaError:
+    """One violation as jsonschema's ``ValidationError`` reports it, with the attributes
+    lint's translation reads (``validator`` is the keyword, None for a false schema;
+    ``message`` is jsonschema's text for the keywords lint shows it for)."""
+
+    __slots__ = ("absolute_path", "instance", "message", "schema", "validator",
+                 "validator_value")
+
+    def __init__(self, validator: str | None, value: Any, instance: Any, schema: Any,
+                 path: tuple, message: str = "") -> None:
+        self.validator = validator
+        self.validator_value = value
+        self.instance = instance
+        self.schema = schema
+        self.absolute_path = path
+        self.message = message
+
+
+class Namer:
+    """The violations of an object, named as jsonschema's ``iter_errors`` names them: the
+    same errors (keyword, value, instance, schema, path), in the same order, for every
+    keyword ``Compiler`` compiles, walking the schema as jsonschema's ``descend`` does and
+    asking the compiled predicates where jsonschema asks ``is_valid`` (``not``, ``if``,
+    ``anyOf``, ``oneOf``). A keyword outside that set raises ``Unsupported``: jsonschema
+    names such an object. Mirrors jsonschema 4.26's ``_keywords.py`` and ``descend``."""
+
+    def __init__(self, compiler: Compiler) -> None:
+        self.compiler = compiler
+        # (id of a schema, keyword or "") -> (the schema, its or its keyword's predicate)
+        self.checks: dict[tuple[int, str], tuple[Any, Check]] = {}
+
+    def errors(self, schema: Any, x: Any, base: str) -> list[SchemaError]:
+        out: list[SchemaError] = []
+        self._descend(schema, x, base, (), out, ())
+        return out
+
+    def _valid(self, schema: Any, x: Any, base: str, keyword: str = "") -> bool:
+        """The compiled verdict of ``schema`` (of its ``keyword`` alone, if given)."""
+        known = self.checks.get((id(schema), keyword))
+        if known is None or known[0] is not schema:
+            check = self.compiler.compile(schema, base) if not keyword else getattr(
+                self.compiler, "_" + keyword)(schema[keyword], schema, base)
+            known = self.checks[(id(schema), keyword)] = (schema, check)
+        return known[1](x)
+
+    def _descend(self, schema: Any, x: Any, base: str, path: tuple, out: list[SchemaError],
+                 parent: tuple) -> None:
+        """``schema``'s errors on ``x`` at ``path`` (``parent``: the path before the step
+        to ``x``, where jsonschema places a false schema's error)."""
+        if schema is True:
+            return
+        if schema is False:
+            out.append(SchemaError(None, None, x, schema, parent,
+                                   f"False schema does not allow {x!r}"))
+            return
+        if not isinstance(schema, dict):
+            raise Unsupported(repr(schema))
+        base = schema.get("$id", base)
+        for keyword, value in schema.items():
+            if keyword in _IGNORED:
+                continue
+            name = _NAMED.get(keyword)
+            if name is None:
+                raise Unsupported(keyword)
+            getattr(self, name)(keyword, value, schema, x, base, path, out)
+
+    # ------------------------------------------------------------------ keywords
+
+    def _error(self, keyword: str, value: Any, schema: dict, x: Any, base: str, path: tuple,
+               out: list[SchemaError]) -> None:
+        """A keyword that is one error or none: its compiled predicate decides."""
+        if not self._valid(schema, x, base, keyword):
+            out.append(SchemaError(keyword, value, x, schema, path, _message(keyword, value, x)))
+
+    def _required(self, keyword: str, value: list, schema: dict, x: Any, base: str,
+                  path: tuple, out: list[SchemaError]) -> None:
+        if isinstance(x, dict):
+            out.extend(SchemaError(keyword, value, x, schema, path,
+                                   f"{name!r} is a required property")
+                       for name in value if name not in x)
+
+    def _properties(self, keyword: str, value: dict, schema: dict, x: Any, base: str,
+                    path: tuple, out: list[SchemaError]) -> None:
+        if isinstance(x, dict):
+            for name, sub in value.items():
+                if name in x:
+                    self._descend(sub, x[name], base, (*path, name), out, path)
+
+    def _additionalProperties(self, keyword: str, value: Any, schema: dict, x: Any,
+                              base: str, path: tuple, out: list[SchemaError]) -> None:
+        if "patternProperties" in schema:
+            raise Unsupported("patternProperties")
+        if not isinstance(x, dict):
+            return
+        known = schema.get("properties", {})
+        extras = {k for k in x if k not in known}  # a set, iterated as jsonschema does
+        if isinstance(value, dict):
+            for extra in extras:
+                self._descend(value, x[extra], base, (*path, extra), out, path)
+        elif not value and extras:
+            out.append(SchemaError(keyword, value, x, schema, path))
+
+    def _propertyNames(self, keyword: str, value: Any, schema: dict, x: Any, base: str,
+                       path: tuple, out: list[SchemaError]) -> None:
+        if isinstance(x, dict):
+            for name in x:
+                self._descend(value, name, base, path, out, path)
+
+    def _items(self, keyword: str, value: Any, schema: dict, x: Any, base: str, path: tuple,
+               out: list[SchemaError]) -> None:
+        if "prefixItems" in schema or (not isinstance(value, dict) and value is not True):
+            raise Unsupported("items")
+        if isinstance(x, list):
+            for i, item in enumerate(x):
+                self._descend(value, item, base, (*path, i), out, path)
+
+    def _allOf(self, keyword: str, value: list, schema: dict, x: Any, base: str, path: tuple,
+               out: list[SchemaError]) -> None:
+        for sub in value:
+            self._descend(sub, x, base, path, out, path)
+
+    def _anyOf(self, keyword: str, value: list, schema: dict, x: Any, base: str, path: tuple,
+               out: list[SchemaError]) -> None:
+        if not any(self._valid(sub, x, base) for sub in value):
+            out.append(SchemaError(keyword, value, x, schema, path))
+
+    def _oneOf(self, keyword: str, value: list, schema: dict, x: Any, base: str, path: tuple,
+               out: list[SchemaError]) -> None:
+        if sum(1 for sub in value if self._valid(sub, x, base)) != 1:
+            out.append(SchemaError(keyword, value, x, schema, path))
+
+    def _not(self, keyword: str, value: Any, schema: dict, x: Any, base: str, path: tuple,
+             out: list[SchemaError]) -> None:
+        if self._valid(value, x, base):
+            out.append(SchemaError(keyword, value, x, schema, path,
+                                   f"{x!r} should not be valid under {value!r}"))
+
+    def _if(self, keyword: str, value: Any, schema: dict, x: Any, base: str, path: tuple,
+            out: list[SchemaError]) -> None:
+        if self._valid(value, x, base):
+            if "then" in schema:
+                self._descend(schema["then"], x, base, path, out, path)
+        elif "else" in schema:
+            self._descend(schema["else"], x, base, path, out, path)
+
+    def _ref(self, keyword: str, value: str, schema: dict, x: Any, base: str, path: tuple,
+             out: list[SchemaError]) -> None:
+        target = self.compiler.registry.resolver(base).lookup(value).contents
+        self._descend(target, x, urljoin(base, value).split("#")[0], path, out, path)
+
+
+# keyword -> the Namer method that names its violations
+_NAMED = {"required": "_required", "properties": "_properties",
+          "additionalProperties": "_additionalProperties", "propertyNames": "_propertyNames",
+          "items": "_items", "allOf": "_allOf", "anyOf": "_anyOf", "oneOf": "_oneOf",
+          "not": "_not", "if": "_if", "$ref": "_ref",
+          **{k: "_error" for k in ("type", "format", "minItems", "maxItems", "minLength",
+                                   "minimum", "maximum", "const", "enum", "pattern")}}
+
+
+def _message(keyword: str, value: Any, x: Any) -> str:
+    """jsonschema's message, for the keywords whose message lint shows (the others are
+    worded by lint from the keyword and value)."""
+    if keyword == "minLength":
+        return f"{x!r} {'should be non-empty' if value == 1 else 'is too short'}"
+    if keyword == "pattern":
+        return f"{x!r} does not match {value!r}"
+    return ""

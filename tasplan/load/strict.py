@@ -100,7 +100,7 @@ def check_strings(data: bytes, obj: Any) -> None:
 
 # ---------------------------------------------------------------------------- JSON keys
 
-def check_json_keys(data: bytes, obj: Any) -> None:
+def check_json_keys(data: bytes | bytearray, obj: Any, end: int | None = None) -> None:
     """Refuse duplicate keys in a JSON document ``obj`` was decoded from.
 
     orjson keeps the last of duplicate keys silently. Every key is followed by exactly one
@@ -108,15 +108,17 @@ def check_json_keys(data: bytes, obj: Any) -> None:
     many colons as the decoded document re-encoded -- unless a key was dropped (with it, its
     colon and any in its value) or the input escapes a colon (``\\u003a``). Only then is the
     input decoded again, slowly, to name the key and its line. Two C-speed byte counts and
-    one re-encoding: a fraction of the parse."""
+    one re-encoding: a fraction of the parse. ``end``: the document is ``data[:end]``."""
+    end = len(data) if end is None else end
     try:
         encoded = orjson.dumps(obj)
     except TypeError:  # "Recursion limit reached": deeper than orjson encodes
-        raise too_deep(data) from None
-    if (data.count(b":") == encoded.count(b":") and b"\\u003a" not in data
-            and b"\\u003A" not in data):
+        raise too_deep(bytes(data[:end])) from None
+    if data.count(b":", 0, end) == encoded.count(b":") and (
+            data.find(b"\\u003", 0, end) < 0
+            or (data.find(b"\\u003a", 0, end) < 0 and data.find(b"\\u003A", 0, end) < 0)):
         return
-    _find_duplicate(data)
+    _find_duplicate(bytes(data[:end]))
 
 
 # An integer literal of 19 or more digits (not a fraction or exponent part): orjson reads

@@ -33,7 +33,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tasplan.errors import InputError
 from tasplan.load.document import Document
@@ -179,6 +179,20 @@ class _Scan:
 
 def _scan_aside(data: bytes | mmap.mmap, bounds: list[tuple[int, int]]) -> _Scan | None:
     """A child scanning the pieces, or None where forking is not safe (no fork, threads)."""
+    def scan() -> bool:
+        for a, b in bounds:
+            piece = data[a:b]
+            _release(data, b)
+            if risky(piece):
+                return True
+        return False
+
+    return aside(scan)
+
+
+def aside(risky_in: Callable[[], bool]) -> _Scan | None:
+    """``risky_in()`` computed in a forked child while this process goes on (its answer is
+    ``_Scan.safe()``), or None where forking is not safe (no fork, threads)."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return None
     read, write = os.pipe()
@@ -191,14 +205,7 @@ def _scan_aside(data: bytes | mmap.mmap, bounds: list[tuple[int, int]]) -> _Scan
     if pid == 0:  # the child: answer, and leave without running anything of the parent's
         try:
             os.close(read)
-            verdict = b"0"
-            for a, b in bounds:
-                piece = data[a:b]
-                _release(data, b)
-                if risky(piece):
-                    verdict = b"1"
-                    break
-            os.write(write, verdict)
+            os.write(write, b"1" if risky_in() else b"0")
         finally:
             os._exit(0)
     os.close(write)
@@ -271,12 +278,13 @@ def _to_json(ryml, tree, piece: bytes) -> memoryview | None:
                      and tree.num_children(root) == entries)
 
 
-def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True,
-              stream: bool = False) -> memoryview | None:
+def emit_json(ryml, tree, piece: bytes | memoryview, accept=None, *, quiet: bool = True,
+              stream: bool = False, out: bytearray | None = None) -> memoryview | None:
     """One YAML document (no ``---``) as rapidyaml's JSON, or None when rapidyaml refuses
     it, reads several documents, or ``accept(root)`` is false. ``quiet=False``: the caller
     has silenced stderr already (``quiet_stderr``). ``stream``: several documents are
-    allowed (written as one JSON array)."""
+    allowed (written as one JSON array). ``out``: a buffer to write into, reused from
+    piece to piece (a new one is zeroed: 5 % of reading a stream), when large enough."""
     buf = bytearray(piece)
     silence = quiet_stderr if quiet else contextlib.nullcontext
     try:
@@ -287,7 +295,8 @@ def emit_json(ryml, tree, piece: bytes, accept=None, *, quiet: bool = True,
         root = tree.root_id()
         if (tree.is_stream(root) and not stream) or (accept is not None and not accept(root)):
             return None
-        out = bytearray(2 * len(piece) + 64)
+        if out is None or len(out) < 2 * len(piece) + 64:
+            out = bytearray(2 * len(piece) + 64)
         with silence():
             failed, size = ryml.emit_json_to_substr(tree, root, out)
             if failed:

@@ -20,7 +20,14 @@ import orjson
 
 from tasplan.load.nesting import TooDeep
 from tasplan.load.strict import StrictError, check_json_keys
-from tasplan.load.yaml_dump import UNICODE, emit_json, quiet_stderr, risky
+from tasplan.load.yaml_dump import (
+    PARALLEL_BYTES,
+    UNICODE,
+    aside,
+    emit_json,
+    quiet_stderr,
+    risky,
+)
 
 CHUNK_BYTES = 1 << 23
 _MARKER = re.compile(rb"^---(?:\n|\Z)", re.M)
@@ -169,38 +176,66 @@ def _chunked(data: bytes) -> list[Any] | None:
     # The stream is read in chunks of a few megabytes, each cut before a marker line:
     # rapidyaml's tree and JSON of one chunk at a time stay small.
     bounds = list(_chunks(data, CHUNK_BYTES)) or [(0, 0)]
-    parts = [without_markers(data[a:b]) for a, b in bounds]
+    marks = [markers(data, a, b) for a, b in bounds]
     # One scan of all the documents: its patterns never cross a line, and every document
     # starts one, so this is the scan of each (a file of many small documents would
-    # otherwise pay the scan's set-up per document). The marker lines are left out; when
-    # this finds something, the scan of the non-blank documents alone decides (a blank one
-    # may hold a comment such as "# yes").
-    pieces = None
-    if risky_lines(b"".join(body for body, _, _ in parts)):
-        pieces = _MARKER.split(data)
-        if risky(b"".join(p for p in pieces if _BLANK.fullmatch(p) is None)):
-            return None
+    # otherwise pay the scan's set-up per document). A large stream is scanned in a forked
+    # child while this process parses (``yaml_dump.aside``). When the scan finds something,
+    # the scan of the non-blank documents alone decides (a blank one may hold a comment
+    # such as "# yes").
+    scan = aside(lambda: risky_lines(data)) if len(data) >= PARALLEL_BYTES else None
+    if scan is None and risky_lines(data) and _risky_documents(data):
+        return None
     # libyaml's numbering: every marker starts a document; text before the first is one
     # unless it is blank (comments only). Chunks after the first start with a marker.
-    leading = _BLANK.fullmatch(data, 0, parts[0][2]) is None
-    single = sum(count for _, count, _ in parts) == 0
+    leading = _BLANK.fullmatch(data, 0, marks[0][1]) is None
+    single = sum(count for count, _ in marks) == 0
     tree = ryml.Tree()
     roots: list[Any] | None = []
-    with quiet_stderr():
-        for k, (a, b) in enumerate(bounds):
-            expected = parts[k][1] + (leading and not k)
-            try:
-                chunk = _stream(ryml, tree, data[a:b], expected, single=single) \
-                    if expected else []
-            except StrictError:  # a duplicate key, which the reading of its piece finds too
-                return None
-            if chunk is None:  # rapidyaml read the stream otherwise: ask it piece by piece,
-                # on a new tree (clearing the stream's, sized for a chunk of documents,
-                # costs its whole capacity per piece)
-                roots = _one_by_one(ryml, ryml.Tree(), pieces or _MARKER.split(data))
-                break
-            roots.extend(chunk)
+    view = memoryview(data)
+    out = bytearray(2 * max(b - a for a, b in bounds) + 64)
+    try:
+        with quiet_stderr():
+            for k, (a, b) in enumerate(bounds):
+                expected = marks[k][0] + (leading and not k)
+                try:
+                    chunk = _stream(ryml, tree, view[a:b], expected, single=single,
+                                    out=out) if expected else []
+                except StrictError:  # a duplicate key, which the reading of its piece finds
+                    return None
+                if chunk is None:  # rapidyaml read the stream otherwise: ask it piece by
+                    # piece, on a new tree (clearing the stream's, sized for a chunk of
+                    # documents, costs its whole capacity per piece)
+                    roots = _one_by_one(ryml, ryml.Tree(), _MARKER.split(data))
+                    break
+                roots.extend(chunk)
+        if scan is not None and not scan.safe() and _risky_documents(data):
+            return None
+    finally:
+        if scan is not None:
+            scan.close()
     return roots
+
+
+def _risky_documents(data: bytes) -> bool:
+    """The scan of the non-blank documents (the whole stream's found something)."""
+    return risky(b"".join(p for p in _MARKER.split(data) if _BLANK.fullmatch(p) is None))
+
+
+def markers(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """``without_markers(data[start:end])``'s count and first marker, by C-speed counts
+    where no two marker lines follow each other (``bytes.count`` does not overlap them)."""
+    if data.find(b"\n---\n---", start, end) >= 0 or data.startswith(b"---\n---", start):
+        _, count, first = without_markers(data[start:end])
+        return count, first
+    count = data.count(b"\n---\n", start, end)
+    first = data.find(b"\n---\n", start, end) + 1 - start if count else end - start
+    if data.startswith(b"---\n", start, end):
+        count, first = count + 1, 0
+    if end == len(data) and data.endswith(b"---", start) and (
+            end - start == 3 or data[end - 4] == 10):  # "---" as the last line, unended
+        count, first = count + 1, min(first, end - start - 3)
+    return count, first
 
 
 def _chunks(data: bytes, size: int) -> Iterator[tuple[int, int]]:
@@ -234,34 +269,35 @@ def without_markers(data: bytes) -> tuple[bytes, int, int]:
     return body, count, min(starts, default=len(data))
 
 
-def risky_lines(body: bytes) -> bool:
-    """``risky(body)``, scanning each distinct line once (the scan never crosses a line):
-    generated streams repeat most of their lines (200,000 Pods: 3.2 million lines, 200,000
-    distinct)."""
-    lines = body.split(b"\n")
-    distinct = set(lines)  # any order: the answer is whether one line is risky
-    if len(distinct) * 2 > len(lines):
-        return risky(body)
+def risky_lines(data: bytes) -> bool:
+    """``risky(without_markers(data)[0])``, scanning each distinct line once (the scan
+    never crosses a line; a marker line is left out): generated streams repeat most of
+    their lines (200,000 Pods: 3.2 million lines, 600,000 distinct; a kubectl dump of
+    18,000 distinct Pods: 2.5 million, 290,000 distinct)."""
+    distinct = set(data.split(b"\n"))
+    distinct.discard(b"---")
     return risky(b"\n".join(distinct))
 
 
-def _stream(ryml, tree, data: bytes, expected: int, *, single: bool) -> list[Any] | None:
+def _stream(ryml, tree, data: bytes | memoryview, expected: int, *, single: bool,
+            out: bytearray | None = None) -> list[Any] | None:
     """Every document from one parse, written as one JSON array (200,000 small documents:
     a third of the time of one parse per document), when rapidyaml reads exactly the
-    documents libyaml numbers; else None. Raises StrictError for a duplicate key."""
+    documents libyaml numbers; else None. Raises StrictError for a duplicate key. ``out``:
+    the JSON's buffer, reused (``emit_json``)."""
     def accept(root: int) -> bool:
         if single:
             return not tree.is_stream(root)
         return tree.is_stream(root) and tree.num_children(root) == expected
 
-    json = emit_json(ryml, tree, data, accept, quiet=False, stream=True)
+    json = emit_json(ryml, tree, data, accept, quiet=False, stream=True, out=out)
     if json is None:
         return None
     try:
         roots = orjson.loads(json)
         if single:
             roots = [roots]
-        check_json_keys(bytes(json), roots)
+        check_json_keys(json.obj, roots, len(json))
     except (TooDeep, orjson.JSONDecodeError):  # the array is one level deeper
         return None
     return roots
@@ -287,25 +323,43 @@ def _one_by_one(ryml, tree, pieces: list[bytes]) -> list[Any] | None:
     return roots
 
 
-def spans(text: str) -> list[tuple[int, int]]:
-    """Where each document of ``documents`` is in the file's text: (start, end) offsets,
-    same numbering (lint composes only the document a finding is in)."""
+def spans(data: bytes | str) -> list[tuple[int, int]]:
+    """Where each document of ``documents`` is in the file (its bytes, or its text): (start,
+    end) offsets, same numbering (lint composes only the document a finding is in)."""
+    found = _spans_by_find(data)
+    if found is not None:
+        return found
+    blank, marker_re = (_BLANK, _MARKER) if isinstance(data, bytes) else \
+        (_TEXT_BLANK, _TEXT_MARKER)
     out: list[tuple[int, int]] = []
-    split = _split(text, "\n", "---")
-    if split is not None:  # each part, its line break, then a marker of 4 characters
-        head, parts = split
-        start, last = (4 if head else 0), len(parts) - 1
-        for number, part in enumerate(parts):
-            end = start + len(part) + (number < last)
-            if head or number or not _TEXT_BLANK.fullmatch(text, start, end):
-                out.append((start, end))
-            start = end + 4
-        return out
     start = 0
-    for number, marker in enumerate([*_TEXT_MARKER.finditer(text), None]):
-        end = len(text) if marker is None else marker.start()
-        if number or not _TEXT_BLANK.fullmatch(text, start, end):
+    for number, marker in enumerate([*marker_re.finditer(data), None]):
+        end = len(data) if marker is None else marker.start()
+        if number or not blank.fullmatch(data, start, end):
             out.append((start, end))
         if marker is not None:
             start = marker.end()
     return out
+
+
+def _spans_by_find(data: bytes | str) -> list[tuple[int, int]] | None:
+    """``spans`` where every ``\\n---\\n`` ends a document (its line break kept) and the
+    next starts after it, as ``_split`` splits: found one by one, no copies; None where
+    ``_split`` leaves it to the regex."""
+    nl, dashes, blank = (b"\n", b"---", _BLANK) if isinstance(data, bytes) else \
+        ("\n", "---", _TEXT_BLANK)
+    marker, after = dashes + nl, nl + dashes + nl
+    if (data.endswith(nl + dashes) or data == dashes or after + marker in data
+            or data.startswith(marker + marker)):
+        return None
+    head = data.startswith(marker)
+    out: list[tuple[int, int]] = []
+    start, find = (4 if head else 0), data.find
+    while True:
+        at = find(after, start)
+        end = len(data) if at < 0 else at + 1
+        if head or start or not blank.fullmatch(data, start, end):
+            out.append((start, end))
+        if at < 0:
+            return out
+        start = at + 5

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import replace
 
 from tasplan.errors import InternalError
 from tasplan.framework.node_info import NodeInfo
 from tasplan.framework.runtime import Framework
 from tasplan.framework.statement import Statement
-from tasplan.framework.status import PluginError
-from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement
+from tasplan.framework.status import PluginError, Status
+from tasplan.framework.types import UNCONSTRAINED, GroupContext, Placement, ProposedAssignment
 from tasplan.model.group import Policy
 from tasplan.model.pod import Pod
 from tasplan.model.topology import natural_key
@@ -20,6 +19,7 @@ from tasplan.plan.pod_cycle import ClassCursor, GroupCache
 from tasplan.plan.result import GroupResult, PlacementResult
 from tasplan.plan.selection import rank_placements
 from tasplan.plugins.names import GANG_SCHEDULING
+from tasplan.plugins.topology_placement import TopologyPlacementGenerator
 
 NO_PLACEMENTS = "no feasible placements found"
 NO_POD_SCHEDULED = "no pods were schedulable"
@@ -54,7 +54,10 @@ def schedule_group(
         return held
     if parent is None:
         parent = Placement(UNCONSTRAINED, tuple(range(len(nodes))))
-    placements, status = fw.run_placement_generate(ctx, parent, nodes)
+    if reuse is not None:
+        placements, status = reuse.placements(fw, ctx, parent, nodes)
+    else:
+        placements, status = fw.run_placement_generate(ctx, parent, nodes)
     if status is not None:
         return cycle.result(False, f"{status.plugin}: {status.message}", error=True)
     if not placements:
@@ -213,8 +216,8 @@ class Reuse:
     (``place_counted``), which leaves every per-domain sum and count as the pod-by-pod choice
     would; the caller chooses the nodes later, in the same order (``tree_cycle``)."""
 
-    __slots__ = ("_classes", "_counted", "_renames", "_signatures", "cache", "defer", "key",
-                 "labels")
+    __slots__ = ("_classes", "_counted", "_domains", "_renames", "_signatures", "cache",
+                 "defer", "key", "labels")
 
     def __init__(self, cache: GroupCache, labels: bool,
                  key: Callable[[Placement, GroupContext], Hashable | None], *,
@@ -224,6 +227,24 @@ class Reuse:
         self._renames: dict[tuple[int, int], dict[str, str]] = {}
         self._signatures: dict[int, tuple[tuple[Pod, ...], list]] = {}
         self._classes: dict[tuple, int] = {}
+        self._domains: dict[tuple, list[Placement]] = {}
+
+    def placements(self, fw: Framework, ctx: GroupContext, parent: Placement,
+                   nodes: Sequence[NodeInfo]) -> tuple[list[Placement], Status | None]:
+        """``fw.run_placement_generate``, once per (topology key, parent domain) for groups
+        with no pod scheduled yet when TopologyPlacementGenerator is the only generator: its
+        domains then depend on nothing else (the nodes' labels are fixed)."""
+        if ctx.scheduled or not all(type(p) is TopologyPlacementGenerator
+                                    for p in fw.placement_generators):
+            return fw.run_placement_generate(ctx, parent, nodes)
+        key = (id(fw), ctx.group.topology_key, parent)
+        hit = self._domains.get(key)
+        if hit is None:
+            placements, status = fw.run_placement_generate(ctx, parent, nodes)
+            if status is not None:
+                return placements, status
+            hit = self._domains[key] = placements
+        return list(hit), None
 
     def signatures(self, pending: tuple[Pod, ...], nodes: Sequence[NodeInfo]) -> list:
         """The classes of a group's pods, once per group: ``pod_signatures`` numbered in
@@ -248,15 +269,25 @@ class Reuse:
             return sim
         sim, pods = hit
         if pods is ctx.pending:
-            return replace(sim, placement=placement)
+            return _copy(sim, placement=placement)
         rename = self._renames.get((id(pods), id(ctx.pending)))
         if rename is None:  # both tuples live as long as this object (kept in _counted)
             rename = self._renames[id(pods), id(ctx.pending)] = {
                 p.key: q.key for p, q in zip(pods, ctx.pending, strict=True)}
-        return replace(sim, placement=placement,
-                       proposed=tuple(replace(a, pod=ctx.pending[0]) for a in sim.proposed),
-                       unplaced={rename[k]: v for k, v in sim.unplaced.items()},
-                       diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+        first = ctx.pending[0]
+        return _copy(sim, placement=placement,
+                     proposed=tuple(ProposedAssignment(first, a.node, a.count)
+                                    for a in sim.proposed),
+                     unplaced={rename[k]: v for k, v in sim.unplaced.items()},
+                     diagnoses={rename[k]: v for k, v in sim.diagnoses.items()})
+
+
+def _copy(sim: Simulation, **changes) -> Simulation:
+    """``dataclasses.replace`` of a Simulation (which has no ``__post_init__``) without
+    its per-call introspection: a reused outcome is copied for every alike leaf."""
+    copy = object.__new__(Simulation)
+    copy.__dict__.update(sim.__dict__, **changes)
+    return copy
 
 
 class NotDeferred(Exception):

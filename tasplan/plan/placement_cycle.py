@@ -123,7 +123,7 @@ def simulate_placement(
     if not early or status.code != Code.UNSCHEDULABLE:
         status = fw.run_placement_feasible(ctx, remaining, scheduled)
     status = _final(fw, status, len(proposed))
-    free = _free(members)
+    free = _free(members, cache)
     allocations = fw.allocations_since(mark)
     devices, per_pod = fw.device_report(ctx.pending, members, allocations)
     if not keep:
@@ -214,22 +214,29 @@ def _count(
     proposed = (ProposedAssignment(first, None, fit),) if status.success and fit else ()
     devices, _ = fw.device_report(ctx.pending, members, {}, (first, fit))
     return Simulation(placement, status, proposed, fit, unplaced, diagnoses,
-                      {**_free(members, (first, fit)), **devices}, simulated=False,
+                      {**_free(members, cache, (first, fit)), **devices}, simulated=False,
                       capacity=tuple(capacity))
 
 
-def _free(members: Sequence[NodeInfo], unassumed: tuple | None = None) -> dict[str, int]:
+def _free(members: Sequence[NodeInfo], cache: GroupCache,
+          unassumed: tuple | None = None) -> dict[str, int]:
     """Allocatable minus requested over the domain's schedulable (not cordoned) nodes;
     ``unassumed`` = (pod, copies) placed but not assumed on any node."""
-    members = [n for n in members if not n.node.unschedulable]
-    resources = list(SUMMARY_RESOURCES)
-    extra = sorted({r for n in members for r in n.node.allocatable
-                    if "/" in r and not r.startswith("hugepages")})
+    schedulable, allocatable = cache.domain(members, _allocatable)
     free = {}
-    for resource in resources + extra:
-        free[resource] = sum(n.node.allocatable.get(resource, 0) - n.requested.get(resource, 0)
-                             for n in members)
+    for resource, total in allocatable.items():
+        free[resource] = total - sum([n.requested.get(resource, 0) for n in schedulable])
         if unassumed is not None:
             pod, copies = unassumed
             free[resource] -= pod.requests.get(resource, 0) * copies
     return free
+
+
+def _allocatable(members: Sequence[NodeInfo]) -> tuple[list[NodeInfo], dict[str, int]]:
+    """The domain's schedulable nodes and their allocatable of ``SUMMARY_RESOURCES`` and of
+    every extended resource one of them offers (sorted), summed: what a Node fixes."""
+    schedulable = [n for n in members if not n.node.unschedulable]
+    extra = sorted({r for n in schedulable for r in n.node.allocatable
+                    if "/" in r and not r.startswith("hugepages")})
+    return schedulable, {r: sum([n.node.allocatable.get(r, 0) for n in schedulable])
+                         for r in (*SUMMARY_RESOURCES, *extra)}

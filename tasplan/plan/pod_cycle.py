@@ -14,6 +14,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tasplan.errors import InternalError
 from tasplan.framework.diagnosis import Diagnosis
@@ -24,6 +25,8 @@ from tasplan.framework.status import PluginError, Status
 from tasplan.framework.types import MAX_NODE_SCORE, CycleState, GroupContext, Scope
 from tasplan.model.pod import Pod
 
+T = TypeVar("T")
+
 # Capacity of a node no dynamic filter limits.
 UNLIMITED = 2**62
 # A filtering-only cursor counts capacities without filtering every node first
@@ -33,6 +36,7 @@ FAST_CAPACITY = True
 
 # Static filter outcome of one node for one class: None, or (filter position, status).
 StaticResult = tuple[int, Status] | None
+_UNKNOWN = object()  # a node's static result not computed yet
 
 
 def _scope(fw: Framework, plugin, pod: Pod) -> Scope:
@@ -79,14 +83,16 @@ class GroupCache:
         self.cluster = cluster
         self.base = statement.checkpoint()
         self._classes: dict[tuple, ClassCache] = {}
-        self._keys: tuple[tuple[Pod, ...], list[str]] | None = None
+        self._keys: dict[int, tuple[tuple[Pod, ...], list[str]]] = {}
         self._feasible: tuple[object, Callable[[int, int], Status]] | None = None
+        self._domains: dict[tuple[int, ...], tuple[tuple[NodeInfo, ...], object]] = {}
 
     def keys(self, pods: tuple[Pod, ...]) -> list[str]:
-        """``pod.key`` of each of ``pods`` (the group's pending pods, asked per placement)."""
-        hit = self._keys
-        if hit is None or hit[0] is not pods:
-            hit = self._keys = (pods, [p.key for p in pods])
+        """``pod.key`` of each of ``pods`` (a group's pending pods, asked per placement; alike
+        groups share this cache)."""
+        hit = self._keys.get(id(pods))
+        if hit is None or hit[0] is not pods:  # the tuple is kept: its id is not reused
+            hit = self._keys[id(pods)] = (pods, [p.key for p in pods])
         return hit[1]
 
     def placement_feasible(self, fw: Framework, ctx: GroupContext
@@ -105,6 +111,17 @@ class GroupCache:
                 return status
 
             hit = self._feasible = (ctx, feasible)
+        return hit[1]
+
+    def domain(self, members: Sequence[NodeInfo], facts: Callable[[Sequence[NodeInfo]], T]
+               ) -> T:
+        """``facts(members)`` once per set of nodes: for what their Node objects fix (a
+        NodeInfo's node never changes; the cache keeps ``members``, so their ids stay
+        theirs)."""
+        key = tuple(map(id, members))
+        hit = self._domains.get(key)
+        if hit is None:
+            hit = self._domains[key] = (tuple(members), facts(members))
         return hit[1]
 
     def of(self, signature: tuple) -> ClassCache:
@@ -137,30 +154,24 @@ class ClassCursor:
         self._nodes = nodes
         self._statement = statement
         self._state = state = CycleState()
-        self._local = {info.index: i for i, info in enumerate(nodes)}
         # Cluster-state plugins with something to do for this class, summaries in state.
         self._summarised = self._summarise(fw, group, cache)
         skipped = {p.name for p in fw.cluster_state} - {p.name for p in self._summarised}
         filters = fw.filters
         self._filter_count = len(filters)
-        scopes = {id(f): _scope(fw, f, pod) for f in filters}
+        pod_scoped = fw.pod_scoped
+        scopes = [f.scope if id(f) not in pod_scoped else pod_scoped[id(f)](pod)
+                  for f in filters]  # ``_scope`` of each filter
         self._dyn_filters = [(pos, f) for pos, f in enumerate(filters)
-                             if scopes[id(f)] != Scope.STATIC and f.name not in skipped]
+                             if scopes[pos] != Scope.STATIC and f.name not in skipped]
         self._node_filters = [(pos, f) for pos, f in self._dyn_filters
-                              if scopes[id(f)] == Scope.NODE]
+                              if scopes[pos] == Scope.NODE]
         self._cluster_filters = [(pos, f) for pos, f in self._dyn_filters
-                                 if scopes[id(f)] == Scope.CLUSTER]
+                                 if scopes[pos] == Scope.CLUSTER]
         self._cluster_scope = bool(self._cluster_filters)
 
         self._reserved = _nominated_room(pod, nodes)
-        static_cache = cache.static
-        self._static: list[StaticResult] = []
-        for info in nodes:
-            if info.index in static_cache:
-                result = static_cache[info.index]
-            else:
-                result = static_cache[info.index] = self._static_filter(filters, info)
-            self._static.append(result)
+        self._static = self._static_results(filters, cache.static)
 
         active = [s for s in fw.scores if s.plugin.name not in skipped
                   and (s.pre_score is None or s.pre_score(state, pod))]
@@ -174,8 +185,10 @@ class ClassCursor:
         # Cluster-scope plugins without a summary: any change may affect any node.
         summarised = {id(p) for p in self._summarised}
         self._unsummarised = any(
-            _scope(fw, p, pod) == Scope.CLUSTER and id(p) not in summarised
-            for p in [*(f for _, f in self._dyn_filters), *(s.plugin for s in active)])
+            scopes[pos] == Scope.CLUSTER and id(f) not in summarised
+            for pos, f in self._dyn_filters) or any(
+            _scope(fw, s.plugin, pod) == Scope.CLUSTER and id(s.plugin) not in summarised
+            for s in active)
         # With a normalising dynamic score a node's total depends on every other node, so
         # totals are recomputed for each pod instead of kept in the heap.
         self._dyn_normalized = any(norm is not None for _, _, norm in self._dyn_scores)
@@ -196,6 +209,7 @@ class ClassCursor:
     def _begin(self) -> None:
         if not self._started:
             self._started = True
+            self._local = {info.index: i for i, info in enumerate(self._nodes)}
             self._start(len(self._nodes))
 
     def _start(self, n: int) -> None:
@@ -244,12 +258,27 @@ class ClassCursor:
 
     # -- filtering ---------------------------------------------------------------------------
 
-    def _static_filter(self, filters, info: NodeInfo) -> StaticResult:
-        for pos, plugin in enumerate(filters):
-            if plugin.scope == Scope.STATIC:
-                status = plugin.filter(self._state, self._pod, info)
-                if status is not None:
-                    return pos, _stamp(status, plugin.name)
+    def _static_results(self, filters, known: dict[int, StaticResult]) -> list[StaticResult]:
+        """Each node's static filter result, from the class's cache (``known``) or found."""
+        out: list[StaticResult] = []
+        statics = None
+        for info in self._nodes:
+            result = known.get(info.index, _UNKNOWN)
+            if result is _UNKNOWN:
+                if statics is None:
+                    statics = [(pos, f) for pos, f in enumerate(filters)
+                               if f.scope == Scope.STATIC]
+                result = known[info.index] = self._static_filter(statics, info)
+            out.append(result)
+        return out
+
+    def _static_filter(self, statics, info: NodeInfo) -> StaticResult:
+        """``statics``: (position, filter) of the profile's static filters, in order."""
+        state, pod = self._state, self._pod
+        for pos, plugin in statics:
+            status = plugin.filter(state, pod, info)
+            if status is not None:
+                return pos, _stamp(status, plugin.name)
         return None
 
     def _node_status(self, i: int, info: NodeInfo) -> Status | None:

@@ -145,6 +145,43 @@ MEMO = True
 DEFER = True
 
 
+class _Domains:
+    """The classes of the pods assumed during a tree on a domain's nodes: the part of the
+    reuse keys that changes. Apart from ``_Run`` so that the leaves' ``Reuse`` objects,
+    which call ``counted_key``, hold no reference back to the run (that cycle kept every
+    run, its nodes and caches alive until the cyclic GC found it)."""
+
+    __slots__ = ("base", "class_of", "known", "nodes", "shape")
+
+    def __init__(self, nodes: Sequence[NodeInfo], base: list[int], class_of: dict[int, int],
+                 shape: dict[str, tuple]) -> None:
+        self.nodes, self.base, self.class_of, self.shape = nodes, base, class_of, shape
+        # Node index -> (generation, classes of the pods assumed on it during this tree).
+        self.known: dict[int, tuple[int, tuple[int, ...]]] = {}
+
+    def counted_key(self, placement: Placement, ctx: GroupContext) -> tuple | None:
+        """A leaf's counted outcome in one placement (its own domain, e.g. a rack) depends
+        on its shape and on that placement's nodes alone (``_Run._local_only``)."""
+        if ctx.scheduled:
+            return None
+        return self.shape[ctx.group.key], placement, self.assumed_in(placement)
+
+    def assumed_in(self, placement: Placement) -> tuple:
+        """The classes of the pods assumed during this tree on the domain's nodes."""
+        nodes, base, cls, known = self.nodes, self.base, self.class_of, self.known
+        out = []
+        for i in placement.nodes:
+            info = nodes[i]
+            if info.pod_count > base[i]:
+                # A node's generation grows on every change: an equal one, equal pods.
+                seen = known.get(i)
+                if seen is None or seen[0] != info.generation:
+                    seen = known[i] = (info.generation,
+                                       tuple(cls[id(p)] for p in info.pods[base[i]:]))
+                out.append((i, seen[1]))
+        return tuple(out)
+
+
 class _Run:
     def __init__(self, fw: Framework, tree: Tree, nodes: Sequence[NodeInfo],
                  statement: Statement, pods_by_group: Mapping[str, list[Pod]],
@@ -169,8 +206,6 @@ class _Run:
         self._shapes: dict[str, tuple | None] = {}
         # Leaf key -> what its cycle shares with alike leaves (see ``_reuses``).
         self._reuse: dict[str, Reuse] = {}
-        # Node index -> (generation, classes of the pods assumed on it during this tree).
-        self._assumed: dict[int, tuple[int, tuple[int, ...]]] = {}
         if self._memo is not None:
             # Placed pods' affinity terms may select the tree's pods by their labels: then
             # labels are part of a pod's class (as in ``pod_signatures``). The tree's own
@@ -187,6 +222,7 @@ class _Run:
                     self._shape[key] = (g.policy, g.min_count, g.topology_key, a.ctx.gated,
                                         ids)
             self._base = [info.pod_count for info in nodes]
+        self._domains = _Domains(nodes, self._base, self._class_of, self._shape)
         # One pending pod of the tree's one class when the leaves' node choice is deferred.
         self._pod: Pod | None = (self._deferrable() if defer and self._memo is not None
                                  else None)
@@ -222,7 +258,7 @@ class _Run:
             reuse = shared.get(ident)
             if reuse is None:
                 reuse = shared[ident] = Reuse(GroupCache(self.nodes, self.statement),
-                                              self._labels, self.counted_key,
+                                              self._labels, self._domains.counted_key,
                                               defer=self.deferring)
             out[key] = reuse
         return out
@@ -300,13 +336,6 @@ class _Run:
         return replace(result, placements=tuple(chosen if p is row else p
                                                 for p in result.placements))
 
-    def counted_key(self, placement: Placement, ctx: GroupContext) -> tuple | None:
-        """A leaf's counted outcome in one placement (its own domain, e.g. a rack) depends
-        on its shape and on that placement's nodes alone (``_local_only``)."""
-        if ctx.scheduled:
-            return None
-        return self._shape[ctx.group.key], placement, self._assumed_in(placement)
-
     def memo_key(self, g: PodGroup, ctx: GroupContext, placement: Placement) -> tuple | None:
         """Leaves with the same policy, minCount, constraint and pod classes (in order), in
         the same domain holding the same classes of pods assumed during this tree, get the
@@ -314,7 +343,7 @@ class _Run:
         then mapped by position."""
         if self._memo is None or ctx.scheduled:
             return None
-        return self._shape[g.key], placement, self._assumed_in(placement)
+        return self._shape[g.key], placement, self._domains.assumed_in(placement)
 
     def replay(self, hit: tuple[GroupResult, list[str]], g: PodGroup, ctx: GroupContext
                ) -> GroupResult:
@@ -336,7 +365,7 @@ class _Run:
         shape = self.subtree_shape(c)
         if shape is None:
             return None
-        return shape, placement, self._assumed_in(placement)
+        return shape, placement, self._domains.assumed_in(placement)
 
     def subtree_shape(self, m: Member) -> tuple | None:
         """None when a leaf below cannot be reused (already scheduled pods, not planned)."""
@@ -351,21 +380,6 @@ class _Run:
                                                kids)
         self._shapes[m.key] = shape
         return shape
-
-    def _assumed_in(self, placement: Placement) -> tuple:
-        """The classes of the pods assumed during this tree on the domain's nodes."""
-        nodes, base, cls, known = self.nodes, self._base, self._class_of, self._assumed
-        out = []
-        for i in placement.nodes:
-            info = nodes[i]
-            if info.pod_count > base[i]:
-                # A node's generation grows on every change: an equal one, equal pods.
-                seen = known.get(i)
-                if seen is None or seen[0] != info.generation:
-                    seen = known[i] = (info.generation,
-                                       tuple(cls[id(p)] for p in info.pods[base[i]:]))
-                out.append((i, seen[1]))
-        return tuple(out)
 
     def sub_of(self, c: CompositePodGroup, sub: dict | _Reuse) -> dict:
         """The results below ``c`` in one placement; a reused evaluation of an equivalent
@@ -644,37 +658,40 @@ class _Run:
         ancestor is too (otherwise nothing of it is bound); leaves never reached get why."""
         leaves: list[GroupResult] = []
         composites: list[CompositeResult] = []
-
-        def walk(c: CompositePodGroup, blocked: str | None) -> None:
-            result = out.get(c.key)
-            if not isinstance(result, CompositeResult):
-                result = CompositeResult(c, tuple((k.kind, k.key) for k in
-                                                  self.tree.children.get(c.key, ())),
-                                         False, f"not attempted: {blocked}")
-            elif blocked and result.schedulable:
-                result = replace(result, schedulable=False, selected=None,
-                                 closest=result.selected,
-                                 message=f"{result.message}; not bound: {blocked}")
-            composites.append(result)
-            if not result.schedulable and blocked is None:
-                blocked = f"{c.kind} {c.key} is unschedulable"
-            for child in self.tree.children.get(c.key, ()):
-                if isinstance(child, CompositePodGroup):
-                    walk(child, blocked)
-                    continue
-                leaf = out.get(child.key)
-                if not isinstance(leaf, GroupResult):
-                    pending = len(self.admissions[child.key].pending)
-                    leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
-                elif blocked and leaf.schedulable:
-                    leaf = replace(leaf, schedulable=False, selected=None,
-                                   closest=leaf.selected,
-                                   message=f"{leaf.message}; not bound: {blocked}")
-                leaves.append(leaf)
-
         assert self.tree.root is not None
-        walk(self.tree.root, None)
+        self._walk(self.tree.root, None, out, leaves, composites)
         return TreeOutcome(tuple(leaves), tuple(composites))
+
+    def _walk(self, c: CompositePodGroup, blocked: str | None, out: Mapping,
+              leaves: list[GroupResult], composites: list[CompositeResult]) -> None:
+        """``outcome`` from ``c`` down. (A method, not a recursive closure: a closure that
+        calls itself is a reference cycle, which would keep the whole run, its nodes and
+        caches, alive until the cyclic GC finds it.)"""
+        result = out.get(c.key)
+        if not isinstance(result, CompositeResult):
+            result = CompositeResult(c, tuple((k.kind, k.key) for k in
+                                              self.tree.children.get(c.key, ())),
+                                     False, f"not attempted: {blocked}")
+        elif blocked and result.schedulable:
+            result = replace(result, schedulable=False, selected=None,
+                             closest=result.selected,
+                             message=f"{result.message}; not bound: {blocked}")
+        composites.append(result)
+        if not result.schedulable and blocked is None:
+            blocked = f"{c.kind} {c.key} is unschedulable"
+        for child in self.tree.children.get(c.key, ()):
+            if isinstance(child, CompositePodGroup):
+                self._walk(child, blocked, out, leaves, composites)
+                continue
+            leaf = out.get(child.key)
+            if not isinstance(leaf, GroupResult):
+                pending = len(self.admissions[child.key].pending)
+                leaf = GroupResult(child, pending, 0, False, f"not attempted: {blocked}")
+            elif blocked and leaf.schedulable:
+                leaf = replace(leaf, schedulable=False, selected=None,
+                               closest=leaf.selected,
+                               message=f"{leaf.message}; not bound: {blocked}")
+            leaves.append(leaf)
 
 
 def _counted_winner(result: GroupResult) -> bool:

@@ -5,6 +5,7 @@ scored MostAllocated over the whole domain (KEP-5732 bin-packing at domain level
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from tasplan.framework.node_info import NodeInfo
@@ -32,6 +33,8 @@ from tasplan.plugins.resource_allocation import (
 )
 
 TOO_MANY_PODS = "Too many pods"
+_NODE, _NON_ZERO_CPU, _NON_ZERO_MEMORY = (attrgetter("node"), attrgetter("non_zero_cpu"),
+                                          attrgetter("non_zero_memory"))
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
@@ -69,6 +72,8 @@ class NodeResourcesFit:
         self._ignored = ignored_resources
         self._ignored_groups = ignored_groups
         self._ignored_known: dict[str, bool] = {}  # resource name -> _ignored_resource
+        # ids of a domain's Node objects -> (those Nodes, allocatable per scored resource)
+        self._allocatable: dict[tuple[int, ...], tuple[tuple, tuple[int, ...]]] = {}
 
     def _ignored_resource(self, resource: str) -> bool:
         """ignoredResources / ignoredResourceGroups apply to extended resources only."""
@@ -150,19 +155,30 @@ class NodeResourcesFit:
     ) -> int:
         """Always MostAllocated, over the sum of the domain's nodes (the website: "placement
         scoring always uses MostAllocated"; resource weights are shared with node scoring)."""
-        requested, allocatable = [], []
+        requested = []
+        allocatable = self._domain_allocatable(nodes)
         for resource in self._names:
-            alloc = sum([n.node.allocatable.get(resource, 0) for n in nodes])
             if resource == CPU:
-                req = sum([n.non_zero_cpu for n in nodes])
+                req = sum(map(_NON_ZERO_CPU, nodes))
             elif resource == MEMORY:
-                req = sum([n.non_zero_memory for n in nodes])
+                req = sum(map(_NON_ZERO_MEMORY, nodes))
             else:
                 req = sum([n.requested.get(resource, 0) for n in nodes])
             req += sum(pod_request(p.pod, resource, non_zero=True) * p.count for p in proposed)
-            allocatable.append(alloc)
             requested.append(req)
         return most_allocated(requested, allocatable, self._weights)
+
+    def _domain_allocatable(self, nodes: Sequence[NodeInfo]) -> tuple[int, ...]:
+        """The scored resources' allocatable summed over ``nodes``, once per set of Node
+        objects (a Node never changes; the cache holds them, so their ids stay theirs)."""
+        members = tuple(map(_NODE, nodes))
+        key = tuple(map(id, members))
+        hit = self._allocatable.get(key)
+        if hit is None:
+            hit = self._allocatable[key] = (members, tuple(
+                sum([n.allocatable.get(resource, 0) for n in members])
+                for resource in self._names))
+        return hit[1]
 
 
 def new(args: Mapping[str, Any]) -> NodeResourcesFit:

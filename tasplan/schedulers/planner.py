@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from tasplan.framework.profile import Profile, SchedulerConfig
 from tasplan.framework.registry import Registry
+from tasplan.gc_pause import gc_paused
 from tasplan.model.group import PodGroup, Policy
 from tasplan.model.pod import Pod
 from tasplan.model.scheduling_keys import KUBE_SCHEDULER, intent_warnings
@@ -98,20 +99,24 @@ def plan(
     check_choice(scheduler, schedulers)
     target = target or target_for(snapshot)
     check_api_versions(target, {g.api_version: g.source for g in reversed(snapshot.groups)})
-    state = PlanState.start(snapshot, target, registry or in_tree_registry(),
-                            scheduler_config, profile, all_assignments=all_assignments,
-                            preempt=preempt, pdb_allowance=pdb_allowance)
-    given, reasons = assign(snapshot, scheduler, schedulers)
-    runs = [(name, schedulers[name].start(state, groups)) for name, groups in given.items()]
     results: list[GroupResult] = []
     composites: list = []
-    pods = snapshot.pods_by_group
-    for name, run, unit in queue(runs):
-        outcome = run.schedule(unit)
-        composites += [replace(c, position=len(results), scheduler=name)
-                       for c in outcome.composites]
-        results += [_chosen(r, name, reasons.get(r.group.key), pods.get(r.group.key, ()))
-                    for r in outcome.groups]
+    # Planning makes many short-lived objects and no cycles worth collecting (results,
+    # proposals, log entries); scanning the loaded model for them cost 5-15 % of a plan.
+    with gc_paused():
+        state = PlanState.start(snapshot, target, registry or in_tree_registry(),
+                                scheduler_config, profile, all_assignments=all_assignments,
+                                preempt=preempt, pdb_allowance=pdb_allowance)
+        given, reasons = assign(snapshot, scheduler, schedulers)
+        runs = [(name, schedulers[name].start(state, groups))
+                for name, groups in given.items()]
+        pods = snapshot.pods_by_group
+        for name, run, unit in queue(runs):
+            outcome = run.schedule(unit)
+            composites += [replace(c, position=len(results), scheduler=name)
+                           for c in outcome.composites]
+            results += [_chosen(r, name, reasons.get(r.group.key), pods.get(r.group.key, ()))
+                        for r in outcome.groups]
     planned_by = {g.key: name for name, groups in given.items() for g in groups}
     keys = intent_warnings(snapshot.intents, lambda key: planned_by.get(key, KUBE_SCHEDULER))
     return PlanResult(tuple(results), len(snapshot.nodes), len(snapshot.pods),

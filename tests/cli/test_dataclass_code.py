@@ -91,6 +91,7 @@ def test_cold_run_table_is_written_by_save(tmp_path: Path) -> None:
     data = table.read_bytes()
     assert data.startswith(MAGIC_NUMBER)
     assert len(dataclass_code.read(table)) == int(first.stdout)
+    assert all("def __create_fn__" in text for text in dataclass_code.read(table))
     second = subprocess.run([sys.executable, "-c", code, str(table)], capture_output=True,
                             text=True, timeout=120, env=env)
     assert second.stdout.strip() == "0"
@@ -172,8 +173,11 @@ def test_write_merges_and_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     dataclass_code.write(path, {"b = 2": b})  # another run's texts are kept
     assert dataclass_code.read(path) == {"a = 1": a, "b = 2": b}
     monkeypatch.setattr(dataclass_code, "_MAX_ENTRIES", 2)
-    dataclass_code.write(path, {"c = 3": compile("c = 3", "<string>", "exec")})
-    assert set(dataclass_code.read(path)) == {"a = 1", "b = 2"}  # over the bound: unchanged
+    c = compile("c = 3", "<string>", "exec")
+    dataclass_code.write(path, {"a = 1": a, "c = 3": c})  # over the bound: this run's alone
+    assert dataclass_code.read(path) == {"a = 1": a, "c = 3": c}
+    dataclass_code.write(path, {k: c for k in ("x", "y", "z")})  # too many by itself
+    assert dataclass_code.read(path) == {"a = 1": a, "c = 3": c}
     assert [p.name for p in path.parent.iterdir()] == ["t"]  # no temporary file left
 
 

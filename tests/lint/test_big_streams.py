@@ -21,7 +21,7 @@ from tasplan.errors import InputError, StrictError
 from tasplan.lint import expansion, lint, reader
 from tasplan.lint.engine import LintOptions
 from tasplan.lint.formats import RENDERERS
-from tasplan.load import yaml_fast
+from tasplan.load import yaml_dump, yaml_fast
 from tasplan.load.documents import parse_bytes
 from tasplan.load.intents import find_intents
 from tasplan.load.yaml_dump import risky
@@ -124,14 +124,23 @@ def test_a_finding_deep_in_a_stream_is_at_its_line(tmp_path, monkeypatch) -> Non
     "a: 99999999999999999999\n",          # beyond int64
 ])
 @pytest.mark.parametrize("where", [0, 7, 19])
-def test_strictness_in_any_document_of_a_stream(flaw, where, tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("aside", [False, True])
+def test_strictness_in_any_document_of_a_stream(flaw, where, aside, tmp_path,
+                                                 monkeypatch) -> None:
     """A flaw in one document of a stream is refused (or read) as libyaml's path does, on
-    the workload reader and in lint, wherever the document is."""
+    the workload reader and in lint, wherever the document is; ``aside``: the scan runs
+    in a forked child, as it does for a large stream."""
+    forks = []
+    if aside:
+        monkeypatch.setattr(yaml_fast, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(yaml_fast, "aside", lambda fn: forks.append(fn) or
+                            yaml_dump.aside(fn))
     docs = [f"kind: Pod\nmetadata:\n  name: p{i}\n" for i in range(20)]
     docs[where] = flaw
     data = "---\n".join(docs).encode()
     fast, plain = _read_both(data, monkeypatch)
     assert fast == plain
+    assert bool(forks) == (aside and "[" * 300 not in flaw)  # too deep: refused before
     path = tmp_path / "w.yaml"
     path.write_bytes(data)
     fast_report, plain_report = _reports([path], monkeypatch)
@@ -151,16 +160,35 @@ def test_markers_removed_as_the_regex_removes_them(lines, newline_at_end) -> Non
         body, count, len(data) if first is None else first.start())
 
 
-LINES = ["a: 1", "a: yes", "b: on", "- x", "- 0755", "# note yes", "c: [1, 2]", "d: {e: f}",
-         "  g: h", "k: |", "  text", "i: &anchor j", "l: 'q'", "m: 1e3", "", "n: \\u0000",
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12), st.booleans(), st.data())
+def test_markers_counted_as_the_regex_counts(lines, newline_at_end, draw) -> None:
+    """``markers`` of a chunk (cut at a line start, as ``_chunks`` cuts) gives what the
+    marker regex gives on the chunk alone."""
+    data = "\n".join(lines).encode() + (b"\n" if newline_at_end and lines else b"")
+    starts = [0, *(i + 1 for i, c in enumerate(data) if c == 10)]
+    start = draw.draw(st.sampled_from(starts))
+    end = draw.draw(st.sampled_from([*(s for s in starts if s >= start), len(data)]))
+    chunk = data[start:end]
+    count = len(yaml_fast._MARKER.findall(chunk))
+    first = yaml_fast._MARKER.search(chunk)
+    assert yaml_fast.markers(data, start, end) == (
+        count, len(chunk) if first is None else first.start())
+
+
+LINES = ["---", "--- yes", "a: 1", "a: yes", "b: on", "- x", "- 0755", "# note yes",
+         "c: [1, 2]", "d: {e: f}", "  g: h", "k: |", "  text", "i: &anchor j", "l: 'q'",
+         "m: 1e3", "", "n: \\u0000",
          "o: é", "p: 10:00:00", "? q", "r:", "s: ~", "t: \"a\\ud800\"", "u: [x,", "v: \t"]
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=40))
 def test_the_scan_of_distinct_lines_is_the_scan(lines) -> None:
-    body = "\n".join(lines).encode()
-    assert yaml_fast.risky_lines(body) == risky(body)
+    """The scan of the distinct lines, marker lines left out, is the scan of the stream
+    without its markers (what ``_chunked`` scanned before)."""
+    data = "\n".join(lines).encode()
+    assert yaml_fast.risky_lines(data) == risky(yaml_fast.without_markers(data)[0])
 
 
 DOC_LINES = ["a: 1", "b: x", "c: [1, 2]", "d: {e: f}", "f:", "  g: h", "  - 1", "- x",
@@ -235,17 +263,19 @@ def test_warned_keys_are_never_skipped(tmp_path) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([" ", "-", "?", ":", "\t", "- "]),
-                          st.integers(0, 12), st.sampled_from(["", "a", "[", "{x: [", "]"])),
+@given(st.lists(st.tuples(st.sampled_from([" ", "-", "?", ":", "\t", "- ", "x", " - x"]),
+                          st.one_of(st.integers(0, 12), st.integers(60, 140)),
+                          st.sampled_from(["", "a", "[", "{x: [", "]"])),
                 max_size=8))
 def test_nesting_bound_searches_lines_as_the_multiline_regex(lines) -> None:
     """``may_nest_deeper`` finds an indentation run after line breaks (and at the start)
-    where it tried ``^`` at every offset: the same answer."""
+    where it tried ``^`` at every offset: the same answer (long runs too, which the search
+    of every 16th byte must not miss)."""
     from tasplan.load import nesting
 
     data = "\n".join(c * n + rest for c, n, rest in lines).encode()
     brackets = data.translate(nesting._BRACKETS, nesting._NOT_BRACKETS)
-    for limit in (3, 6, 10):
+    for limit in (3, 6, 10, 70, 100, 131):
         flow = len(brackets)
         if flow > limit // 2:
             flow = max(itertools.accumulate(b - 1 for b in brackets), default=0)

@@ -266,8 +266,10 @@ def test_a_swapped_name_is_read_as_the_string_it_is(name) -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=12), st.booleans())
-def test_spans_by_splits_are_the_regex_spans(lines, newline_at_end) -> None:
+def test_spans_by_finds_are_the_regex_spans(lines, newline_at_end) -> None:
+    """Text or bytes alike (lint composes a finding's document from the file's bytes)."""
     text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
     fast = yaml_fast.spans(text)
-    with mock.patch.object(yaml_fast, "_split", lambda *args: None):
-        assert fast == yaml_fast.spans(text)
+    assert yaml_fast.spans(text.encode()) == fast
+    with mock.patch.object(yaml_fast, "_spans_by_find", lambda *args: None):
+        assert fast == yaml_fast.spans(text) == yaml_fast.spans(text.encode())

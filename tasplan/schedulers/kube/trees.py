@@ -119,17 +119,15 @@ def _depth_first(tree: Tree, admitted: Mapping[str, Admission]) -> list[Entry]:
     """The tree as ``validate_hierarchy`` reads it: each group from the root down, a
     PodGroup with the pods its admission queued and those already scheduled."""
     out: list[Entry] = []
-
-    def visit(member: Member) -> None:
+    stack: list[Member] = [tree.root]
+    while stack:  # pre-order (no recursive closure: that is a reference cycle)
+        member = stack.pop()
         if isinstance(member, PodGroup):
             a = admitted[member.key]
             out.append((member, a.pending, [p for p, _ in a.scheduled]))
-            return
+            continue
         out.append((member, (), ()))
-        for child in tree.children.get(member.key, ()):
-            visit(child)
-
-    visit(tree.root)
+        stack.extend(reversed(tree.children.get(member.key, ())))
     return out
 
 
