@@ -125,11 +125,12 @@ def check(manifests: Iterable[Manifest], namespace: str,
     templates = {(m.namespace or namespace, m.name) for m in own
                  if m.kind == "ResourceClaimTemplate"} | known[1]
     for m in manifests:
-        if is_dra(m) and m.kind == "DeviceClass":
+        dra = is_dra(m)
+        if dra and m.kind == "DeviceClass":
             spec = m.obj.get("spec")
             for path, expr in _selectors(spec if isinstance(spec, dict) else {}, ("spec",)):
                 yield from _compiled(m, path, expr)
-        elif is_dra(m) and m.kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        elif dra and m.kind in ("ResourceClaim", "ResourceClaimTemplate"):
             for path, request in _requests(m):
                 for spath, expr in _selectors(request, path):
                     yield from _compiled(m, spath, expr)

@@ -96,24 +96,34 @@ class _Run:
         classes: dict[tuple, tuple[tuple[Violation, ...], bool]] | None = \
             {} if manifests and manifests[0].file.split else None
         shapes: dict[int, bool | None] = {}  # shape -> _shared(its first document)
+        # shape -> its class's verdict for plain names, once known (the usual member of a
+        # repeated shape: no key to build)
+        plain: dict[int, tuple[tuple[Violation, ...], bool]] = {}
+        self.manifests.extend(manifests)
+        violations, resources, checked_ids = self.violations, self.resources, self.checked
         for m in manifests:
-            self.manifests.append(m)
-            key = None if classes is None else _class_key(m, shapes)
-            known = None if key is None else classes.get(key)
-            if known is None:
-                self.violations[id(m)] = found = self._validate(m)
-                checked = id(m) in self.checked
-                if key is not None:
-                    classes[key] = (tuple(found), checked)
+            known = plain.get(m.shape) if m.shape is not None else None
+            if known is not None and schema.plain_name(m.name):
+                key = None
             else:
-                self.violations[id(m)] = found = list(known[0])
+                key = None if classes is None else _class_key(m, shapes)
+                known = None if key is None else classes.get(key)
+            if known is None:
+                violations[id(m)] = found = self._validate(m)
+                checked = id(m) in checked_ids
+                if key is not None:
+                    classes[key] = known = (tuple(found), checked)
+                    if len(key) == 2 and key[0] == "shape":
+                        plain[key[1]] = known
+            else:
+                violations[id(m)] = found = list(known[0])
                 checked = known[1]
                 if checked:
-                    self.checked.add(id(m))
+                    checked_ids.add(id(m))
             if not checked and not found:
                 self.skipped[m.kind or "(none)"] += 1
-            self.resources.append(Resource(label, m.document, m.item, m.kind, _name(m),
-                                           m.api_version, checked or bool(found)))
+            resources.append(Resource(label, m.document, m.item, m.kind, _name(m),
+                                      m.api_version, checked or bool(found)))
 
     def _validate(self, m: Manifest) -> list[Violation]:
         if not isinstance(m.obj, dict):

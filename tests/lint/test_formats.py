@@ -108,3 +108,27 @@ def test_github_annotations_escape_their_data() -> None:
     assert out == ("::error file=dir%2Ca%3Ab/x%25.yaml,line=3,col=7,title=TP103 invalid-format"
                    "::Pod ml/x: metadata.name: got 'a%0Ab' 100%25%0Ahint: "
                    + rule("TP103").hint + "\n")
+
+
+@pytest.mark.parametrize("where", [None, 0, 500, 999])
+def test_resources_are_cleaned_as_one_by_one(where) -> None:
+    """``printable`` searches all resources' strings at once: a control character in any
+    field of any resource is still escaped, and only there; none: the same resources."""
+    from dataclasses import replace as copy_with
+
+    from tasplan.lint.formats import _clean_fields, printable
+    from tasplan.lint.report import Resource
+
+    resources = [Resource("f.yaml", i, None, "Pod", f"ml/p-{i}", "v1", True)
+                 for i in range(1000)]
+    if where is not None:
+        resources[where] = copy_with(resources[where], name="ml/p\x1b[31m",
+                                     api_version="v1\u202e")
+    report = LintReport((), tuple(resources), ("f.yaml",), {}, False)
+    cleaned = printable(report).resources
+    assert cleaned == tuple(map(_clean_fields, resources))
+    if where is None:
+        assert cleaned is report.resources
+    else:
+        assert cleaned[where].name == "ml/p\\x1b[31m" and cleaned[where].api_version == \
+            "v1\\u202e"
