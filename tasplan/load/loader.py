@@ -239,11 +239,12 @@ def _classify(docs: list[Document]) -> tuple[dict[str, list[Document]], Counter,
     return by_kind, ignored, positions
 
 
-def _table_annotations(table: dict, pods: list[Pod]) -> dict[tuple[str, str], dict]:
+def _table_annotations(table: dict, pods: list[Pod], base: int) -> dict[tuple[str, str], dict]:
     """The annotations of a snapshot table's pods that the pod grouping reads
     (``_grouping_annotations``), keyed like ``pod_annotations``: the table keeps them in the
-    shared metadata, rows in pod order (``decode_pod_table`` checked its shape). Rows are
-    walked only when some metadata names a group or some spec asks for kai-scheduler."""
+    shared metadata, a pod's row is its order less ``base`` (``decode_pod_table`` checked
+    the shape; pods it kept as records name no group). Rows are walked only when some
+    metadata names a group or some spec asks for kai-scheduler."""
     columns = table["pods"]
     metas = columns["metadata"]
     named = {i for i, m in enumerate(metas)
@@ -253,7 +254,9 @@ def _table_annotations(table: dict, pods: list[Pod]) -> dict[tuple[str, str], di
     if not named and not kai:
         return {}
     out = {}
-    for pod, mi in zip(pods, columns["meta"], strict=True):
+    rows = columns["meta"]
+    for pod in pods:
+        mi = rows[pod.order - base]
         if pod.group is None and (mi in named or kai):
             found = _grouping_annotations(pod, metas[mi])
             if found is not None:
@@ -276,16 +279,18 @@ def _collect_pods(pod_docs: list[Document], priorities: PriorityResolver, has_se
     owners: dict[tuple[str, str], ControllerRef | None] = {}
     pod_annotations: dict[tuple[str, str], dict] = {}  # of pods that name a group by one
     warnings: list[str] = []
-    stores: dict[int, BoundPods] = {}  # id of the reader's store -> this assembly's
+    stores: list[BoundPods] = []  # in input order
+    fresh: dict[int, BoundPods] = {}  # id of the typed reader's store -> this assembly's
     for d in pod_docs:
         pod = d.model
         if pod is not None:
             if type(pod) is Run:
                 run = pod
-                store = stores.get(id(run.store))
+                store = fresh.get(id(run.store))
                 if store is None:
-                    store = stores[id(run.store)] = run.store.fresh()
-                store.orders[run.start:run.end] = range(order, order + len(run))
+                    store = fresh[id(run.store)] = run.store.fresh()
+                    stores.append(store)
+                store.set_orders(order, run.start, run.end)
                 order += len(run)
                 if lazy:
                     continue
@@ -311,8 +316,12 @@ def _collect_pods(pod_docs: list[Document], priorities: PriorityResolver, has_se
             continue
         if d.obj["kind"] == snapshot_format.KIND:
             table, base = d.obj, order
-            decoded = decode_pod_table(d.source, table, order, priorities)
-            pod_annotations.update(_table_annotations(table, decoded))
+            decoded, store = decode_pod_table(d.source, table, order, priorities, lazy)
+            pod_annotations.update(_table_annotations(table, decoded, base))
+            if store is not None:
+                store.set_orders(order)
+                stores.append(store)
+                order += len(store.records)
 
             def owner_fields(pod: Pod, table=table, base=base, source=d.source) -> ObjectFields:
                 return ObjectFields(source, snapshot_format.expand_pod(table["pods"],
@@ -330,22 +339,27 @@ def _collect_pods(pod_docs: list[Document], priorities: PriorityResolver, has_se
         for pod in decoded if has_selectors else ():
             if not pod.node_name:
                 owners[(pod.namespace, pod.name)] = controller_ref(owner_fields(pod))
-    return pods, order, owners, pod_annotations, warnings, \
-        [s for s in stores.values() if lazy]
+    return pods, order, owners, pod_annotations, warnings, stores if lazy else []
 
 
 def _plain_records_pass(pods: dict[tuple[str, str], Pod], stores: list[BoundPods]) -> bool:
     """Whether the records need nothing of the passes over every pod: no name is repeated
     (among them or with a built pod), every name is printable and every namespace valid
-    (``_check_names`` then has nothing to say about them; else the plain path says it)."""
-    keys = set(pods)
+    (``_check_names`` then has nothing to say about them; else the plain path says it).
+    Names alone first: when no name repeats in any namespace, no (namespace, name) does."""
+    seen = {name for _, name in pods}
     total = len(pods)
     for store in stores:
-        keys.update(store.keys())
+        seen.update(store.names())
         total += len(store.records)
         if not all(map(str.isprintable, store.names())) or any(
                 map(names.namespace_problem, store.namespaces())):
             return False
+    if len(seen) == total:
+        return True
+    keys = set(pods)
+    for store in stores:
+        keys.update(store.keys())
     return len(keys) == total
 
 
@@ -464,12 +478,15 @@ def assemble(docs: list[Document], overrides: JobOverrides,
     # can read them: no producer or Kueue Workload (they may adopt bound pods), no pod
     # name twice, names the fast check passes; else every pod is built (the plain path).
     lazy = (not producers and not by_kind[_KUEUE_WORKLOAD]
-            and any(type(d.model) is Run for d in pod_docs))
+            and any(type(d.model) is Run or (d.model is None and not d.source.workload
+                                             and d.obj["kind"] == snapshot_format.KIND)
+                    for d in pod_docs))
     collected = None
     if lazy:
         with suppress(_Plain):
             collected = _collect_pods(pod_docs, priorities, has_selectors, True)
-    if collected is None or not _plain_records_pass(collected[0], collected[5]):
+    if collected is None or (collected[5] and not _plain_records_pass(collected[0],
+                                                                       collected[5])):
         collected = _collect_pods(pod_docs, priorities, has_selectors, False)
     pods, order, owners, pod_annotations, found, stores = collected
     warnings.extend(found)

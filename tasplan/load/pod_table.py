@@ -9,26 +9,38 @@ full. This is what makes a snapshot reload ~4x faster than the same cluster as k
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from itertools import compress
+from operator import and_, not_
 from typing import Any
 
+from tasplan.errors import TasplanError
 from tasplan.load.core_v1 import PriorityResolver, decode_pod, kueue_workload, owner_kind
 from tasplan.load.fields import ObjectFields
+from tasplan.load.group_names import COSCHEDULING, KUEUE_GROUP, named_group
 from tasplan.model import timestamp
+from tasplan.model.bound_pods import BoundPods
 from tasplan.model.kai_inputs import POD_GROUP_ANNOTATION
-from tasplan.model.pod import Pod
+from tasplan.model.pod import TERMINAL_PHASES, Pod
 from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod
 
 TABLE = "pods"
+# Whether a cluster input's plain bound rows stay records (False: a Pod each, the plain
+# path the differential tests compare with).
+LAZY = True
 
 
 def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
-                     priorities: PriorityResolver) -> list[Pod]:
+                     priorities: PriorityResolver, lazy: bool = False
+                     ) -> tuple[list[Pod], BoundPods | None]:
+    """The table's pods in row order; with ``lazy`` (a cluster input), the plain bound ones
+    as records of a store instead (``model.bound_pods``; the loader sets their orders)
+    when every spec they use decodes, and the others as Pods."""
     f = ObjectFields(source, obj)
     table = f.mapping(obj.get(TABLE), TABLE)
     if not table:
-        return []
+        return [], None
     for key in ("metadata", "specs", *COLUMNS):
         if not isinstance(table.get(key), list):
             raise f.expected(f"{TABLE}.{key}", "a list", table.get(key))
@@ -69,11 +81,20 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
     stride = 2 * (n_specs + 1)
     if not _well_typed(columns, len(metas), n_specs):
         _refuse_bad_row(source, table, f, columns, extra, order, priorities, shared, n_specs)
+    store = None
+    rows: Any = range(len(columns[0]))
+    if lazy and LAZY and not source.workload:
+        kept = _records(source, table, f, columns, extra, priorities, shared, annotated,
+                        decoded, stride, uids, starts)
+        if kept is not None:
+            store, rows = kept
     # Row by row: the columns' types and index ranges were checked above, column by column.
     pods: list[Pod] = []
     append = pods.append
-    for k, name, mi, si, node, phase, uid, start in zip(
-            range(len(columns[0])), *columns, uids, starts, strict=True):
+    names_, metas_, specs_, nodes_, phases_ = columns
+    for k in rows:
+        name, mi, si, node, phase = names_[k], metas_[k], specs_[k], nodes_[k], phases_[k]
+        uid, start = uids[k], starts[k]
         if extra and str(k) in extra:
             append(decode_pod(_row_source(source, k), _row(f, table, k), order + k,
                               priorities))
@@ -98,7 +119,105 @@ def decode_pod_table(source: Source, obj: Mapping[str, Any], order: int,
             t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
             t.host_ports, (), None, None, "", False, False, t.unmodelled, t.claims, (),
             owner, t.scheduling_gates, workload, uid, start))
-    return pods
+    return pods, store
+
+
+def _records(source: Source, table: Mapping[str, Any], f: ObjectFields, columns: list[list],
+             extra: Mapping[str, Any], priorities: PriorityResolver, shared: dict,
+             annotated: set[int], decoded: dict, stride: int, uids: list[str],
+             starts: list[str]) -> tuple[BoundPods, list[int]] | None:
+    """The plain bound rows as a store's records, and the other rows (to decode as Pods),
+    or None when a spec a bound row uses does not decode (the row loop then reports it at
+    its row). Plain: bound, no extras, metadata naming no group and no Kueue Workload, a
+    spec with no group, pod (anti-)affinity, spread constraints, host ports or claims.
+    Column at a time: only the distinct (metadata, spec) pairs are looked at in Python."""
+    names, metas, specs, nodes, phases = columns
+    n = len(names)
+    bound_pairs = list(zip(compress(metas, nodes), compress(specs, nodes), strict=True))
+    first = dict(zip(reversed(bound_pairs), reversed(list(compress(range(n), nodes))),
+                     strict=True))
+    plain_meta = {mi for mi, (_, labels, _, _, workload) in shared.items()
+                  if mi not in annotated and not workload and KUEUE_GROUP not in labels
+                  and COSCHEDULING not in labels and not _names_group(table, mi)}
+    templates: list[Pod] = []
+    index: dict[int, int] = {}  # template key -> its position in templates
+    shape: dict[tuple[int, int], int] = {}  # (meta, spec) of a plain row -> template
+    for (mi, si), k in first.items():
+        if mi not in plain_meta:
+            continue
+        key = shared[mi][2] * stride + 2 * si + 1
+        t = decoded.get(key)
+        if t is None:
+            try:
+                t = decoded[key] = decode_pod(_row_source(source, k), _row(f, table, k), 0,
+                                              priorities)
+            except TasplanError:
+                return None
+        if (t.group is None and not t.spread_constraints and t.pod_affinity is None
+                and not t.host_ports and not t.claims):
+            if key not in index:
+                index[key] = len(templates)
+                templates.append(t)
+            shape[(mi, si)] = index[key]
+    plain = list(map(shape.__contains__, zip(metas, specs, strict=True)))
+    if not all(plain) or not all(nodes):
+        plain = list(map(and_, plain, map(bool, nodes)))
+    for key in extra:
+        plain[int(key)] = False
+    meta_of = list(compress(metas, plain))
+    namespaces = {mi: shared[mi][0] for mi in set(meta_of)}
+    rows = list(compress(range(n), plain))
+    shapes = list(map(shape.__getitem__, zip(meta_of, compress(specs, plain), strict=True)))
+    phase_of = list(compress(phases, plain))
+    running = list(map(_RUNNING.get, phase_of, phase_of))
+    store = BoundPods(_maker(source, templates, shared, uids, starts),
+                      [(t.requests, t.non_zero) for t in templates],
+                      list(zip(map(namespaces.__getitem__, meta_of), compress(names, plain),
+                               compress(nodes, plain), running, shapes, rows, meta_of,
+                               strict=True)),
+                      row_orders=True)
+    by_node = store.by_node
+    for node, s, phase in zip(compress(nodes, plain), shapes, running, strict=True):
+        if phase not in TERMINAL_PHASES:
+            on_node = by_node.get(node)
+            if on_node is None:
+                by_node[node] = [s]
+            else:
+                on_node.append(s)
+    return store, list(compress(range(n), map(not_, plain)))
+
+
+_RUNNING = {"": "Running"}  # a bound row's phase when the table leaves it empty
+
+
+def _names_group(table: Mapping[str, Any], mi: int) -> bool:
+    """Whether metadata ``mi`` names a pod group by a label or annotation (the loader's
+    ``_table_annotations`` reads those pods), or is not a mapping."""
+    meta = table["metadata"][mi]
+    if not isinstance(meta, dict):
+        return True  # not plain: the row loop reports it
+    annotations = meta.get("annotations")
+    return isinstance(annotations, dict) and named_group(meta.get("labels") or {},
+                                                         annotations) is not None
+
+
+def _maker(source: Source, templates: list[Pod], shared: dict, uids: list[str],
+           starts: list[str]) -> Callable[[tuple, int], Pod]:
+    """The Pod of a record of ``_records``, as the row loop builds it."""
+    shared_source = Source(source.path, source.document, None, source.workload, TABLE)
+
+    def make(record: tuple, order: int) -> Pod:
+        ns, name, node, phase, ti, k, mi = record
+        t = templates[ti]
+        _, labels, _, owner, workload = shared[mi]
+        return Pod(
+            ns, name, node, phase, t.priority, t.requests, t.non_zero, shared_source, order,
+            labels, t.group, t.priority_class_name, t.scheduler_name, t.preemption_policy,
+            t.node_selector, t.required_terms, t.preferred_terms, t.tolerations,
+            t.host_ports, (), None, None, "", False, False, t.unmodelled, t.claims, (),
+            owner, t.scheduling_gates, workload, uids[k], starts[k])
+
+    return make
 
 
 def _well_typed(columns: list[list], n_metas: int, n_specs: int) -> bool:

@@ -148,8 +148,9 @@ def read_yaml_list(label: str, data: bytes | mmap.mmap, *, workload: bool,
     finally:
         if scan is not None:
             scan.close()
-    reader.close_run()
-    return reader.docs
+    # Every typed pod's startTime is valid, or libyaml reads the file and the dict path
+    # names the bad one (this check was missing: the fast path accepted what it refuses).
+    return reader.docs if reader.done() else None
 
 
 class _Scan:

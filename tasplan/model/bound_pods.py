@@ -8,9 +8,10 @@ as one tuple in a ``BoundPods`` store, and a ``Pod`` is built only when a pod is
 build their Pods on first iteration (the same objects every time, in the same order as the
 eager path's tuples). ``len()`` never builds them.
 
-Record layout: ``(namespace, name, node_name, phase, shape, ...)``; ``shape`` indexes
+Record layout: ``(namespace, name, node_name, phase, shape, row, ...)``; ``shape`` indexes
 ``BoundPods.shapes`` (requests, non-zero requests), shared by pods of one container block;
-the rest is the reader's, which ``make(record, order)`` turns into the Pod.
+``row`` is the item's (or table row's) index; the rest is the reader's, which
+``make(record, order)`` turns into the Pod.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from tasplan.model.pod import TERMINAL_PHASES, Pod
 
-NAMESPACE, NAME, NODE, PHASE, SHAPE = range(5)
+NAMESPACE, NAME, NODE, PHASE, SHAPE, ROW = range(6)
 _ORDER = attrgetter("order")
 _KEY = itemgetter(NAMESPACE, NAME)
 _ON = itemgetter(NODE, PHASE)
@@ -33,24 +34,36 @@ class BoundPods:
     records: the per-node totals are sums over these lists). ``orders``: each record's pod
     order, set by the loader run by run (``Run``)."""
 
-    __slots__ = ("_by_node", "_pods", "by_node", "make", "orders", "records", "shapes")
+    __slots__ = ("_on_node", "_pods", "by_node", "make", "orders", "records", "row_orders",
+                 "shapes")
 
     def __init__(self, make: Callable[[tuple, int], Pod],
                  shapes: list[tuple[dict[str, int], tuple[int, int]]],
                  records: list[tuple] | None = None,
-                 by_node: dict[str, list[int]] | None = None) -> None:
+                 by_node: dict[str, list[int]] | None = None, row_orders: bool = False) -> None:
+        # row_orders: a record's order is its table's first order plus its row (``ROW``).
+        self.row_orders = row_orders
         self.records: list[tuple] = [] if records is None else records
         self.by_node: dict[str, list[int]] = {} if by_node is None else by_node
         self.shapes = shapes
         self.make = make
         self.orders: list[int] = []
         self._pods: list[Pod | None] | None = None
-        self._by_node: dict[str, list[int]] | None = None
+        self._on_node: dict[str, list[int]] | None = None  # node -> its records, when read
 
     def fresh(self) -> BoundPods:
         """The same records for another assembly of the documents (their orders, Pods and
         node index are the assembly's own)."""
-        return BoundPods(self.make, self.shapes, self.records, self.by_node)
+        return BoundPods(self.make, self.shapes, self.records, self.by_node, self.row_orders)
+
+    def set_orders(self, first: int, start: int = 0, end: int | None = None) -> None:
+        """Orders from ``first`` on: of records ``start:end`` in turn, or with
+        ``row_orders`` of every record by its row."""
+        if self.row_orders:
+            self.orders = list(map(first.__add__, map(itemgetter(ROW), self.records)))
+        else:
+            end = len(self.records) if end is None else end
+            self.orders[start:end] = range(first, first + end - start)
 
     def pod(self, j: int) -> Pod:
         """Record ``j``'s Pod, built once."""
@@ -68,19 +81,19 @@ class BoundPods:
 
     def on_node(self, name: str) -> list[Pod]:
         """The Pods of the non-terminal records bound to node ``name``, in order."""
-        by_node = self._by_node
-        if by_node is None:
-            by_node = self._by_node = {}
+        index = self._on_node
+        if index is None:
+            index = self._on_node = {}
             for j, (node, phase) in enumerate(map(_ON, self.records)):
                 if phase in TERMINAL_PHASES:
                     continue
-                found = by_node.get(node)
+                found = index.get(node)
                 if found is None:
-                    by_node[node] = [j]
+                    index[node] = [j]
                 else:
                     found.append(j)
         pod = self.pod
-        return [pod(j) for j in by_node.get(name, ())]
+        return [pod(j) for j in index.get(name, ())]
 
     def keys(self) -> set[tuple[str, str]]:
         return set(map(_KEY, self.records))

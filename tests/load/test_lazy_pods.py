@@ -1,5 +1,6 @@
 """Bound pods kept as records (``model.bound_pods``) against the plain path that builds a
-Pod each (``typed.LAZY = False``), on generated clusters with the pods that must not stay
+Pod each (``typed.LAZY``, ``pod_table.LAZY`` False), on generated clusters (kubectl JSON
+and tasplan snapshots, JSON and binary) with the pods that must not stay
 records mixed in: the same snapshot (pods in order, per-node usage, unknown nodes,
 nominations, groups, warnings), the same errors, and byte-identical ``check``, ``explain``
 and ``capacity`` JSON, preemption included."""
@@ -18,13 +19,16 @@ from tasplan import InputError, plan
 from tasplan.capacity.shapes import parse_shape
 from tasplan.capacity.view import capacity
 from tasplan.explain.explainer import explain
-from tasplan.load import documents, typed
-from tasplan.load.loader import load_inputs
+from tasplan.load import documents, pod_table, typed
+from tasplan.load.loader import load_inputs, used_kind
 from tasplan.model.bound_pods import LazyPods, NodePods
 from tasplan.model.pod import Pod
 from tasplan.report.capacity_document import capacity_document
 from tasplan.report.document import plan_document
 from tasplan.report.serialize import to_json
+from tasplan.snapshot import format as snapshot_format
+from tasplan.snapshot.prune import prune
+from tasplan.snapshot.write import write_snapshot
 from tests.load.test_typed import _generate
 
 RACK = "topology.example.com/rack"
@@ -235,3 +239,61 @@ def test_a_lazy_nodes_copy_counts_without_building(items: list[dict], tmp_path: 
     assert store._pods is None
     assert clone.pods == [*info.pods, extra, extra, extra]
     assert info.pods == list(snapshot.node_usage(node.name).pods)
+
+
+def _snapshot_files(tmp_path: Path, items: list[dict], k: int) -> tuple[Path, Path]:
+    """``items`` as a tasplan snapshot, JSON and binary (as ``tasplan snapshot`` writes)."""
+    document = snapshot_format.encode(
+        [prune(o) for o in items if used_kind(o)],
+        snapshot_format.Origin(taken_at="2026-01-01T00:00:00Z", duration_seconds=0.0,
+                               tasplan_version="test"))
+    as_json, as_binary = tmp_path / f"s{k}.json", tmp_path / f"s{k}.tsnap"
+    write_snapshot(document, as_json)
+    write_snapshot(document, as_binary)
+    return as_json, as_binary
+
+
+def _table_flaw(rng: random.Random, path: Path) -> str:
+    """A JSON snapshot whose table has a flaw in one row: the errors must agree."""
+    document = json.loads(path.read_bytes())
+    table = document["pods"]
+    row = rng.randrange(len(table["name"]))
+    kind = rng.randrange(5)
+    if kind == 0:
+        table["nodeName"][row] = 7
+    elif kind == 4:
+        table["metadata"][table["meta"][row]] = None
+    elif kind == 1:
+        table["specs"][table["spec"][row]]["priorityClassName"] = "no-such-class"
+        table["specs"][table["spec"][row]].pop("priority", None)
+    elif kind == 2:
+        table["name"][row] = table["name"][(row + 1) % len(table["name"])]
+    else:
+        table["specs"][table["spec"][row]]["containers"][0]["resources"] = {
+            "requests": {"cpu": "lots"}}
+    path.write_bytes(json.dumps(document).encode())
+    return ("node", "class", "repeat", "quantity", "null metadata")[kind]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lazy_and_plain_snapshot_tables_agree(seed: int, items: list[dict], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot's pod table (JSON and binary) read with plain bound rows as records and
+    with a Pod each: the same snapshot, errors and reports."""
+    rng = random.Random(seed)
+    for k in range(2):
+        cluster = _cluster(rng, items)
+        as_json, as_binary = _snapshot_files(tmp_path, cluster, k)
+        flaw = _table_flaw(rng, as_json) if k else ""
+        workloads = [_write(tmp_path / f"w{k}.json", _workload(rng))]
+        for snapshot_file in (as_json, as_binary):
+            monkeypatch.setattr(pod_table, "LAZY", True)
+            fast, fast_error = _load(monkeypatch, True, workloads, [snapshot_file])
+            monkeypatch.setattr(pod_table, "LAZY", False)
+            plain, plain_error = _load(monkeypatch, False, workloads, [snapshot_file])
+            assert fast_error == plain_error, flaw
+            if fast is None:
+                continue
+            assert k or isinstance(fast.pods, LazyPods)
+            assert _reports(fast) == _reports(plain)
+            assert _state(fast) == _state(plain)

@@ -337,7 +337,8 @@ def test_a_cut_inside_a_quoted_scalar_falls_back(tmp_path: Path, monkeypatch) ->
     lambda o: o[7]["spec"].update(priority=2**64),
     lambda o: o[0]["spec"].update(taints=[{"key": "k", "effect": "Sometimes"}]),
     lambda o: o.append(3),
-], ids=["quantity", "huge-priority", "taint-effect", "not-object"])
+    lambda o: o[7].setdefault("status", {}).update(startTime="yesterday"),
+], ids=["quantity", "huge-priority", "taint-effect", "not-object", "start-time"])
 def test_errors_are_the_libyaml_paths(tmp_path, small_files_typed, change) -> None:
     objects = copy.deepcopy(_objects())
     change(objects)
