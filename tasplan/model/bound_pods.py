@@ -138,7 +138,30 @@ class Run:
         return self.end - self.start
 
 
-class LazyPods(Sequence):
+class _Built(Sequence):
+    """A tuple of Pods built on first read (``_built``); ``len()`` never builds it."""
+
+    __slots__ = ()
+
+    def _built(self) -> tuple[Pod, ...]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Pod]:
+        return iter(self._built())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._built()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Built):
+            other = other._built()
+        return self._built() == other
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+
+class LazyPods(_Built):
     """A tuple of Pods of which the records of ``stores`` are built on first read: the
     eager pods and the stores' pods merged by pod order."""
 
@@ -160,25 +183,11 @@ class LazyPods(Sequence):
     def __len__(self) -> int:
         return len(self.eager) + sum(len(s.records) for s in self.stores)
 
-    def __iter__(self) -> Iterator[Pod]:
-        return iter(self._built())
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._built()[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazyPods):
-            other = other._built()
-        return self._built() == other
-
-    def __hash__(self) -> int:
-        return hash(self._built())
-
     def __repr__(self) -> str:
         return f"LazyPods({len(self)} pods)"
 
 
-class NodePods(Sequence):
+class NodePods(_Built):
     """A node's bound pods: its eager ones and ``count`` from the stores, built on first
     read (merged by pod order)."""
 
@@ -199,20 +208,6 @@ class NodePods(Sequence):
 
     def __len__(self) -> int:
         return len(self.eager) + self.count
-
-    def __iter__(self) -> Iterator[Pod]:
-        return iter(self._built())
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._built()[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, NodePods):
-            other = other._built()
-        return self._built() == other
-
-    def __hash__(self) -> int:
-        return hash(self._built())
 
     def __repr__(self) -> str:
         return f"NodePods({self.name}, {len(self)} pods)"
