@@ -21,7 +21,7 @@ from tasplan.load.group_names import COSCHEDULING, KUEUE_GROUP, named_group
 from tasplan.model import timestamp
 from tasplan.model.bound_pods import BoundPods
 from tasplan.model.kai_inputs import POD_GROUP_ANNOTATION
-from tasplan.model.pod import TERMINAL_PHASES, Pod
+from tasplan.model.pod import Pod
 from tasplan.model.source import Source
 from tasplan.snapshot.format import COLUMNS, OPTIONAL_COLUMNS, expand_pod
 
@@ -176,14 +176,6 @@ def _records(source: Source, table: Mapping[str, Any], f: ObjectFields, columns:
                                compress(nodes, plain), running, shapes, rows, meta_of,
                                strict=True)),
                       row_orders=True)
-    by_node = store.by_node
-    for node, s, phase in zip(compress(nodes, plain), shapes, running, strict=True):
-        if phase not in TERMINAL_PHASES:
-            on_node = by_node.get(node)
-            if on_node is None:
-                by_node[node] = [s]
-            else:
-                on_node.append(s)
     return store, list(compress(range(n), map(not_, plain)))
 
 

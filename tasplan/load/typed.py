@@ -52,7 +52,6 @@ from tasplan.model.pod import (
     DEFAULT_SCHEDULER,
     KUEUE_WORKLOAD_ANNOTATION,
     MIRROR_ANNOTATION,
-    TERMINAL_PHASES,
     HostPort,
     Pod,
 )
@@ -411,7 +410,7 @@ class _Reader:
         store = self.store
         records = store.records if store is not None else None
         shapes = store.shapes if store is not None else []
-        by_node = store.by_node if store is not None else None
+        keep = store is not None
         add = records.append if records is not None else None
         append = docs.append
         base = self.seen
@@ -426,7 +425,7 @@ class _Reader:
                 try:
                     if kind == "Pod":
                         pod = _pod(item, k, label, workload, self.pods, cache, starts, shapes,
-                                   by_node)
+                                   keep)
                         self.pods += 1
                         if type(pod) is tuple:
                             add(pod)
@@ -516,12 +515,11 @@ def _node(item: _Item, source: Source) -> Node:
 
 
 def _pod(item: _Item, k: int, label: str, workload: bool, order: int, cache: dict,
-         starts: list[str], shapes: list, by_node: dict[str, list[int]] | None) -> Pod | tuple:
+         starts: list[str], shapes: list, keep: bool) -> Pod | tuple:
     """A bound pod as ``decode_pod`` builds it; anything else is a _Fallback. Its start time
-    goes to ``starts``, checked with the others' (``_Reader.done``). With ``by_node`` (a
-    store's: ``model.bound_pods``), a plain one (no group, group label, host ports or Kueue
-    Workload) is returned as its record, which ``_lazy_maker`` builds the same Pod from;
-    its shape joins its node's list there unless it is terminal."""
+    goes to ``starts``, checked with the others' (``_Reader.done``). With ``keep`` (records
+    are kept: ``model.bound_pods``), a plain one (no group, group label, host ports or Kueue
+    Workload) is returned as its record, which ``_lazy_maker`` builds the same Pod from."""
     meta, spec, status = item.metadata, item.spec, item.status
     if meta is None or spec is None:
         raise _Fallback  # no name or no node: the dict path's
@@ -599,14 +597,8 @@ def _pod(item: _Item, k: int, label: str, workload: bool, order: int, cache: dic
     else:
         starts.append(start)  # checked with the others' (_Reader.done)
     labels = meta.labels or _EMPTY
-    if (by_node is not None and group is None and not host_ports and not kueue_workload
+    if (keep and group is None and not host_ports and not kueue_workload
             and KUEUE_GROUP not in labels and COSCHEDULING not in labels):
-        if phase not in TERMINAL_PHASES:
-            on_node = by_node.get(node_name)
-            if on_node is None:
-                by_node[node_name] = [shape]
-            else:
-                on_node.append(shape)
         return (namespace, name, node_name, phase, shape, k, labels, priority,
                 spec.priorityClassName or "", bool(meta.deletionTimestamp), owner_kind,
                 meta.uid or "", start)

@@ -29,32 +29,45 @@ _ON = itemgetter(NODE, PHASE)
 
 
 class BoundPods:
-    """The records of one reader's plain bound pods, in input order. ``by_node``: node name
-    -> the shapes of its non-terminal records, in order (filled by the reader with the
-    records: the per-node totals are sums over these lists). ``orders``: each record's pod
-    order, set by the loader run by run (``Run``)."""
+    """The records of one reader's plain bound pods, in input order. ``orders``: each
+    record's pod order, set by the loader run by run (``Run``)."""
 
-    __slots__ = ("_on_node", "_pods", "by_node", "make", "orders", "records", "row_orders",
-                 "shapes")
+    __slots__ = ("_on_node", "_pods", "make", "orders", "records", "row_orders", "shapes")
 
     def __init__(self, make: Callable[[tuple, int], Pod],
                  shapes: list[tuple[dict[str, int], tuple[int, int]]],
-                 records: list[tuple] | None = None,
-                 by_node: dict[str, list[int]] | None = None, row_orders: bool = False) -> None:
+                 records: list[tuple] | None = None, row_orders: bool = False) -> None:
         # row_orders: a record's order is its table's first order plus its row (``ROW``).
         self.row_orders = row_orders
         self.records: list[tuple] = [] if records is None else records
-        self.by_node: dict[str, list[int]] = {} if by_node is None else by_node
         self.shapes = shapes
         self.make = make
         self.orders: list[int] = []
         self._pods: list[Pod | None] | None = None
-        self._on_node: dict[str, list[int]] | None = None  # node -> its records, when read
+        self._on_node: dict[str, list[int]] | None = None  # ``by_node()``, once computed
 
     def fresh(self) -> BoundPods:
-        """The same records for another assembly of the documents (their orders, Pods and
-        node index are the assembly's own)."""
-        return BoundPods(self.make, self.shapes, self.records, self.by_node, self.row_orders)
+        """The same records for another assembly of the documents (their orders and Pods
+        are the assembly's own; the node index, derived from the records, is shared)."""
+        fresh = BoundPods(self.make, self.shapes, self.records, self.row_orders)
+        fresh._on_node = self._on_node
+        return fresh
+
+    def by_node(self) -> dict[str, list[int]]:
+        """Node name -> the indexes of its non-terminal records, in order (computed once:
+        the per-node totals and a node's Pods are read through it)."""
+        index = self._on_node
+        if index is None:
+            index = self._on_node = {}
+            for j, (node, phase) in enumerate(map(_ON, self.records)):
+                if phase in TERMINAL_PHASES:
+                    continue
+                found = index.get(node)
+                if found is None:
+                    index[node] = [j]
+                else:
+                    found.append(j)
+        return index
 
     def set_orders(self, first: int, start: int = 0, end: int | None = None) -> None:
         """Orders from ``first`` on: of records ``start:end`` in turn, or with
@@ -81,19 +94,8 @@ class BoundPods:
 
     def on_node(self, name: str) -> list[Pod]:
         """The Pods of the non-terminal records bound to node ``name``, in order."""
-        index = self._on_node
-        if index is None:
-            index = self._on_node = {}
-            for j, (node, phase) in enumerate(map(_ON, self.records)):
-                if phase in TERMINAL_PHASES:
-                    continue
-                found = index.get(node)
-                if found is None:
-                    index[node] = [j]
-                else:
-                    found.append(j)
         pod = self.pod
-        return [pod(j) for j in index.get(name, ())]
+        return [pod(j) for j in self.by_node().get(name, ())]
 
     def keys(self) -> set[tuple[str, str]]:
         return set(map(_KEY, self.records))
@@ -110,6 +112,7 @@ class BoundPods:
         shape on the node names is left out) and of their non-zero cpu and memory. Summed
         at C speed per resource over the node's list of shapes."""
         shapes = self.shapes
+        shape_of = list(map(itemgetter(SHAPE), self.records)).__getitem__
         columns = []
         for resource in dict.fromkeys(r for requests, _ in shapes for r in requests):
             having = {i for i, (requests, _) in enumerate(shapes) if resource in requests}
@@ -118,7 +121,8 @@ class BoundPods:
                             None if len(having) == len(shapes) else having))
         cpu = [nz[0] for _, nz in shapes].__getitem__
         mem = [nz[1] for _, nz in shapes].__getitem__
-        for name, ids in self.by_node.items():
+        for name, records in self.by_node().items():
+            ids = list(map(shape_of, records))
             yield (name, len(ids),
                    [(r, sum(map(value, ids))) for r, value, having in columns
                     if having is None or not having.isdisjoint(ids)],
